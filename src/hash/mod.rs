@@ -1,0 +1,81 @@
+//! Package hashes: the `h1:` dirhash and the legacy `zh:` zip hash (spec §2), the
+//! SHA256SUMS document, and OpenPGP verification of its signature (spec §5.4).
+
+use std::fmt;
+
+/// A hash string as it appears in a lock file: `scheme:value`.
+///
+/// Ordering is byte-wise on the whole string, which is how Terraform sorts the `hashes`
+/// list (spec §1.7), so a `BTreeSet<Hash>` renders in lock-file order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hash(String);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid hash {0:?}: expected SCHEME:VALUE")]
+pub struct HashParseError(pub String);
+
+impl Hash {
+    /// `ParseHash`: any scheme with at least one character before the first `:`.
+    /// Unknown schemes are kept verbatim.
+    pub fn parse(s: &str) -> Result<Hash, HashParseError> {
+        match s.find(':') {
+            Some(i) if i > 0 => Ok(Hash(s.to_string())),
+            _ => Err(HashParseError(s.to_string())),
+        }
+    }
+
+    /// `h1:` + standard base64 of a dirhash summary digest.
+    pub fn h1_from_digest(digest: &[u8; 32]) -> Hash {
+        use base64::Engine as _;
+        Hash(format!(
+            "h1:{}",
+            base64::engine::general_purpose::STANDARD.encode(digest)
+        ))
+    }
+
+    /// `zh:` + lowercase hex of a zip file's SHA-256.
+    pub fn zh_from_digest(digest: &[u8; 32]) -> Hash {
+        Hash(format!("zh:{}", hex::encode(digest)))
+    }
+
+    pub fn scheme(&self) -> &str {
+        self.0.split_once(':').map(|(s, _)| s).unwrap_or("")
+    }
+
+    /// `h1:` and `zh:` are the schemes Terraform prefers and checks (spec §2.3).
+    pub fn is_preferred(&self) -> bool {
+        matches!(self.scheme(), "h1" | "zh")
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Hash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_order() {
+        assert!(Hash::parse("h1:abc").is_ok());
+        assert!(Hash::parse("test:").is_ok());
+        assert!(Hash::parse(":abc").is_err());
+        assert!(Hash::parse("abc").is_err());
+        let mut v = [
+            Hash::parse("zh:00").unwrap(),
+            Hash::parse("test:aa").unwrap(),
+            Hash::parse("h1:A").unwrap(),
+            Hash::parse("h1:+").unwrap(),
+        ];
+        v.sort();
+        let got: Vec<&str> = v.iter().map(Hash::as_str).collect();
+        assert_eq!(got, ["h1:+", "h1:A", "test:aa", "zh:00"]);
+    }
+}
