@@ -1,0 +1,27 @@
+//! Provider versions and version constraints, with go-versions semantics (spec §4).
+//!
+//! - [`Version`]: an exact version, its canonical text and Terraform's precedence order.
+//! - [`Constraints`]: a parsed constraint list, what it allows, and the canonical string
+//!   that goes into a lock file's `constraints` attribute.
+//! - [`newest_allowed`]: the version `init` would pick from a registry's list.
+//!
+//! Both parsers share one tokenizer (`scan`), so versions and constraints agree on syntax.
+
+mod constraints;
+mod scan;
+#[cfg(test)]
+mod tests;
+#[allow(clippy::module_inception)]
+mod version;
+
+pub use constraints::{ConstraintError, Constraints, Op, Selection};
+pub use version::{Version, VersionError};
+
+/// The highest version in `available` that `constraints` allow (spec §4.4 "Selection"), or
+/// `None` when nothing qualifies. Prereleases qualify only when requested exactly.
+pub fn newest_allowed<'a>(
+    available: &'a [Version],
+    constraints: &Constraints,
+) -> Option<&'a Version> {
+    available.iter().filter(|v| constraints.allows(v)).max()
+}
