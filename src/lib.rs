@@ -6,4 +6,5 @@
 
 pub mod addr;
 pub mod hash;
+pub mod lockfile;
 pub mod version;
