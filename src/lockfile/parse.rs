@@ -90,7 +90,7 @@ fn detect_flavor(src: &str) -> Flavor {
         .map(str::trim)
         .take_while(|l| l.is_empty() || l.starts_with('#') || l.starts_with("//"));
     for line in header {
-        if line.contains("\"tofu init\"") {
+        if line.contains("tofu init") {
             return Flavor::OpenTofu;
         }
     }
