@@ -357,6 +357,8 @@ provider "registry.opentofu.org/hashicorp/null" {
         parse(tofu, OPENTOFU_REGISTRY).unwrap().flavor,
         Flavor::OpenTofu
     );
+    assert_eq!(Flavor::OpenTofu.default_registry(), OPENTOFU_REGISTRY);
+    assert_eq!(Flavor::Terraform.default_registry(), TERRAFORM_REGISTRY);
 }
 
 #[test]
