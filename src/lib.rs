@@ -5,6 +5,8 @@
 //! Everything the stages share about names and versions lives in [`addr`] and [`version`].
 
 pub mod addr;
+pub mod diff;
+pub mod fmt;
 pub mod hash;
 pub mod lockfile;
 pub mod version;

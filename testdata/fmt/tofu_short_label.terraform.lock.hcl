@@ -1,0 +1,6 @@
+# This file is maintained automatically by "tofu init".
+# Manual edits may be lost in future updates.
+
+provider "hashicorp/null" {
+  version = "3.2.1"
+}
