@@ -5,4 +5,6 @@
 //! Everything the stages share about names and versions lives in [`addr`] and [`version`].
 
 pub mod addr;
+pub mod config;
+pub mod discover;
 pub mod hash;
