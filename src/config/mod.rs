@@ -439,14 +439,16 @@ fn merge(
             None if block.alias.is_none() => {
                 providers.insert(key, block.clone());
             }
-            None => return Err(ConfigError::invalid(
-                block.at.clone(),
-                format!(
+            None => {
+                return Err(ConfigError::invalid(
+                    block.at.clone(),
+                    format!(
                     "override for provider {:?} with alias {:?}, but no primary file configures it",
                     block.local_name,
                     block.alias.as_deref().unwrap_or_default()
                 ),
-            )),
+                ))
+            }
         }
     }
 
