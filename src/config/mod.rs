@@ -5,8 +5,8 @@
 //!
 //! * [`files`] picks the effective file set (the `.tofu`-over-`.tf` rule of spec §10,
 //!   primary versus override files);
-//! * [`hcl`] and [`json`] read one file each, native or JSON syntax, into the same
-//!   syntax-neutral [`FileContent`];
+//! * `hcl` and `json` read one file each, native or JSON syntax, into the same
+//!   syntax-neutral `FileContent`;
 //! * this file merges the files of a directory the way Terraform's `configs.NewModule`
 //!   does (overrides last) and maps provider local names to addresses (spec §3);
 //! * [`manifest`] reads `.terraform/modules/modules.json` for remote module calls;

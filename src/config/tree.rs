@@ -171,6 +171,9 @@ where
 /// local calls are recovered with a plain text scan for `source = "./…"`, so that one
 /// syntax error does not make its children look like roots. Returns sorted, lexically
 /// normalised paths.
+///
+/// This applies to recursive discovery; without `--recursive` every given directory is a
+/// root by the user's say-so and the caller need not ask.
 pub fn find_roots(modules: &[(PathBuf, Arc<Module>)], unloadable: &[PathBuf]) -> Vec<PathBuf> {
     let mut called = BTreeSet::new();
     for (dir, module) in modules {
