@@ -79,7 +79,11 @@ impl Hostname {
             None => (self.0.as_str(), None),
         };
         let (unicode, result) = idna::domain_to_unicode(name);
-        let name = if result.is_ok() { unicode } else { name.to_string() };
+        let name = if result.is_ok() {
+            unicode
+        } else {
+            name.to_string()
+        };
         match port {
             Some(port) => format!("{name}:{port}"),
             None => name,
@@ -145,7 +149,7 @@ impl ProviderAddr {
         }
         if r#type.starts_with("terraform-") {
             return Err(err(
-                "provider type must not start with \"terraform-\"".to_string(),
+                "provider type must not start with \"terraform-\"".to_string()
             ));
         }
         Ok(ProviderAddr {
@@ -253,9 +257,7 @@ impl FromStr for Platform {
         let mut parts = s.split('_');
         match (parts.next(), parts.next(), parts.next()) {
             (Some(os), Some(arch), None)
-                if !os.is_empty()
-                    && !arch.is_empty()
-                    && !s.chars().any(char::is_whitespace) =>
+                if !os.is_empty() && !arch.is_empty() && !s.chars().any(char::is_whitespace) =>
             {
                 Ok(Platform {
                     os: os.to_string(),

@@ -5,6 +5,8 @@
 //! Everything the stages share about names and versions lives in [`addr`] and [`version`].
 
 pub mod addr;
+pub mod config;
+pub mod discover;
 pub mod diff;
 pub mod fmt;
 pub mod hash;

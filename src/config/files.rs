@@ -1,0 +1,180 @@
+//! Which files of a module directory are read, and in which order.
+//!
+//! Terraform (`configs.Parser.dirFiles`) reads the directory's `*.tf` and `*.tf.json`
+//! files, sorted by name, splitting off *override* files (`override.tf`, `*_override.tf`
+//! and the JSON forms), which are merged last. OpenTofu (spec §10) also reads `*.tofu` and
+//! `*.tofu.json`, and when `foo.tofu` exists it ignores `foo.tf` (likewise `foo.tofu.json`
+//! and `foo.tf.json`; `filterTfPathsWithTofuAlternatives`). Terraform ignores `.tofu`
+//! files altogether, so the two dialects see different file sets in a mixed directory.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::ConfigError;
+use crate::discover::is_config_file_name;
+
+/// Which tool's file rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Terraform,
+    OpenTofu,
+}
+
+impl Dialect {
+    /// The extensions this dialect reads, for messages.
+    pub fn extensions(self) -> &'static str {
+        match self {
+            Dialect::Terraform => "Terraform (*.tf, *.tf.json)",
+            Dialect::OpenTofu => "OpenTofu (*.tf, *.tf.json, *.tofu, *.tofu.json)",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dialect::Terraform => "Terraform",
+            Dialect::OpenTofu => "OpenTofu",
+        })
+    }
+}
+
+/// The effective files of one directory, each list sorted by file name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileSet {
+    pub primary: Vec<PathBuf>,
+    pub overrides: Vec<PathBuf>,
+    /// Terraform dialect only: the directory had `.tofu` files that were not read.
+    pub skipped_tofu: bool,
+}
+
+impl FileSet {
+    /// Lists `dir` (not recursively) and applies the dialect's rules.
+    pub fn read(dir: &Path, dialect: Dialect) -> Result<FileSet, ConfigError> {
+        let read_err = |source| ConfigError::Read {
+            path: dir.to_path_buf(),
+            source,
+        };
+        let mut names = BTreeSet::new();
+        for entry in std::fs::read_dir(dir).map_err(read_err)? {
+            let entry = entry.map_err(read_err)?;
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            // `is_file` follows symlinks, as Terraform's os.Stat-based listing does.
+            if is_config_file_name(&name) && entry.path().is_file() {
+                names.insert(name);
+            }
+        }
+        Ok(FileSet::select(dir, &names, dialect))
+    }
+
+    /// The pure part of [`FileSet::read`]: pick and order names.
+    pub fn select(dir: &Path, names: &BTreeSet<String>, dialect: Dialect) -> FileSet {
+        let mut set = FileSet::default();
+        for name in names {
+            let Some((stem, ext)) = split_ext(name) else {
+                continue;
+            };
+            let keep = match (dialect, ext) {
+                (Dialect::Terraform, ".tofu" | ".tofu.json") => {
+                    set.skipped_tofu = true;
+                    false
+                }
+                (Dialect::Terraform, _) => true,
+                (Dialect::OpenTofu, ".tf") => !names.contains(&format!("{stem}.tofu")),
+                (Dialect::OpenTofu, ".tf.json") => !names.contains(&format!("{stem}.tofu.json")),
+                (Dialect::OpenTofu, _) => true,
+            };
+            if !keep {
+                continue;
+            }
+            let path = dir.join(name);
+            if stem == "override" || stem.ends_with("_override") {
+                set.overrides.push(path);
+            } else {
+                set.primary.push(path);
+            }
+        }
+        set
+    }
+}
+
+/// Splits a configuration file name into stem and extension (the JSON forms first, so
+/// `a.tf.json` is `a` + `.tf.json`).
+fn split_ext(name: &str) -> Option<(&str, &'static str)> {
+    [".tf.json", ".tofu.json", ".tf", ".tofu"]
+        .into_iter()
+        .find_map(|ext| name.strip_suffix(ext).map(|stem| (stem, ext)))
+}
+
+/// Whether a configuration file uses the JSON syntax.
+pub fn is_json(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selects_files_per_dialect() {
+        let names: BTreeSet<String> = [
+            "main.tf",
+            "main.tofu",
+            "vars.tf",
+            "data.tf.json",
+            "data.tofu.json",
+            "net.tf.json",
+            "override.tf",
+            "a_override.tf.json",
+            "b_override.tofu",
+            "b_override.tf",
+            "notoverride.tf",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        let names_of = |paths: &[PathBuf]| -> Vec<String> {
+            paths
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        let cases = [
+            (
+                Dialect::Terraform,
+                vec![
+                    "data.tf.json",
+                    "main.tf",
+                    "net.tf.json",
+                    "notoverride.tf",
+                    "vars.tf",
+                ],
+                vec!["a_override.tf.json", "b_override.tf", "override.tf"],
+                true,
+            ),
+            (
+                Dialect::OpenTofu,
+                vec![
+                    "data.tofu.json",
+                    "main.tofu",
+                    "net.tf.json",
+                    "notoverride.tf",
+                    "vars.tf",
+                ],
+                vec!["a_override.tf.json", "b_override.tofu", "override.tf"],
+                false,
+            ),
+        ];
+        for (dialect, primary, overrides, skipped) in cases {
+            let set = FileSet::select(Path::new("d"), &names, dialect);
+            assert_eq!(names_of(&set.primary), primary, "{dialect}");
+            assert_eq!(names_of(&set.overrides), overrides, "{dialect}");
+            assert_eq!(set.skipped_tofu, skipped, "{dialect}");
+        }
+    }
+}

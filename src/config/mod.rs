@@ -1,0 +1,619 @@
+//! Stage 2 of the pipeline (DESIGN.md "load"): read one module directory into a
+//! [`Module`] that says which providers it needs and which modules it calls.
+//!
+//! The parts:
+//!
+//! * [`files`] picks the effective file set (the `.tofu`-over-`.tf` rule of spec §10,
+//!   primary versus override files);
+//! * `hcl` and `json` read one file each, native or JSON syntax, into the same
+//!   syntax-neutral `FileContent`;
+//! * this file merges the files of a directory the way Terraform's `configs.NewModule`
+//!   does (overrides last) and maps provider local names to addresses (spec §3);
+//! * [`manifest`] reads `.terraform/modules/modules.json` for remote module calls;
+//! * [`tree`] walks module trees and decides which directories are roots.
+//!
+//! tfsum is not a validator: constructs that cannot change which providers are selected
+//! are skipped, not checked. Version constraints are kept as raw text
+//! ([`RawConstraint`]); parsing them is the resolver's job (spec §4.2).
+
+pub mod files;
+mod hcl;
+mod json;
+pub mod manifest;
+pub mod tree;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::addr::{AddrError, ProviderAddr, OPENTOFU_REGISTRY};
+
+pub use files::{Dialect, FileSet};
+pub use manifest::{read_modules_manifest, ManifestEntry, ModulesManifest};
+
+/// A position in a configuration file, shown as `file:line` (one-based).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file.display(), self.line)
+    }
+}
+
+/// A version constraint string exactly as written, and where. The resolver parses it and
+/// reports syntax errors at `at` (Terraform's "Invalid version constraint", spec §4.2).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RawConstraint {
+    pub text: String,
+    pub at: Location,
+}
+
+/// One `required_providers` entry, after override files were applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderRequirement {
+    pub local_name: String,
+    /// From `source`, or implied from the local name when there is none (spec §3).
+    pub addr: ProviderAddr,
+    pub version: Option<RawConstraint>,
+    pub at: Location,
+}
+
+/// A `provider "name" { … }` configuration block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderBlock {
+    pub local_name: String,
+    pub alias: Option<String>,
+    /// The deprecated `version` argument, still honoured as a constraint (spec §4.2).
+    pub version: Option<RawConstraint>,
+    pub at: Location,
+}
+
+/// A `module "name" { source = … }` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleCall {
+    pub name: String,
+    /// The source string; for a non-literal source (OpenTofu evaluates some expressions
+    /// statically) the expression's text as written.
+    pub source: String,
+    /// False when `source` is an expression rather than a literal string.
+    pub literal: bool,
+    pub at: Location,
+}
+
+/// Where a module call's code lives, as far as tfsum can tell without downloading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModuleSource {
+    /// `./…` or `../…`: a directory relative to the calling module, lexically cleaned
+    /// (Terraform's `addrs.ModuleSourceLocal`).
+    Local(PathBuf),
+    /// Registry, git, http, s3, …: only reachable through `modules.json` after an
+    /// `init` downloaded it.
+    Remote,
+    /// Not a literal string, so tfsum cannot tell; `modules.json` may still know it.
+    Dynamic,
+}
+
+impl ModuleCall {
+    /// Classifies the source as Terraform's `addrs.ParseModuleSource` does for local paths:
+    /// only the `./` and `../` prefixes (and their Windows spellings) mean "local".
+    pub fn classify(&self, caller_dir: &Path) -> ModuleSource {
+        if !self.literal {
+            return ModuleSource::Dynamic;
+        }
+        let local = ["./", "../", ".\\", "..\\"]
+            .iter()
+            .any(|p| self.source.starts_with(p));
+        if local {
+            let rel = self.source.replace('\\', "/");
+            ModuleSource::Local(crate::discover::normalize_path(&caller_dir.join(rel)))
+        } else {
+            ModuleSource::Remote
+        }
+    }
+}
+
+/// One provider that a module needs, with the constraint (if any) one declaration adds.
+/// The resolver intersects all constraints of one address (spec §4.2).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Requirement {
+    pub addr: ProviderAddr,
+    pub constraint: Option<RawConstraint>,
+    /// The module directory that declared it, for "which module declared each constraint".
+    pub declared_in: PathBuf,
+}
+
+/// One loaded module directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    pub dir: PathBuf,
+    /// The files read, primary files first, then override files, each group by name.
+    pub files: Vec<PathBuf>,
+    /// Sorted by local name. At most one `required_providers` block is allowed among the
+    /// primary files; override entries replace whole entries by local name.
+    pub required_providers: Vec<ProviderRequirement>,
+    pub provider_blocks: Vec<ProviderBlock>,
+    /// Local names referenced by provider blocks, by `resource`/`data`/`ephemeral` blocks
+    /// (implied from the type or named by the `provider` meta-argument) and by `import`
+    /// blocks that generate configuration.
+    pub implied_local_names: BTreeSet<String>,
+    pub module_calls: Vec<ModuleCall>,
+    /// A `terraform { backend "…" {} }` or `terraform { cloud {} }` block.
+    pub has_backend: bool,
+    /// Every local name above mapped to its provider (required_providers, else implied).
+    local_names: BTreeMap<String, ProviderAddr>,
+}
+
+impl Module {
+    /// The provider a local name stands for in this module
+    /// (`Module.ImpliedProviderForUnqualifiedType`), if the name is used here.
+    pub fn provider_for_local_name(&self, local_name: &str) -> Option<&ProviderAddr> {
+        self.local_names.get(local_name)
+    }
+
+    /// What this module contributes to `terraform init`'s provider requirements, following
+    /// `Config.addProviderRequirements`: every `required_providers` entry (with its
+    /// `version`, if any), every provider block (with its legacy `version`), and every
+    /// provider implied by resources, data sources and imports (no constraint).
+    ///
+    /// Built-in providers (`terraform.io/builtin/terraform`, for `terraform_remote_state`
+    /// and `terraform_data`) are **included**; callers drop `!is_lockable()` addresses, as
+    /// `providers lock` does (spec §3, §9). An unconstrained entry is only listed when the
+    /// module has no other requirement for the same address.
+    pub fn requirements(&self) -> Vec<Requirement> {
+        let mut out = Vec::new();
+        let make = |addr: &ProviderAddr, constraint: Option<&RawConstraint>| Requirement {
+            addr: addr.clone(),
+            constraint: constraint.cloned(),
+            declared_in: self.dir.clone(),
+        };
+        for rp in &self.required_providers {
+            out.push(make(&rp.addr, rp.version.as_ref()));
+        }
+        for block in &self.provider_blocks {
+            if let (Some(addr), Some(version)) = (
+                self.local_names.get(&block.local_name),
+                block.version.as_ref(),
+            ) {
+                out.push(make(addr, Some(version)));
+            }
+        }
+        let mut seen: BTreeSet<ProviderAddr> = out.iter().map(|r| r.addr.clone()).collect();
+        for name in &self.implied_local_names {
+            if let Some(addr) = self.local_names.get(name) {
+                if seen.insert(addr.clone()) {
+                    out.push(make(addr, None));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// Why a module directory could not be loaded. Every variant names a file (and a line
+/// where there is one) so the message is actionable on its own.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: no {} configuration files in this directory{hint}", dir.display(), dialect.extensions())]
+    NoConfiguration {
+        dir: PathBuf,
+        dialect: Dialect,
+        hint: String,
+    },
+    #[error("{}:{line}:{column}: syntax error: {message}", file.display())]
+    Syntax {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{at}: {source}")]
+    ProviderSource {
+        at: Location,
+        #[source]
+        source: AddrError,
+    },
+    #[error("{at}: {message}")]
+    Invalid { at: Location, message: String },
+    /// A module call whose directory could not be loaded; wraps the reason.
+    #[error("{at}: module {name:?} (source {module_source:?}): {source}")]
+    ModuleCall {
+        at: Location,
+        name: String,
+        module_source: String,
+        #[source]
+        source: Box<ConfigError>,
+    },
+}
+
+impl ConfigError {
+    fn invalid(at: Location, message: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            at,
+            message: message.into(),
+        }
+    }
+}
+
+/// Loads the module in `dir`. `default_host` is the registry for short and implied
+/// provider sources; it also selects the dialect: `registry.opentofu.org` means OpenTofu
+/// (reads `.tofu` files, spec §10), anything else Terraform (which ignores them).
+pub fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError> {
+    let dialect = if default_host == OPENTOFU_REGISTRY {
+        Dialect::OpenTofu
+    } else {
+        Dialect::Terraform
+    };
+    let set = FileSet::read(dir, dialect)?;
+    if set.primary.is_empty() && set.overrides.is_empty() {
+        let hint = if dialect == Dialect::Terraform && set.skipped_tofu {
+            "; its *.tofu files are read only by OpenTofu".to_string()
+        } else {
+            String::new()
+        };
+        return Err(ConfigError::NoConfiguration {
+            dir: dir.to_path_buf(),
+            dialect,
+            hint,
+        });
+    }
+    let parse = |path: &PathBuf| -> Result<FileContent, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        if files::is_json(path) {
+            json::parse_file(path, &text, default_host)
+        } else {
+            hcl::parse_file(path, &text, default_host)
+        }
+    };
+    let primary = set
+        .primary
+        .iter()
+        .map(parse)
+        .collect::<Result<Vec<_>, _>>()?;
+    let overrides = set
+        .overrides
+        .iter()
+        .map(parse)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut module = merge(dir, primary, overrides, default_host)?;
+    module.files = set.primary.into_iter().chain(set.overrides).collect();
+    Ok(module)
+}
+
+/// The provider-relevant content of one file, before merging. Shared by both syntaxes.
+#[derive(Debug, Default)]
+pub(crate) struct FileContent {
+    /// One entry list per `required_providers` block, with the block's location.
+    pub required_providers: Vec<(Location, Vec<ProviderRequirement>)>,
+    pub provider_blocks: Vec<ProviderBlock>,
+    pub resources: Vec<ResourceDecl>,
+    pub imports: Vec<ImportDecl>,
+    pub module_calls: Vec<ModuleCallDecl>,
+    /// Locations of `backend` and `cloud` blocks.
+    pub backends: Vec<Location>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ResourceMode {
+    Managed,
+    Data,
+    Ephemeral,
+}
+
+/// A `resource`, `data` or `ephemeral` block (data blocks nested in `check` included).
+#[derive(Debug)]
+pub(crate) struct ResourceDecl {
+    pub mode: ResourceMode,
+    pub r#type: String,
+    pub name: String,
+    /// Local name from the `provider` meta-argument.
+    pub provider: Option<String>,
+    pub at: Location,
+}
+
+/// An `import` block. `target` is the managed resource `(type, name)` it imports into,
+/// `None` when the target is inside a child module (that module supplies the provider).
+#[derive(Debug)]
+pub(crate) struct ImportDecl {
+    pub target: Option<(String, String)>,
+    pub provider: Option<String>,
+}
+
+/// A `module` block; an override may leave `source` out.
+#[derive(Debug)]
+pub(crate) struct ModuleCallDecl {
+    pub name: String,
+    pub source: Option<(String, bool)>,
+    pub at: Location,
+}
+
+/// Builds a [`ProviderRequirement`]: `source` parsed with the default host, or the address
+/// implied by the local name when there is no `source` (spec §3).
+pub(crate) fn requirement(
+    local_name: &str,
+    source: Option<(&str, Location)>,
+    version: Option<RawConstraint>,
+    at: Location,
+    default_host: &str,
+) -> Result<ProviderRequirement, ConfigError> {
+    let addr = match source {
+        Some((source, source_at)) => ProviderAddr::parse(source, default_host)
+            .map_err(|e| ConfigError::ProviderSource { at: source_at, source: e })?,
+        None => ProviderAddr::implied(local_name, default_host).map_err(|e| {
+            ConfigError::invalid(
+                at.clone(),
+                format!("required_providers entry {local_name:?} has no source and its name is not a valid provider type: {e}"),
+            )
+        })?,
+    };
+    Ok(ProviderRequirement {
+        local_name: local_name.to_string(),
+        addr,
+        version,
+        at,
+    })
+}
+
+/// The local name a resource type implies: the part before the first `_`
+/// (`addrs.Resource.ImpliedProvider`).
+pub(crate) fn implied_local_name(resource_type: &str) -> &str {
+    resource_type
+        .split_once('_')
+        .map_or(resource_type, |(prefix, _)| prefix)
+}
+
+/// Combines the files of one directory like Terraform's `configs.NewModule`:
+///
+/// * at most one `required_providers` block among the primary files ("Duplicate required
+///   providers configuration");
+/// * each override `required_providers` entry replaces the entry with the same local name
+///   wholesale (source, version and aliases together), in override-file order;
+/// * an override `provider` block merges into the block with the same name and alias
+///   (its `version`, when set, replaces the old one); a default (unaliased) one may be new,
+///   an aliased one must override an existing block;
+/// * an override `resource`/`data` block must match an existing one, and its `provider`
+///   argument, when set, replaces the original's;
+/// * an override `module` block must match an existing call, and its `source`, when set,
+///   replaces the original's;
+/// * a backend or cloud block in any file means the module has one.
+fn merge(
+    dir: &Path,
+    primary: Vec<FileContent>,
+    overrides: Vec<FileContent>,
+    default_host: &str,
+) -> Result<Module, ConfigError> {
+    // required_providers
+    let mut required: BTreeMap<String, ProviderRequirement> = BTreeMap::new();
+    let mut first_block: Option<Location> = None;
+    for file in &primary {
+        for (at, entries) in &file.required_providers {
+            if let Some(previous) = &first_block {
+                return Err(ConfigError::invalid(
+                    at.clone(),
+                    format!("duplicate required_providers block; a module may have only one, and it was already declared at {previous}"),
+                ));
+            }
+            first_block = Some(at.clone());
+            for entry in entries {
+                required.insert(entry.local_name.clone(), entry.clone());
+            }
+        }
+    }
+    for file in &overrides {
+        for (_, entries) in &file.required_providers {
+            for entry in entries {
+                required.insert(entry.local_name.clone(), entry.clone());
+            }
+        }
+    }
+
+    // provider blocks, keyed by (name, alias)
+    let mut providers: BTreeMap<(String, Option<String>), ProviderBlock> = BTreeMap::new();
+    for block in primary.iter().flat_map(|f| &f.provider_blocks) {
+        providers
+            .entry((block.local_name.clone(), block.alias.clone()))
+            .or_insert_with(|| block.clone());
+    }
+    for block in overrides.iter().flat_map(|f| &f.provider_blocks) {
+        let key = (block.local_name.clone(), block.alias.clone());
+        match providers.get_mut(&key) {
+            Some(existing) => {
+                if block.version.is_some() {
+                    existing.version = block.version.clone();
+                }
+            }
+            None if block.alias.is_none() => {
+                providers.insert(key, block.clone());
+            }
+            None => {
+                return Err(ConfigError::invalid(
+                    block.at.clone(),
+                    format!(
+                    "override for provider {:?} with alias {:?}, but no primary file configures it",
+                    block.local_name,
+                    block.alias.as_deref().unwrap_or_default()
+                ),
+                ))
+            }
+        }
+    }
+
+    // resources: (mode, type, name) -> provider local name
+    let mut resources: BTreeMap<(ResourceMode, String, String), String> = BTreeMap::new();
+    for r in primary.iter().flat_map(|f| &f.resources) {
+        let local = r
+            .provider
+            .clone()
+            .unwrap_or_else(|| implied_local_name(&r.r#type).to_string());
+        resources
+            .entry((r.mode, r.r#type.clone(), r.name.clone()))
+            .or_insert(local);
+    }
+    for r in overrides.iter().flat_map(|f| &f.resources) {
+        let key = (r.mode, r.r#type.clone(), r.name.clone());
+        match resources.get_mut(&key) {
+            Some(existing) => {
+                if let Some(provider) = &r.provider {
+                    *existing = provider.clone();
+                }
+            }
+            None => {
+                let kind = match r.mode {
+                    ResourceMode::Managed => "resource",
+                    ResourceMode::Data => "data",
+                    ResourceMode::Ephemeral => "ephemeral",
+                };
+                return Err(ConfigError::invalid(
+                    r.at.clone(),
+                    format!(
+                        "override for {kind} {:?} {:?}, but no primary file declares it",
+                        r.r#type, r.name
+                    ),
+                ));
+            }
+        }
+    }
+
+    // module calls
+    let mut calls: BTreeMap<String, ModuleCall> = BTreeMap::new();
+    for call in primary.iter().flat_map(|f| &f.module_calls) {
+        let Some((source, literal)) = &call.source else {
+            return Err(ConfigError::invalid(
+                call.at.clone(),
+                format!("module {:?} has no source argument", call.name),
+            ));
+        };
+        calls
+            .entry(call.name.clone())
+            .or_insert_with(|| ModuleCall {
+                name: call.name.clone(),
+                source: source.clone(),
+                literal: *literal,
+                at: call.at.clone(),
+            });
+    }
+    for call in overrides.iter().flat_map(|f| &f.module_calls) {
+        let Some(existing) = calls.get_mut(&call.name) else {
+            return Err(ConfigError::invalid(
+                call.at.clone(),
+                format!(
+                    "override for module {:?}, but no primary file calls it",
+                    call.name
+                ),
+            ));
+        };
+        if let Some((source, literal)) = &call.source {
+            existing.source = source.clone();
+            existing.literal = *literal;
+            existing.at = call.at.clone();
+        }
+    }
+
+    // implied local names
+    let mut implied: BTreeSet<String> = BTreeSet::new();
+    let mut provider_names: BTreeSet<String> = BTreeSet::new();
+    for (name, _) in providers.keys() {
+        provider_names.insert(name.clone());
+    }
+    implied.extend(provider_names.iter().cloned());
+    implied.extend(resources.values().cloned());
+    for import in primary.iter().chain(&overrides).flat_map(|f| &f.imports) {
+        let Some((ty, name)) = &import.target else {
+            continue;
+        };
+        // An import into a declared resource takes its provider from that resource.
+        if resources.contains_key(&(ResourceMode::Managed, ty.clone(), name.clone())) {
+            continue;
+        }
+        implied.insert(
+            import
+                .provider
+                .clone()
+                .unwrap_or_else(|| implied_local_name(ty).to_string()),
+        );
+    }
+
+    // local name -> address
+    let mut local_names: BTreeMap<String, ProviderAddr> = required
+        .iter()
+        .map(|(name, rp)| (name.clone(), rp.addr.clone()))
+        .collect();
+    for name in &implied {
+        if local_names.contains_key(name) {
+            continue;
+        }
+        match ProviderAddr::implied(name, default_host) {
+            Ok(addr) => {
+                local_names.insert(name.clone(), addr);
+            }
+            // Terraform rejects provider blocks with invalid names; for resource types it
+            // silently skips the implied provider (configs/module.go, issue #25560).
+            Err(e) if provider_names.contains(name) => {
+                let at = providers
+                    .values()
+                    .find(|b| &b.local_name == name)
+                    .map(|b| b.at.clone())
+                    .unwrap_or_else(|| Location {
+                        file: dir.to_path_buf(),
+                        line: 0,
+                    });
+                return Err(ConfigError::invalid(
+                    at,
+                    format!("invalid provider name {name:?}: {e}"),
+                ));
+            }
+            Err(_) => {}
+        }
+    }
+    implied.retain(|name| local_names.contains_key(name));
+
+    let has_backend = primary
+        .iter()
+        .chain(&overrides)
+        .any(|f| !f.backends.is_empty());
+
+    Ok(Module {
+        dir: dir.to_path_buf(),
+        files: Vec::new(),
+        required_providers: required.into_values().collect(),
+        provider_blocks: providers.into_values().collect(),
+        implied_local_names: implied,
+        module_calls: calls.into_values().collect(),
+        has_backend,
+        local_names,
+    })
+}
+
+/// Byte offset → one-based line number, for spans from hcl-edit and the JSON reader.
+pub(crate) struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests;

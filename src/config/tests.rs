@@ -1,0 +1,497 @@
+//! Loader and module-tree tests over the fixture directories in `testdata/config/`.
+//!
+//! Requirements are rendered one per line as `ADDRESS [CONSTRAINT @ FILE:LINE] (DIR)` so a
+//! whole module's outcome reads as one table.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+
+use super::tree::{find_roots, module_tree_requirements};
+use super::*;
+use crate::addr::TERRAFORM_REGISTRY;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/config")
+}
+
+fn rel(path: &Path) -> String {
+    let base = fixtures();
+    path.strip_prefix(&base)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn render(reqs: &[Requirement]) -> Vec<String> {
+    reqs.iter()
+        .map(|r| {
+            let constraint = match &r.constraint {
+                Some(c) => format!(
+                    " {:?} @ {}:{}",
+                    c.text,
+                    c.at.file.file_name().unwrap_or_default().to_string_lossy(),
+                    c.at.line
+                ),
+                None => String::new(),
+            };
+            format!("{}{} ({})", r.addr, constraint, rel(&r.declared_in))
+        })
+        .collect()
+}
+
+fn load(rel_dir: &str, host: &str) -> Result<Module, ConfigError> {
+    load_module(&fixtures().join(rel_dir), host)
+}
+
+#[test]
+fn module_requirements() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "load/legacy",
+            TERRAFORM_REGISTRY,
+            &[
+                r#"example.com/acme/mycloud ">= 1.2, < 2.0" @ main.tf:10 (load/legacy)"#,
+                r#"registry.terraform.io/hashicorp/aws "3.74.0" @ main.tf:23 (load/legacy)"#,
+                r#"registry.terraform.io/hashicorp/aws "~> 3.0" @ main.tf:4 (load/legacy)"#,
+                "registry.terraform.io/hashicorp/dns (load/legacy)",
+                r#"registry.terraform.io/hashicorp/google "~> 4.1" @ main.tf:17 (load/legacy)"#,
+                "registry.terraform.io/hashicorp/http (load/legacy)",
+                "registry.terraform.io/hashicorp/null (load/legacy)",
+                "registry.terraform.io/hashicorp/random (load/legacy)",
+                "registry.terraform.io/hashicorp/tls (load/legacy)",
+                "terraform.io/builtin/terraform (load/legacy)",
+            ],
+        ),
+        (
+            "load/json",
+            TERRAFORM_REGISTRY,
+            &[
+                r#"registry.terraform.io/hashicorp/aws ">= 5.1" @ main.tf.json:17 (load/json)"#,
+                r#"registry.terraform.io/hashicorp/aws "~> 5.0" @ main.tf.json:8 (load/json)"#,
+                "registry.terraform.io/hashicorp/external (load/json)",
+                r#"registry.terraform.io/hashicorp/legacy "1.2.3" @ main.tf.json:10 (load/json)"#,
+                "registry.terraform.io/hashicorp/local (load/json)",
+                "registry.terraform.io/hashicorp/random (load/json)",
+            ],
+        ),
+        (
+            "load/override",
+            TERRAFORM_REGISTRY,
+            &[
+                "example.com/acme/aws (load/override)",
+                r#"registry.terraform.io/hashicorp/random "3.2.0" @ override.tf:11 (load/override)"#,
+                r#"registry.terraform.io/hashicorp/random ">= 3.5" @ z_override.tf.json:4 (load/override)"#,
+                "registry.terraform.io/hashicorp/special (load/override)",
+            ],
+        ),
+        (
+            "load/tofu",
+            TERRAFORM_REGISTRY,
+            &[
+                r#"registry.terraform.io/hashicorp/aws "~> 5.0" @ versions.tf.json:1 (load/tofu)"#,
+                "registry.terraform.io/hashicorp/random (load/tofu)",
+            ],
+        ),
+        (
+            "load/tofu",
+            OPENTOFU_REGISTRY,
+            &[
+                r#"registry.opentofu.org/hashicorp/google "~> 6.0" @ versions.tofu.json:1 (load/tofu)"#,
+                "registry.opentofu.org/hashicorp/random (load/tofu)",
+            ],
+        ),
+        (
+            "load/tofu-only",
+            OPENTOFU_REGISTRY,
+            &["registry.opentofu.org/hashicorp/random (load/tofu-only)"],
+        ),
+        ("load/backend", TERRAFORM_REGISTRY, &[]),
+    ];
+    for (dir, host, want) in cases {
+        let module = load(dir, host).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        assert_eq!(render(&module.requirements()), *want, "{dir} with {host}");
+    }
+}
+
+#[test]
+fn module_shape() {
+    let legacy = load("load/legacy", TERRAFORM_REGISTRY).unwrap();
+    let names: Vec<_> = legacy.implied_local_names.iter().cloned().collect();
+    // `azurerm` (import into a child module) and `aws` for the import into a declared
+    // resource are not implied; `google` comes from its provider block.
+    assert_eq!(
+        names,
+        [
+            "aws",
+            "google",
+            "http",
+            "mycloud",
+            "null",
+            "random",
+            "terraform",
+            "tls"
+        ]
+    );
+    assert!(!legacy.has_backend);
+    let rp: Vec<_> = legacy
+        .required_providers
+        .iter()
+        .map(|r| (r.local_name.as_str(), r.addr.to_string(), r.at.line))
+        .collect();
+    assert_eq!(
+        rp,
+        [
+            ("aws", "registry.terraform.io/hashicorp/aws".to_string(), 4),
+            ("dns", "registry.terraform.io/hashicorp/dns".to_string(), 5),
+            ("mycloud", "example.com/acme/mycloud".to_string(), 8),
+        ]
+    );
+    let blocks: Vec<_> = legacy
+        .provider_blocks
+        .iter()
+        .map(|b| (b.local_name.as_str(), b.alias.as_deref(), b.at.line))
+        .collect();
+    assert_eq!(blocks, [("aws", Some("west"), 21), ("google", None, 16)]);
+    assert_eq!(
+        legacy
+            .provider_for_local_name("terraform")
+            .map(|a| a.is_lockable()),
+        Some(false)
+    );
+
+    let json = load("load/json", TERRAFORM_REGISTRY).unwrap();
+    let files: Vec<_> = json.files.iter().map(|f| rel(f)).collect();
+    assert_eq!(files, ["load/json/extra.tf", "load/json/main.tf.json"]);
+    let call = &json.module_calls[0];
+    assert_eq!(
+        (call.name.as_str(), call.source.as_str(), call.at.line),
+        ("child", "./child", 32)
+    );
+    assert_eq!(
+        call.classify(&json.dir),
+        ModuleSource::Local(fixtures().join("load/json/child"))
+    );
+
+    let over = load("load/override", TERRAFORM_REGISTRY).unwrap();
+    assert!(over.has_backend, "backend from an override file");
+    assert_eq!(over.module_calls[0].source, "./new");
+    let files: Vec<_> = over.files.iter().map(|f| rel(f)).collect();
+    assert_eq!(
+        files,
+        [
+            "load/override/main.tf",
+            "load/override/override.tf",
+            "load/override/z_override.tf.json"
+        ]
+    );
+
+    assert!(
+        load("load/backend", TERRAFORM_REGISTRY)
+            .unwrap()
+            .has_backend
+    );
+
+    let tofu = load("load/tofu", OPENTOFU_REGISTRY).unwrap();
+    let files: Vec<_> = tofu.files.iter().map(|f| rel(f)).collect();
+    assert_eq!(
+        files,
+        [
+            "load/tofu/main.tofu",
+            "load/tofu/shared.tf",
+            "load/tofu/versions.tofu.json"
+        ]
+    );
+}
+
+#[test]
+fn module_sources() {
+    let call = |source: &str, literal: bool| ModuleCall {
+        name: "m".to_string(),
+        source: source.to_string(),
+        literal,
+        at: Location {
+            file: PathBuf::from("main.tf"),
+            line: 1,
+        },
+    };
+    let caller = Path::new("envs/prod");
+    let cases = [
+        (
+            "./vpc",
+            true,
+            ModuleSource::Local(PathBuf::from("envs/prod/vpc")),
+        ),
+        (
+            "../../modules/vpc",
+            true,
+            ModuleSource::Local(PathBuf::from("modules/vpc")),
+        ),
+        (
+            ".\\win",
+            true,
+            ModuleSource::Local(PathBuf::from("envs/prod/win")),
+        ),
+        ("terraform-aws-modules/vpc/aws", true, ModuleSource::Remote),
+        ("app.terraform.io/acme/vpc/aws", true, ModuleSource::Remote),
+        (
+            "git::https://example.com/vpc.git?ref=v1",
+            true,
+            ModuleSource::Remote,
+        ),
+        ("github.com/acme/vpc", true, ModuleSource::Remote),
+        ("s3::https://bucket/vpc.zip", true, ModuleSource::Remote),
+        ("modules/vpc", true, ModuleSource::Remote),
+        ("/abs/vpc", true, ModuleSource::Remote),
+        ("\"${local.base}/vpc\"", false, ModuleSource::Dynamic),
+    ];
+    for (source, literal, want) in cases {
+        assert_eq!(call(source, literal).classify(caller), want, "{source}");
+    }
+}
+
+#[test]
+fn load_errors_name_file_and_line() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("load/malformed", TERRAFORM_REGISTRY, "load/malformed/main.tf:10:"),
+        ("load/malformed-json", TERRAFORM_REGISTRY, "load/malformed-json/main.tf.json:4:"),
+        (
+            "load/bad-source",
+            TERRAFORM_REGISTRY,
+            "load/bad-source/main.tf:4: invalid provider source \"a/b/c/d\": expected at most three parts",
+        ),
+        (
+            "load/duplicate-rp",
+            TERRAFORM_REGISTRY,
+            "load/duplicate-rp/b.tf:4: duplicate required_providers block; a module may have only one, and it was already declared at ",
+        ),
+        (
+            "load/override-missing",
+            TERRAFORM_REGISTRY,
+            "load/override-missing/override.tf:1: override for resource \"aws_instance\" \"b\", but no primary file declares it",
+        ),
+        (
+            "load/tofu-only",
+            TERRAFORM_REGISTRY,
+            "load/tofu-only: no Terraform (*.tf, *.tf.json) configuration files in this directory; its *.tofu files are read only by OpenTofu",
+        ),
+        ("load/does-not-exist", TERRAFORM_REGISTRY, "load/does-not-exist: cannot read: "),
+    ];
+    for (dir, host, want) in cases {
+        let err = load(dir, host).expect_err(dir).to_string();
+        let shown = err.replace(&format!("{}/", fixtures().display()), "");
+        assert!(
+            shown.starts_with(want),
+            "{dir}:\n got: {shown}\nwant: {want}…"
+        );
+    }
+    let dup = load("load/duplicate-rp", TERRAFORM_REGISTRY)
+        .unwrap_err()
+        .to_string();
+    assert!(dup.ends_with("duplicate-rp/a.tf:2"), "{dup}");
+}
+
+fn loader(host: &'static str) -> impl FnMut(&Path) -> Result<Arc<Module>, ConfigError> {
+    move |dir: &Path| load_module(dir, host).map(Arc::new)
+}
+
+/// One row of [`tree_requirements`]: a root, then what its tree should yield.
+struct TreeCase {
+    root: &'static str,
+    requirements: &'static [&'static str],
+    modules: &'static [&'static str],
+    warnings: &'static [&'static str],
+}
+
+#[test]
+fn tree_requirements() {
+    let cases: &[TreeCase] = &[
+        TreeCase {
+            root: "tree/envs/prod",
+            requirements: &[
+                "registry.terraform.io/hashicorp/aws (tree/modules/network/subnet)",
+                r#"registry.terraform.io/hashicorp/aws ">= 4.0" @ main.tf:5 (tree/modules/network)"#,
+                r#"registry.terraform.io/hashicorp/aws "~> 5.0" @ main.tf:9 (tree/envs/prod)"#,
+                r#"registry.terraform.io/hashicorp/random "~> 3.5" @ main.tf:5 (tree/modules/shared)"#,
+                "registry.terraform.io/hashicorp/time (tree/modules/locked)",
+            ],
+            modules: &[
+                "tree/envs/prod",
+                "tree/modules/locked",
+                "tree/modules/network",
+                "tree/modules/network/subnet",
+                "tree/modules/shared",
+            ],
+            warnings: &[],
+        },
+        TreeCase {
+            root: "tree/envs/dev",
+            requirements: &[
+                "registry.terraform.io/hashicorp/aws (tree/modules/network/subnet)",
+                r#"registry.terraform.io/hashicorp/aws ">= 4.0" @ main.tf:5 (tree/modules/network)"#,
+                "registry.terraform.io/hashicorp/external (tree/modules/cycle-b)",
+                "registry.terraform.io/hashicorp/null (tree/modules/cycle-a)",
+                r#"registry.terraform.io/hashicorp/random "~> 3.5" @ main.tf:5 (tree/modules/shared)"#,
+            ],
+            modules: &[
+                "tree/envs/dev",
+                "tree/modules/cycle-a",
+                "tree/modules/cycle-b",
+                "tree/modules/network",
+                "tree/modules/network/subnet",
+                "tree/modules/shared",
+            ],
+            warnings: &["tree/modules/cycle-b/main.tf:1: module \"a\" calls tree/modules/cycle-a which is already being loaded (a module cycle); not following it again"],
+        },
+        TreeCase {
+            root: "remote/with-manifest",
+            requirements: &[
+                r#"registry.terraform.io/hashicorp/aws ">= 5.0" @ main.tf:5 (remote/with-manifest/.terraform/modules/vpc)"#,
+                "registry.terraform.io/hashicorp/random (remote/with-manifest/.terraform/modules/vpc/modules/endpoints)",
+            ],
+            modules: &[
+                "remote/with-manifest",
+                "remote/with-manifest/.terraform/modules/vpc",
+                "remote/with-manifest/.terraform/modules/vpc/modules/endpoints",
+            ],
+            warnings: &["remote/with-manifest/main.tf:6: module \"dns\" (source \"git::https://example.com/dns.git\") is missing from .terraform/modules/modules.json; run init again so its providers can be included"],
+        },
+        TreeCase {
+            root: "remote/without-manifest",
+            requirements: &[],
+            modules: &["remote/without-manifest"],
+            warnings: &[
+                "remote/without-manifest/main.tf:1: module \"vpc\" (source \"terraform-aws-modules/vpc/aws\") is a remote module and is not installed (no .terraform/modules/modules.json); providers it requires are not included; run init first to include them",
+                "remote/without-manifest/main.tf:6: module \"dns\" (source \"git::https://example.com/dns.git\") is a remote module and is not installed (no .terraform/modules/modules.json); providers it requires are not included; run init first to include them",
+            ],
+        },
+    ];
+    let strip = |s: String| s.replace(&format!("{}/", fixtures().display()), "");
+    for case in cases {
+        let TreeCase {
+            root,
+            requirements: want_reqs,
+            modules: want_modules,
+            warnings: want_warnings,
+        } = case;
+        let mut loaded = Vec::new();
+        let mut load = loader(TERRAFORM_REGISTRY);
+        let tree = module_tree_requirements(&fixtures().join(root), |dir: &Path| {
+            loaded.push(dir.to_path_buf());
+            load(dir)
+        })
+        .unwrap_or_else(|e| panic!("{root}: {e}"));
+        assert_eq!(render(&tree.requirements), *want_reqs, "{root}");
+        let modules: Vec<_> = tree.modules.iter().map(|m| rel(m)).collect();
+        assert_eq!(modules, *want_modules, "{root}");
+        let warnings: Vec<_> = tree.warnings.iter().map(|w| strip(w.to_string())).collect();
+        assert_eq!(warnings, *want_warnings, "{root}");
+        // Every path handed to the loader is normalised.
+        for dir in &loaded {
+            assert_eq!(*dir, crate::discover::normalize_path(dir));
+        }
+    }
+}
+
+#[test]
+fn tree_errors_name_the_module_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("main.tf"),
+        "\nmodule \"gone\" {\n  source = \"./missing\"\n}\n",
+    )
+    .unwrap();
+    let err = module_tree_requirements(tmp.path(), loader(TERRAFORM_REGISTRY)).unwrap_err();
+    let shown = err.to_string();
+    assert!(
+        shown.contains("main.tf:2: module \"gone\" (source \"./missing\"): ")
+            && shown.contains("missing: cannot read"),
+        "{shown}"
+    );
+
+    std::fs::create_dir_all(tmp.path().join(".terraform/modules")).unwrap();
+    std::fs::write(
+        tmp.path().join(".terraform/modules/modules.json"),
+        "{\"Modules\": [}",
+    )
+    .unwrap();
+    let err = module_tree_requirements(tmp.path(), loader(TERRAFORM_REGISTRY)).unwrap_err();
+    assert!(err.to_string().contains("modules.json:1:"), "{err}");
+}
+
+#[test]
+fn roots() {
+    let root = fixtures().join("tree");
+    let found = crate::discover::discover(std::slice::from_ref(&root), true, &[]).unwrap();
+    let load_all = |skip: &[&str]| {
+        let mut modules = Vec::new();
+        let mut failed = Vec::new();
+        for dir in &found.dirs {
+            if skip.iter().any(|s| dir.ends_with(s)) {
+                failed.push(dir.clone());
+            } else {
+                let module = load_module(dir, TERRAFORM_REGISTRY).unwrap();
+                modules.push((dir.clone(), Arc::new(module)));
+            }
+        }
+        (modules, failed)
+    };
+    let want = [
+        "tree/envs/dev",
+        "tree/envs/prod",
+        "tree/envs/prod/bootstrap",
+        // Called by envs/prod, but it has a lock file.
+        "tree/modules/locked",
+    ];
+    let cases: [&[&str]; 2] = [
+        &[],
+        // Both callers of modules/network fail to parse: the text scan still sees the call.
+        &["envs/dev", "envs/prod"],
+    ];
+    for skip in cases {
+        let (modules, failed) = load_all(skip);
+        let roots: Vec<_> = find_roots(&modules, &failed)
+            .iter()
+            .map(|r| rel(r))
+            .collect();
+        assert_eq!(roots, want, "unloadable: {skip:?}");
+    }
+
+    // A called module with a backend block is a root too.
+    let tmp = tempfile::tempdir().unwrap();
+    let (caller, callee) = (tmp.path().join("a"), tmp.path().join("b"));
+    std::fs::create_dir_all(&caller).unwrap();
+    std::fs::create_dir_all(&callee).unwrap();
+    std::fs::write(
+        caller.join("main.tf"),
+        "module \"b\" {\n  source = \"../b\"\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        callee.join("main.tf"),
+        "terraform {\n  backend \"local\" {}\n}\n",
+    )
+    .unwrap();
+    let modules: Vec<_> = [&caller, &callee]
+        .into_iter()
+        .map(|d| {
+            (
+                d.clone(),
+                Arc::new(load_module(d, TERRAFORM_REGISTRY).unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(find_roots(&modules, &[]), [caller.clone(), callee.clone()]);
+    std::fs::write(callee.join("main.tf"), "").unwrap();
+    let modules: Vec<_> = [&caller, &callee]
+        .into_iter()
+        .map(|d| {
+            (
+                d.clone(),
+                Arc::new(load_module(d, TERRAFORM_REGISTRY).unwrap()),
+            )
+        })
+        .collect();
+    assert_eq!(find_roots(&modules, &[]), [caller]);
+}

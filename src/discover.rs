@@ -1,0 +1,408 @@
+//! Stage 1 of the pipeline (DESIGN.md "discover"): find the directories that hold
+//! Terraform/OpenTofu configuration.
+//!
+//! A module is a directory's top-level `*.tf`, `*.tf.json`, `*.tofu` and `*.tofu.json`
+//! files (spec §10 for the OpenTofu extensions). Which of those directories are *root*
+//! modules is decided later, after loading ([`crate::config::tree::find_roots`]); this stage
+//! only walks the filesystem.
+//!
+//! Recursive walks skip `.terraform/` (downloaded modules and providers), `.git/` and every
+//! other dot-directory, plus anything matching an `--ignore-path` regex. An ignore regex is
+//! tried against two spellings of each directory and prunes it when either matches:
+//!
+//! * the path relative to the given root, with `/` separators (`envs/prod`, `modules/vpc`);
+//! * the full path as walked, i.e. the given root joined with the relative path, also with
+//!   `/` separators (`./infra/envs/prod` when the root was `./infra`).
+//!
+//! The given root itself is never ignored: the user named it explicitly.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+use regex::Regex;
+use walkdir::WalkDir;
+
+/// Why discovery could not even start for one of the given paths.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: not a directory", path.display())]
+    NotADirectory { path: PathBuf },
+    #[error(
+        "{}: no Terraform configuration files (*.tf, *.tf.json, *.tofu, *.tofu.json) in this \
+         directory; pass --recursive to search its subdirectories",
+        path.display()
+    )]
+    NoConfiguration { path: PathBuf },
+}
+
+/// A problem met while walking that does not stop the walk (an unreadable subdirectory, a
+/// filesystem loop). The directory it names was not searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoverWarning {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for DiscoverWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// The result of a discovery run: module directories (sorted, deduplicated, lexically
+/// normalised with [`normalize_path`]) and the warnings collected on the way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Discovery {
+    pub dirs: Vec<PathBuf>,
+    pub warnings: Vec<DiscoverWarning>,
+}
+
+/// Finds every module directory under `paths`.
+///
+/// Without `recursive` each given path is itself the module directory, and it is an error if
+/// it holds no configuration file (a typo in a path should not silently lock nothing).
+/// With `recursive`, the given paths are walked (see the module docs for what is skipped);
+/// symbolic links to directories are not followed, which also keeps link loops out.
+pub fn discover(
+    paths: &[PathBuf],
+    recursive: bool,
+    ignore: &[Regex],
+) -> Result<Discovery, DiscoverError> {
+    let mut dirs = BTreeSet::new();
+    let mut warnings = Vec::new();
+    for root in paths {
+        let meta = std::fs::metadata(root).map_err(|source| DiscoverError::Io {
+            path: root.clone(),
+            source,
+        })?;
+        if !meta.is_dir() {
+            return Err(DiscoverError::NotADirectory { path: root.clone() });
+        }
+        if recursive {
+            walk(root, ignore, &mut dirs, &mut warnings);
+        } else {
+            let has_config = has_config_files(root).map_err(|source| DiscoverError::Io {
+                path: root.clone(),
+                source,
+            })?;
+            if !has_config {
+                return Err(DiscoverError::NoConfiguration { path: root.clone() });
+            }
+            dirs.insert(normalize_path(root));
+        }
+    }
+    Ok(Discovery {
+        dirs: dirs.into_iter().collect(),
+        warnings,
+    })
+}
+
+fn walk(
+    root: &Path,
+    ignore: &[Regex],
+    dirs: &mut BTreeSet<PathBuf>,
+    warnings: &mut Vec<DiscoverWarning>,
+) {
+    let walker = WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            // Only directories are pruned; files are judged by name below.
+            entry.depth() == 0
+                || !entry.file_type().is_dir()
+                || !skip_dir(root, entry.path(), ignore)
+        });
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let path = err
+                    .path()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| root.to_path_buf());
+                let message = match err.io_error() {
+                    Some(io) => format!("skipped, cannot read: {io}"),
+                    None => format!("skipped: {err}"),
+                };
+                warnings.push(DiscoverWarning { path, message });
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let Some(name) = entry.file_name().to_str() else {
+            continue;
+        };
+        // A symlink to a configuration file counts (Terraform reads through it); a
+        // symlink to a directory named `x.tf` does not.
+        if is_config_file_name(name) && (entry.file_type().is_file() || entry.path().is_file()) {
+            if let Some(parent) = entry.path().parent() {
+                dirs.insert(normalize_path(parent));
+            }
+        }
+    }
+}
+
+/// Whether a directory (below the root) is pruned: dot-directories (`.terraform`, `.git`,
+/// …) or a match of any ignore regex against the relative or the full path.
+fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
+    let hidden = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.'));
+    if hidden {
+        return true;
+    }
+    if ignore.is_empty() {
+        return false;
+    }
+    let relative = path.strip_prefix(root).map(slash_path).unwrap_or_default();
+    let full = slash_path(path);
+    ignore
+        .iter()
+        .any(|re| re.is_match(&relative) || re.is_match(&full))
+}
+
+/// A path with `/` separators regardless of platform, so ignore regexes are portable.
+fn slash_path(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+        .replace("//", "/")
+}
+
+/// Whether `dir` directly contains at least one configuration file.
+fn has_config_files(dir: &Path) -> std::io::Result<bool> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if let Some(name) = entry.file_name().to_str() {
+            if is_config_file_name(name) && entry.path().is_file() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Configuration file names: the four extensions, minus the names Terraform ignores
+/// (`configs.IsIgnoredFile`: leading `.`, trailing `~`, Emacs `#…#` lock files).
+pub fn is_config_file_name(name: &str) -> bool {
+    let ignored = name.starts_with('.')
+        || name.ends_with('~')
+        || (name.starts_with('#') && name.ends_with('#'));
+    !ignored
+        && [".tf", ".tf.json", ".tofu", ".tofu.json"]
+            .iter()
+            .any(|ext| name.len() > ext.len() && name.ends_with(ext))
+}
+
+/// Lexical path clean-up in the spirit of Go's `filepath.Clean`, which Terraform applies
+/// when joining a local module source onto its caller's directory: drops `.` components
+/// and folds `name/..` pairs, without touching the filesystem (symlinks are not resolved,
+/// exactly as Terraform does not). An empty result is `.`.
+///
+/// Discovery and the module tree both use it, so a discovered directory and a local
+/// module call that points at it compare equal.
+pub fn normalize_path(path: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                // `/..` is `/`.
+                Some(Component::RootDir) | Some(Component::Prefix(_)) => {}
+                _ => out.push(component),
+            },
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/config")
+            .join(rel)
+    }
+
+    fn relative(dirs: &[PathBuf], root: &Path) -> Vec<String> {
+        dirs.iter()
+            .map(|d| slash_path(d.strip_prefix(root).unwrap_or(d)))
+            .collect()
+    }
+
+    #[test]
+    fn normalizes_paths() {
+        let cases = [
+            ("a/b/../c", "a/c"),
+            ("./a/./b", "a/b"),
+            ("a/..", "."),
+            (".", "."),
+            ("../x/../y", "../y"),
+            ("../../a", "../../a"),
+            ("/a/../../b", "/b"),
+            ("envs/prod/../../modules/vpc", "modules/vpc"),
+        ];
+        for (given, want) in cases {
+            assert_eq!(
+                normalize_path(Path::new(given)),
+                PathBuf::from(want),
+                "{given}"
+            );
+        }
+    }
+
+    #[test]
+    fn config_file_names() {
+        let cases = [
+            ("main.tf", true),
+            ("main.tf.json", true),
+            ("main.tofu", true),
+            ("main.tofu.json", true),
+            ("override.tf", true),
+            (".hidden.tf", false),
+            ("main.tf~", false),
+            ("#main.tf#", false),
+            ("main.tfvars", false),
+            ("main.tftest.hcl", false),
+            ("main.json", false),
+            (".tf", false),
+            ("terraform.tfstate", false),
+        ];
+        for (name, want) in cases {
+            assert_eq!(is_config_file_name(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn recursive_walk_skips_dot_dirs_and_ignored_paths() {
+        let root = fixture("tree");
+        let found = discover(std::slice::from_ref(&root), true, &[]).unwrap();
+        assert!(found.warnings.is_empty(), "{:?}", found.warnings);
+        let root_n = normalize_path(&root);
+        let all = [
+            "envs/dev",
+            "envs/prod",
+            "envs/prod/bootstrap",
+            "modules/cycle-a",
+            "modules/cycle-b",
+            "modules/locked",
+            "modules/network",
+            "modules/network/subnet",
+            "modules/shared",
+        ];
+        assert_eq!(relative(&found.dirs, &root_n), all);
+
+        let without = |gone: &[&str]| -> Vec<&str> {
+            all.iter().copied().filter(|d| !gone.contains(d)).collect()
+        };
+        let cases: [(&str, Vec<&str>); 5] = [
+            // The relative form, anchored.
+            ("^modules/", without(&all[3..])),
+            // Pruning a directory prunes what is below it.
+            (
+                "^modules/network$",
+                without(&["modules/network", "modules/network/subnet"]),
+            ),
+            ("/bootstrap$", without(&["envs/prod/bootstrap"])),
+            // The full form includes the given root.
+            ("tree/envs", without(&all[..3])),
+            ("^nothing$", all.to_vec()),
+        ];
+        for (re, want) in cases {
+            let ignore = [Regex::new(re).unwrap()];
+            let found = discover(std::slice::from_ref(&root), true, &ignore).unwrap();
+            assert_eq!(relative(&found.dirs, &root_n), want, "ignore {re}");
+        }
+    }
+
+    #[test]
+    fn non_recursive_requires_configuration() {
+        let prod = fixture("tree/envs/prod");
+        let found = discover(std::slice::from_ref(&prod), false, &[]).unwrap();
+        assert_eq!(found.dirs, [normalize_path(&prod)]);
+
+        let empty = fixture("tree/envs");
+        let err = discover(&[empty], false, &[]).unwrap_err();
+        assert!(matches!(err, DiscoverError::NoConfiguration { .. }));
+        assert!(
+            err.to_string().contains("no Terraform configuration files"),
+            "{err}"
+        );
+
+        let missing = fixture("does-not-exist");
+        assert!(matches!(
+            discover(&[missing], true, &[]),
+            Err(DiscoverError::Io { .. })
+        ));
+        let file = fixture("tree/envs/prod/main.tf");
+        assert!(matches!(
+            discover(&[file], false, &[]),
+            Err(DiscoverError::NotADirectory { .. })
+        ));
+    }
+
+    #[test]
+    fn duplicate_roots_are_merged() {
+        let root = fixture("tree/envs");
+        let found = discover(&[root.clone(), root.join("prod")], true, &[]).unwrap();
+        assert_eq!(
+            relative(&found.dirs, &normalize_path(&root)),
+            ["dev", "prod", "prod/bootstrap"]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn unreadable_directories_become_warnings() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let ok = tmp.path().join("ok");
+        let locked = tmp.path().join("locked");
+        std::fs::create_dir_all(&ok).unwrap();
+        std::fs::create_dir_all(locked.join("inner")).unwrap();
+        std::fs::write(ok.join("main.tf"), "").unwrap();
+        std::fs::write(locked.join("inner/main.tf"), "").unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let readable_anyway = std::fs::read_dir(&locked).is_ok(); // running as root
+        let found = discover(&[tmp.path().to_path_buf()], true, &[]).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(found.dirs.contains(&normalize_path(&ok)));
+        if !readable_anyway {
+            assert_eq!(found.warnings.len(), 1, "{:?}", found.warnings);
+            assert!(found.warnings[0].to_string().contains("cannot read"));
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = tmp.path().join("a");
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::write(a.join("main.tf"), "").unwrap();
+        std::os::unix::fs::symlink(tmp.path(), a.join("loop")).unwrap();
+        let found = discover(&[tmp.path().to_path_buf()], true, &[]).unwrap();
+        assert_eq!(found.dirs, [normalize_path(&a)]);
+    }
+}

@@ -1,0 +1,7 @@
+terraform {
+  required_providers {
+    weird = {
+      source = "a/b/c/d"
+    }
+  }
+}

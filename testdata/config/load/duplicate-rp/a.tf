@@ -1,0 +1,5 @@
+terraform {
+  required_providers {
+    aws = { source = "hashicorp/aws" }
+  }
+}

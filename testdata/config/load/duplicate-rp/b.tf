@@ -1,0 +1,7 @@
+# comment
+
+terraform {
+  required_providers {
+    random = { source = "hashicorp/random" }
+  }
+}

@@ -1,0 +1,3 @@
+resource "local_file" "f" {
+  filename = "x"
+}

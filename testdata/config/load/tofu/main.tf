@@ -1,0 +1,1 @@
+resource "aws_instance" "read_by_terraform_only" {}

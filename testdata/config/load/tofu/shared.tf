@@ -1,0 +1,1 @@
+resource "random_id" "both" {}

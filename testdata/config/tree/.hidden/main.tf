@@ -1,0 +1,1 @@
+resource "hidden_thing" "x" {}

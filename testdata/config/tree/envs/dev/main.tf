@@ -1,0 +1,7 @@
+module "network" {
+  source = "../../modules/network"
+}
+
+module "loop" {
+  source = "../../modules/cycle-a"
+}

@@ -1,0 +1,1 @@
+resource "ignored_thing" "x" {}

@@ -1,0 +1,5 @@
+module "b" {
+  source = "../cycle-b"
+}
+
+resource "null_resource" "a" {}

@@ -1,0 +1,7 @@
+module "a" {
+  source = "./../cycle-a"
+}
+
+data "external" "b" {
+  program = ["true"]
+}

@@ -1,0 +1,5 @@
+module "shared" {
+  source = "../../shared"
+}
+
+resource "aws_subnet" "this" {}
