@@ -210,7 +210,7 @@ fn issuer_ids(sig: &DetachedSignature) -> Vec<String> {
         .signature
         .issuer_key_id()
         .iter()
-        .map(|id| hex::encode_upper(id))
+        .map(hex::encode_upper)
         .collect();
     ids.extend(
         sig.signature
@@ -275,13 +275,15 @@ mod tests {
         let sums = "testProviderShaSums_SHA256SUMS";
         let placeholder = "testShaSumsPlaceholder.txt";
         let ok = |trust, id: &str| Ok::<_, &str>((trust, id.to_string()));
-        let cases: Vec<(
-            &str,
-            &str,
-            &str,
+        // (label, document, signature, registry keys, trust and key ID or error)
+        type Case = (
+            &'static str,
+            &'static str,
+            &'static str,
             Vec<SigningKey>,
-            Result<(Trust, String), &str>,
-        )> = vec![
+            Result<(Trust, String), &'static str>,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "C1 official, expired subkey",
                 sums,

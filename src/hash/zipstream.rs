@@ -145,8 +145,8 @@ pub fn hash_zip_stream<R: Read>(reader: R, limits: &ZipLimits) -> Result<ZipHash
             END_SIG => return Err(HashError::EmptyArchive),
             _ if locals.is_empty() => {
                 return Err(HashError::NotAZip(format!(
-                    "it starts with {:02x?}, not a local file header",
-                    sig.to_le_bytes()
+                    "it does not start with a local file header (first bytes: {})",
+                    hex::encode(sig.to_le_bytes())
                 )))
             }
             _ => {
@@ -634,6 +634,10 @@ fn unpacked_h1(locals: &[LocalEntry], central: &[CentralEntry]) -> Result<Hash, 
         if c.name.starts_with(b"/") {
             return Err(unsafe_name("it is an absolute path"));
         }
+        if c.name.contains(&0) {
+            // No file system accepts it; Go's unpacker fails to create the file.
+            return Err(unsafe_name("it contains a NUL byte"));
+        }
         if c.name.contains(&b'\n') {
             return Err(HashError::NewlineInName(entry));
         }
@@ -920,3 +924,6 @@ impl<R: Read> Source<R> {
         (self.sha.finalize().into(), self.pulled)
     }
 }
+
+#[cfg(test)]
+mod tests;
