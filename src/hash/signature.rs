@@ -97,8 +97,9 @@ pub fn verify_sums(
     signature: &[u8],
     keys: &[SigningKey],
 ) -> Result<Verified, SignatureError> {
-    let sig = DetachedSignature::from_bytes(signature)
-        .map_err(|e| SignatureError::Invalid(e.to_string()))?;
+    let sig = DetachedSignature::from_bytes(signature).map_err(|e| {
+        SignatureError::Invalid(format!("the signature does not parse: {}", short(&e)))
+    })?;
     let issuers = issuer_ids(&sig);
     if issuers.is_empty() {
         return Err(SignatureError::Invalid(
@@ -107,17 +108,17 @@ pub fn verify_sums(
     }
 
     for (index, key) in keys.iter().enumerate() {
-        let public = parse_key(&key.ascii_armor)
+        let keyring = parse_keyring(&key.ascii_armor)
             .map_err(|reason| SignatureError::BadKey { index, reason })?;
-        match check(&sig, &public, document) {
+        let signer = match check(&sig, &keyring, document) {
             Outcome::UnknownIssuer => continue,
             Outcome::Failed(reason) => return Err(SignatureError::Invalid(reason)),
-            Outcome::Verified => {}
-        }
-        let key_id = hex::encode_upper(public.primary_key.legacy_key_id());
+            Outcome::Verified(signer) => signer,
+        };
+        let key_id = hex::encode_upper(signer.primary_key.legacy_key_id());
 
         let hashicorp = embedded("HashiCorp", HASHICORP_KEY)?;
-        if matches!(check(&sig, &hashicorp, document), Outcome::Verified) {
+        if matches!(check(&sig, &hashicorp, document), Outcome::Verified(_)) {
             return Ok(Verified {
                 trust: Trust::Official,
                 key_id,
@@ -150,9 +151,9 @@ fn verify_trust(key: &SigningKey) -> Result<(), SignatureError> {
         .read_to_end(&mut author_packets)
         .map_err(|e| trust_err(format!("dearmoring the signing key: {e}")))?;
     let (sig, _) = DetachedSignature::from_armor_single(key.trust_signature.as_bytes())
-        .map_err(|e| trust_err(e.to_string()))?;
+        .map_err(|e| trust_err(format!("the trust signature does not parse: {}", short(&e))))?;
     match check(&sig, &partners, &author_packets) {
-        Outcome::Verified => Ok(()),
+        Outcome::Verified(_) => Ok(()),
         Outcome::Failed(reason) => Err(trust_err(reason)),
         Outcome::UnknownIssuer => Err(trust_err(format!(
             "made by {}, not the HashiCorp partners key",
@@ -161,35 +162,60 @@ fn verify_trust(key: &SigningKey) -> Result<(), SignatureError> {
     }
 }
 
-enum Outcome {
-    Verified,
-    /// No part of the key is the one the signature names.
+enum Outcome<'k> {
+    /// Verified by this key (its primary key or one of its subkeys).
+    Verified(&'k SignedPublicKey),
+    /// No key in the keyring is the one the signature names.
     UnknownIssuer,
-    /// A named key part did not verify; the reason from the last one tried.
+    /// A named key did not verify; the reason from the last one tried.
     Failed(String),
 }
 
-/// Tries the primary key, then each subkey, whose key ID or fingerprint the signature
-/// names.
-fn check(sig: &DetachedSignature, key: &SignedPublicKey, data: &[u8]) -> Outcome {
+/// Tries, for each key of the keyring, the primary key and then each subkey whose key ID
+/// or fingerprint the signature names. Subkeys whose binding to their primary key does
+/// not verify are ignored, as Go's keyring reader drops them.
+fn check<'k>(sig: &DetachedSignature, keyring: &'k [SignedPublicKey], data: &[u8]) -> Outcome<'k> {
     let mut failure = None;
-    if names(sig, &key.primary_key) {
-        match sig.verify(&key.primary_key, data) {
-            Ok(()) => return Outcome::Verified,
-            Err(e) => failure = Some(e.to_string()),
+    for key in keyring {
+        if names(sig, &key.primary_key) {
+            match sig.verify(&key.primary_key, data) {
+                Ok(()) => return Outcome::Verified(key),
+                Err(e) => failure = Some(mismatch(&key.primary_key, &e)),
+            }
         }
-    }
-    for sub in &key.public_subkeys {
-        if names(sig, &sub.key) {
-            match sig.verify(&sub.key, data) {
-                Ok(()) => return Outcome::Verified,
-                Err(e) => failure = Some(e.to_string()),
+        for sub in &key.public_subkeys {
+            if names(sig, &sub.key) && sub.verify_bindings(&key.primary_key).is_ok() {
+                match sig.verify(&sub.key, data) {
+                    Ok(()) => return Outcome::Verified(key),
+                    Err(e) => failure = Some(mismatch(&sub.key, &e)),
+                }
             }
         }
     }
     match failure {
         Some(reason) => Outcome::Failed(reason),
         None => Outcome::UnknownIssuer,
+    }
+}
+
+fn mismatch(key: &impl KeyDetails, e: &pgp::errors::Error) -> String {
+    format!(
+        "the signature by key {} does not match the signed data ({})",
+        hex::encode_upper(key.legacy_key_id()),
+        short(e)
+    )
+}
+
+/// rPGP's message on one line: some of its messages are multi-line assertion dumps
+/// whose useful part is the text after the last `: `.
+fn short(e: &pgp::errors::Error) -> String {
+    let text = e.to_string();
+    match text.lines().last() {
+        Some(last) if text.contains('\n') => last
+            .rsplit_once(": ")
+            .map_or(last, |(_, tail)| tail)
+            .to_string(),
+        _ => text,
     }
 }
 
@@ -221,14 +247,20 @@ fn issuer_ids(sig: &DetachedSignature) -> Vec<String> {
     ids
 }
 
-fn parse_key(armor: &str) -> Result<SignedPublicKey, String> {
-    SignedPublicKey::from_armor_single(armor.as_bytes())
-        .map(|(key, _headers)| key)
-        .map_err(|e| e.to_string())
+/// Every public key in an armored block; like Go's `ReadArmoredKeyRing`, a block may
+/// hold more than one.
+fn parse_keyring(armor: &str) -> Result<Vec<SignedPublicKey>, String> {
+    let (keys, _headers) =
+        SignedPublicKey::from_armor_many(armor.as_bytes()).map_err(|e| short(&e))?;
+    let keys = keys.collect::<Result<Vec<_>, _>>().map_err(|e| short(&e))?;
+    if keys.is_empty() {
+        return Err("the armored block holds no public key".to_string());
+    }
+    Ok(keys)
 }
 
-fn embedded(name: &'static str, armor: &str) -> Result<SignedPublicKey, SignatureError> {
-    parse_key(armor).map_err(|reason| SignatureError::EmbeddedKey { name, reason })
+fn embedded(name: &'static str, armor: &str) -> Result<Vec<SignedPublicKey>, SignatureError> {
+    parse_keyring(armor).map_err(|reason| SignatureError::EmbeddedKey { name, reason })
 }
 
 #[cfg(test)]
@@ -244,6 +276,27 @@ mod tests {
 
     fn text(name: &str) -> String {
         String::from_utf8(testdata(name)).unwrap()
+    }
+
+    /// One armored block holding the packets of several armored keys.
+    fn armored_keyring(armors: &[&str]) -> String {
+        use base64::Engine as _;
+        let mut packets = Vec::new();
+        for armor in armors {
+            pgp::armor::Dearmor::new(armor.as_bytes())
+                .read_to_end(&mut packets)
+                .unwrap();
+        }
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&packets);
+        let lines: Vec<&str> = b64
+            .as_bytes()
+            .chunks(64)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        format!(
+            "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n{}\n-----END PGP PUBLIC KEY BLOCK-----\n",
+            lines.join("\n")
+        )
     }
 
     fn key(armor: &str, trust: &str) -> SigningKey {
@@ -333,7 +386,18 @@ mod tests {
                 vec![hashicorp.clone()],
                 Err("authentication signature from unknown issuer"),
             ),
-            // Beyond the upstream vectors: a tampered document, and no keys at all.
+            // Beyond the upstream vectors: one armored block holding two keys, a
+            // tampered document, no keys at all, a key that does not parse.
+            (
+                "keyring block, signer second",
+                sums,
+                "testProviderShaSums_SHA256SUMS.sig",
+                vec![SigningKey {
+                    ascii_armor: armored_keyring(&[&text("test_author_key.asc"), HASHICORP_KEY]),
+                    trust_signature: String::new(),
+                }],
+                ok(Trust::Official, "34365D9472D7468F"),
+            ),
             (
                 "tampered document",
                 placeholder,
@@ -399,8 +463,12 @@ mod tests {
             (HASHICORP_KEY, "34365D9472D7468F"),
             (PARTNERS_KEY, "7D72D4268E4660FC"),
         ] {
-            let key = parse_key(armor).unwrap();
-            assert_eq!(hex::encode_upper(key.primary_key.legacy_key_id()), id);
+            let keyring = parse_keyring(armor).unwrap();
+            assert_eq!(keyring.len(), 1);
+            assert_eq!(
+                hex::encode_upper(keyring[0].primary_key.legacy_key_id()),
+                id
+            );
         }
     }
 }
