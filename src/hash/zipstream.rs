@@ -117,8 +117,10 @@ pub fn hash_zip_stream<R: Read>(reader: R, limits: &ZipLimits) -> Result<ZipHash
     loop {
         let offset = src.pos();
         let Some(sig) = src.peek_u32()? else {
-            return Err(if locals.is_empty() {
+            return Err(if src.pulled == 0 {
                 HashError::NotAZip("the input is empty".to_string())
+            } else if locals.is_empty() {
+                HashError::NotAZip("the input is too short to be a zip".to_string())
             } else {
                 HashError::Truncated("the central directory".to_string())
             });
@@ -847,6 +849,11 @@ impl<R: Read> Source<R> {
 
     /// Makes `n` (at most the buffer size) bytes available; `false` if the input ends first.
     fn ensure(&mut self, n: usize) -> Result<bool, HashError> {
+        if n > self.buf.len() {
+            return Err(HashError::Malformed(format!(
+                "a header field of {n} bytes is larger than any zip allows"
+            )));
+        }
         while self.end - self.start < n {
             if self.buf.len() - self.start < n {
                 self.buf.copy_within(self.start..self.end, 0);
