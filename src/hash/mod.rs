@@ -1,5 +1,31 @@
 //! Package hashes: the `h1:` dirhash and the legacy `zh:` zip hash (spec §2), the
 //! SHA256SUMS document, and OpenPGP verification of its signature (spec §5.4).
+//!
+//! The parts, each in its own file:
+//!
+//! * [`dirhash`]: the `h1:` summary (golang.org/x/mod `dirhash.Hash1`) and hashing an
+//!   unpacked package directory with it;
+//! * [`zipstream`]: one forward pass over a provider zip as it downloads, giving its
+//!   SHA-256 (`zh:` / `shasum`) and the `h1:` the package will have once unpacked;
+//! * [`sums`]: the SHA256SUMS document: the entry for one file and the `zh:` list a
+//!   signed document makes acceptable;
+//! * [`signature`]: the OpenPGP check of that document and the official / partner /
+//!   community classification.
+//!
+//! [`Hash`] is the string form all of them produce and the lock file stores.
+
+pub mod dirhash;
+pub mod signature;
+pub mod sums;
+pub mod zipstream;
+
+pub use dirhash::{h1_dir, Summary};
+pub use signature::{verify_sums, SignatureError, SigningKey, Trust, Verified};
+pub use sums::ShaSums;
+pub use zipstream::{hash_zip_file, hash_zip_stream, ZipHashes, ZipLimits};
+
+mod error;
+pub use error::HashError;
 
 use std::fmt;
 
