@@ -362,3 +362,29 @@ fn terraform_init_writes_the_same_hashes_for_the_host_platform() {
     );
     assert!(Path::new(&dir.path().join(".terraform/providers")).is_dir());
 }
+
+/// Version selection ignores `protocols`: Terraform 1.0.3 picks the newest matching version
+/// even when its download JSON declares only protocol 4, and then fails on it instead of
+/// falling back to an older, compatible version (spec §5.3, `ErrProtocolNotSupported`).
+#[test]
+fn terraform_fails_on_an_incompatible_newest_version() {
+    let registry = FakeRegistry::builder()
+        .provider("hashicorp", "null")
+        .version("3.2.0")
+        .version("3.2.1")
+        .protocols(&["4.0"])
+        .start();
+    let main_tf = required_providers(&registry, &[("null", "hashicorp", "null", ">= 3.0.0")]);
+    let dir = terraform::module_dir(&[("main.tf", &main_tf)], &registry.host());
+    let cli_config = dir.path().join("terraform.tfrc");
+    registry.write_cli_config(&cli_config);
+    let output = terraform::providers_lock(dir.path(), &["linux_amd64"], &cli_config);
+    let text = terraform::combined_output(&output);
+    assert!(!output.status.success(), "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("3.2.1 is not supported by this version of terraform"),
+        "{text}"
+    );
+    assert_eq!(registry.count("/3.2.0/download/linux/amd64"), 0);
+}
