@@ -1,0 +1,7 @@
+//! The single integration test binary (one binary keeps link time down).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod fake_registry;
+mod oracle;

@@ -1,0 +1,16 @@
+//! Test support shared by the `it` integration test binary and the benchmark.
+//!
+//! - [`fake_registry`]: an in-process provider registry speaking the real `providers.v1`
+//!   protocol over loopback HTTP, with switches for faults.
+//! - [`terraform`]: runs the real Terraform v1.0.3 (the conformance oracle) against it.
+//! - [`dirhash`]: an independent `h1:` implementation for expectations.
+//! - [`go_zip`] and [`signing`]: how the fake builds its packages and signs SHA256SUMS.
+//!
+//! Each user of this module compiles it separately and uses only part of it.
+#![allow(dead_code)]
+
+pub mod dirhash;
+pub mod fake_registry;
+pub mod go_zip;
+pub mod signing;
+pub mod terraform;
