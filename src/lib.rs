@@ -6,3 +6,4 @@
 
 pub mod addr;
 pub mod hash;
+pub mod registry;

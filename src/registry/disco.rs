@@ -1,0 +1,184 @@
+//! Service discovery (spec §5.1): from a provider's hostname to its `providers.v1` base
+//! URL, once per host per run.
+//!
+//! A `host` block in the CLI configuration replaces discovery for its host entirely
+//! (spec §8); its relative URLs resolve against the discovery URL the host would have
+//! had. Otherwise tfsum asks `https://<host>/.well-known/terraform.json` and resolves
+//! relative URLs against the URL that finally answered, after redirects.
+//!
+//! Results, failures included, are cached per host, and concurrent callers for the same
+//! host share one request.
+
+use std::sync::Arc;
+
+use tokio::sync::OnceCell;
+use url::Url;
+
+use crate::addr::Hostname;
+
+use super::client::{refused, status_error, Get, RegistryClient, MAX_DISCOVERY_BYTES};
+use super::error::{RegistryError, SafeUrl};
+
+/// The service this client speaks.
+const PROVIDERS_SERVICE: &str = "providers.v1";
+
+pub(super) type CacheCell = Arc<OnceCell<Result<Url, RegistryError>>>;
+
+impl RegistryClient {
+    /// The `providers.v1` base URL for `host`, from a forced `host` block or discovery.
+    pub async fn providers_base(&self, host: &Hostname) -> Result<Url, RegistryError> {
+        let cell = {
+            let mut cache = match self.inner.disco_cache.lock() {
+                Ok(cache) => cache,
+                // A panic elsewhere while holding the lock leaves a usable map.
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            cache.entry(host.clone()).or_default().clone()
+        };
+        cell.get_or_init(|| self.discover(host)).await.clone()
+    }
+
+    async fn discover(&self, host: &Hostname) -> Result<Url, RegistryError> {
+        let disco_url = discovery_url(host)?;
+        if let Some(forced) = self.inner.cli.hosts.get(host) {
+            let services: serde_json::Map<String, serde_json::Value> = forced
+                .services
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            return providers_url(host, &disco_url, &services);
+        }
+
+        let what = format!("discovering services of host {host}");
+        let credential = self.credential(host);
+        let got = self
+            .fetch(&Get {
+                what: &what,
+                url: &disco_url,
+                token: credential.as_ref().map(|(token, _)| token),
+                terraform_version: false,
+                accept_json: true,
+                max: MAX_DISCOVERY_BYTES,
+                discovery: true,
+            })
+            .await?;
+        match got.status {
+            200 => {}
+            404 => {
+                return Err(RegistryError::NoProviderRegistry {
+                    host: host.clone(),
+                    detail: format!("GET {} answered 404 Not Found", SafeUrl::new(&got.url)),
+                })
+            }
+            401 | 403 => return Err(refused(&what, host, &got, got.status, credential)),
+            _ => return Err(status_error(&what, &got)),
+        }
+        let bad = |reason: String| RegistryError::InvalidResponse {
+            what: what.clone(),
+            url: SafeUrl::new(&got.url),
+            reason,
+        };
+        let content_type = got
+            .headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !is_json_media_type(content_type) {
+            return Err(bad(format!(
+                "Content-Type must be application/json, got {content_type:?}"
+            )));
+        }
+        let document: serde_json::Value = serde_json::from_slice(&got.body)
+            .map_err(|e| bad(format!("discovery document is not valid JSON: {e}")))?;
+        let serde_json::Value::Object(services) = document else {
+            return Err(bad("discovery document must be a JSON object".to_string()));
+        };
+        providers_url(host, &got.url, &services)
+    }
+}
+
+/// `https://<host>/.well-known/terraform.json`; always https (spec §5.1).
+pub fn discovery_url(host: &Hostname) -> Result<Url, RegistryError> {
+    Url::parse(&format!(
+        "https://{}/.well-known/terraform.json",
+        host.as_str()
+    ))
+    .map_err(|e| RegistryError::InvalidUrl {
+        what: format!("discovering services of host {host}"),
+        reason: format!("cannot form the discovery URL: {e}"),
+    })
+}
+
+/// The media type without parameters must be `application/json` (case-insensitive,
+/// as Go's `mime.ParseMediaType` lowercases it).
+fn is_json_media_type(content_type: &str) -> bool {
+    let media_type = content_type.split(';').next().unwrap_or("").trim();
+    media_type.eq_ignore_ascii_case("application/json")
+}
+
+/// Picks `providers.v1` out of a services map (`Host.ServiceURL`): a string URL,
+/// resolved against `disco_url`. Another `providers.*` key alone means an unsupported
+/// protocol version; no `providers.*` key means no registry.
+fn providers_url(
+    host: &Hostname,
+    disco_url: &Url,
+    services: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Url, RegistryError> {
+    if let Some(serde_json::Value::String(value)) = services.get(PROVIDERS_SERVICE) {
+        return resolve_service_url(disco_url, value).map_err(|reason| RegistryError::InvalidUrl {
+            what: format!("discovering services of host {host}"),
+            reason: format!("service URL {PROVIDERS_SERVICE} {value:?}: {reason}"),
+        });
+    }
+    let offered: Vec<&str> = services
+        .keys()
+        .map(String::as_str)
+        .filter(|k| k.starts_with("providers."))
+        .collect();
+    if offered.is_empty() {
+        return Err(RegistryError::NoProviderRegistry {
+            host: host.clone(),
+            detail: format!("its discovery document has no {PROVIDERS_SERVICE} service"),
+        });
+    }
+    Err(RegistryError::UnsupportedProtocol {
+        host: host.clone(),
+        offered: offered.join(", "),
+    })
+}
+
+/// Resolves a service URL (`Host.parseURL`): relative references against `base` by
+/// RFC 3986 (the `url` crate's `join` gives the same result as Go's `ResolveReference`
+/// for the references registries use, including the trailing-slash rule), scheme http or
+/// https, no userinfo, fragment dropped.
+///
+/// One deliberate difference: `https:path` (a scheme without `//`) is an absolute URL
+/// with an opaque path to Go, which then fails on the request, while WHATWG parsing would
+/// quietly treat it as relative; tfsum rejects it.
+pub fn resolve_service_url(base: &Url, value: &str) -> Result<Url, String> {
+    let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if has_scheme {
+        let rest = &value[value.find(':').unwrap_or(0) + 1..];
+        if !rest.starts_with("//") {
+            return Err("an absolute URL must have an authority (scheme://host/…)".to_string());
+        }
+    }
+    let mut url = base.join(value).map_err(|e| e.to_string())?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(format!(
+            "unsupported scheme {:?}, must be http or https",
+            url.scheme()
+        ));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("must not include user information".to_string());
+    }
+    url.set_fragment(None);
+    Ok(url)
+}
