@@ -276,13 +276,10 @@ impl CliConfig {
     pub fn token_for(&self, host: &Hostname, env: &Env) -> Option<(Token, CredentialSource)> {
         // Several variables can name the same host (Unicode and punycode spellings);
         // the last in name order wins, deterministically.
-        let from_env = env
-            .vars
-            .iter()
-            .filter(|(name, value)| {
+        let from_env =
+            env.vars.iter().rev().find(|(name, value)| {
                 !value.is_empty() && token_var_host(name).as_ref() == Some(host)
-            })
-            .last();
+            });
         if let Some((name, value)) = from_env {
             return Some((
                 Token::new(value.clone()),

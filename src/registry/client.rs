@@ -220,7 +220,7 @@ impl RegistryClient {
         match got.status {
             200 => serde_json::from_slice(&got.body).map_err(|e| invalid(&what, &got.url, e)),
             404 => Err(RegistryError::ProviderNotFound {
-                provider: provider.clone(),
+                provider: Box::new(provider.clone()),
                 url: SafeUrl::new(&got.url),
             }),
             status => Err(refused(&what, &provider.hostname, &got, status, credential)),
@@ -253,7 +253,7 @@ impl RegistryClient {
         match got.status {
             200 => parse_package(&what, &got.url, &got.body, platform),
             404 => Err(RegistryError::PlatformNotAvailable {
-                provider: provider.clone(),
+                provider: Box::new(provider.clone()),
                 version: version.to_string(),
                 platform: platform.clone(),
                 url: SafeUrl::new(&got.url),
@@ -624,4 +624,455 @@ fn parse_package(
             .collect(),
         protocols: json.protocols,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Instant;
+
+    use axum::body::Body;
+    use axum::extract::Path;
+    use axum::http::{header, StatusCode};
+    use axum::response::{IntoResponse, Redirect, Response};
+    use axum::routing::get;
+    use axum::Router;
+
+    use super::*;
+    use crate::registry::retry::is_transient;
+    use crate::registry::test_support::{client, env, forced, serve, test_config};
+
+    const SHASUM: &str = "5f9c7aa76b7c34d722fc9123208e26b22d60440cb47150dd04733b9b94f4541a";
+
+    fn provider(source: &str) -> ProviderAddr {
+        ProviderAddr::parse(source, "registry.terraform.io").unwrap()
+    }
+
+    fn linux() -> Platform {
+        "linux_amd64".parse().unwrap()
+    }
+
+    fn package_json(os: &str, shasum: &str, download_url: &str) -> String {
+        serde_json::json!({
+            "protocols": ["5.0", "6.0"],
+            "os": os,
+            "arch": "amd64",
+            "filename": "terraform-provider-aws_5.0.0_linux_amd64.zip",
+            "download_url": download_url,
+            "shasums_url": "../sums/SHA256SUMS",
+            "shasums_signature_url": "/sig/SHA256SUMS.72D7468F.sig",
+            "shasum": shasum,
+            "signing_keys": {"gpg_public_keys": [
+                {"key_id": "34365D9472D7468F", "ascii_armor": "ARMOR-1", "trust_signature": "", "source": "HashiCorp"},
+                {"ascii_armor": "ARMOR-2", "trust_signature": "TRUST-2"}
+            ]}
+        })
+        .to_string()
+    }
+
+    /// The registry side of a small fake: versions, download JSON (with a redirect, so
+    /// relative URLs must resolve against the final URL), sums, signature and zip.
+    fn registry() -> Router {
+        Router::new()
+            .route(
+                "/v1/providers/hashicorp/aws/versions",
+                get(|| async {
+                    r#"{"versions":[
+                        {"version":"5.0.0","protocols":["5.0"],"platforms":[{"os":"linux","arch":"amd64"}]},
+                        {"version":"not-a-version"}
+                    ],"warnings":["this provider is deprecated"]}"#
+                }),
+            )
+            .route("/v1/hashicorp/aws/versions", get(|| async { r#"{"versions":[]}"# }))
+            .route("/v1/providers/hashicorp/secret/versions", get(|| async { StatusCode::UNAUTHORIZED }))
+            .route("/v1/providers/hashicorp/garbled/versions", get(|| async { "{not json" }))
+            .route(
+                "/v1/providers/hashicorp/aws/{version}/download/{os}/{arch}",
+                get(|Path((version, os, _arch)): Path<(String, String, String)>| async move {
+                    match (version.as_str(), os.as_str()) {
+                        ("5.0.0", "linux") => Redirect::temporary("/mirror/aws/download.json").into_response(),
+                        ("5.0.0", _) => StatusCode::NOT_FOUND.into_response(),
+                        ("1.0.0", _) => package_json("darwin", SHASUM, "pkg.zip").into_response(),
+                        ("1.0.1", _) => package_json("linux", &SHASUM[1..], "pkg.zip").into_response(),
+                        ("1.0.2", _) => package_json("linux", &SHASUM.replace('5', "g"), "pkg.zip").into_response(),
+                        ("1.0.3", _) => package_json("linux", SHASUM, "ftp://files.example/pkg.zip").into_response(),
+                        ("1.0.4", _) => r#"{"os":"linux","arch":"amd64"}"#.into_response(),
+                        _ => StatusCode::IM_A_TEAPOT.into_response(),
+                    }
+                }),
+            )
+            .route(
+                "/mirror/aws/download.json",
+                get(|| async { package_json("linux", SHASUM, "pkg.zip") }),
+            )
+            .route("/mirror/aws/pkg.zip", get(|| async { "zip bytes" }))
+            .route("/mirror/sums/SHA256SUMS", get(|| async { "sums" }))
+            .route("/sig/SHA256SUMS.72D7468F.sig", get(|| async { "sig" }))
+    }
+
+    #[tokio::test]
+    async fn versions_parse_and_resolve_against_the_base() {
+        let (addr, log) = serve(registry()).await;
+        for (base, path, count) in [
+            (
+                format!("http://{addr}/v1/providers/"),
+                "/v1/providers/hashicorp/aws/versions",
+                2,
+            ),
+            (
+                format!("http://{addr}/v1/providers"),
+                "/v1/hashicorp/aws/versions",
+                0,
+            ),
+        ] {
+            let client = client(test_config(), forced("example.com", &base, None), env(&[]));
+            let list = client
+                .versions(&provider("example.com/hashicorp/aws"))
+                .await
+                .unwrap();
+            assert_eq!(list.versions.len(), count, "{base}");
+            assert_eq!(log.all().last().unwrap().path, path);
+        }
+        let client = client(
+            test_config(),
+            forced("example.com", &format!("http://{addr}/v1/providers/"), None),
+            env(&[]),
+        );
+        let list = client
+            .versions(&provider("example.com/hashicorp/aws"))
+            .await
+            .unwrap();
+        assert_eq!(
+            list,
+            VersionList {
+                versions: vec![
+                    RegistryVersion {
+                        version: "5.0.0".into(),
+                        protocols: vec!["5.0".into()]
+                    },
+                    RegistryVersion {
+                        version: "not-a-version".into(),
+                        protocols: vec![]
+                    },
+                ],
+                warnings: vec!["this provider is deprecated".into()],
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn versions_failures() {
+        let (addr, _) = serve(registry()).await;
+        let base = format!("http://{addr}/v1/providers/");
+        let with_block = client(
+            test_config(),
+            forced("example.com", &base, Some("block-secret")),
+            env(&[]),
+        );
+        let with_env = client(
+            test_config(),
+            forced("example.com", &base, Some("block-secret")),
+            env(&[("TF_TOKEN_example_com", "env-secret")]),
+        );
+        let without = client(test_config(), forced("example.com", &base, None), env(&[]));
+        let cases = [
+            (&without, "example.com/hashicorp/nope", format!(
+                "provider example.com/hashicorp/nope does not exist (GET http://{addr}/v1/providers/hashicorp/nope/versions: 404 Not Found)"
+            )),
+            (&with_block, "example.com/hashicorp/secret", format!(
+                "listing versions of provider example.com/hashicorp/secret: host example.com refused the request (GET http://{addr}/v1/providers/hashicorp/secret/versions: 401 Unauthorized); the token from credentials block in /test/.terraformrc was sent"
+            )),
+            (&with_env, "example.com/hashicorp/secret", "the token from TF_TOKEN_example_com was sent".to_string()),
+            (&without, "example.com/hashicorp/secret", "401 Unauthorized); no credentials are configured for this host".to_string()),
+            (&without, "example.com/hashicorp/garbled", format!(
+                "listing versions of provider example.com/hashicorp/garbled: GET http://{addr}/v1/providers/hashicorp/garbled/versions: invalid response: key must be a string"
+            )),
+        ];
+        for (client, source, want) in cases {
+            let err = client.versions(&provider(source)).await.unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains(&want), "want {want:?} in {text:?}");
+            let debug = format!("{err:?}{client:?}");
+            assert!(
+                !text.contains("secret\"")
+                    && !debug.contains("block-secret")
+                    && !debug.contains("env-secret")
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn package_meta_resolves_urls_against_the_final_response() {
+        let (addr, _) = serve(registry()).await;
+        let base = format!("http://{addr}/v1/providers/");
+        let client = client(test_config(), forced("example.com", &base, None), env(&[]));
+        let meta = client
+            .package(&provider("example.com/hashicorp/aws"), "5.0.0", &linux())
+            .await
+            .unwrap();
+        let mut shasum = [0u8; 32];
+        hex::decode_to_slice(SHASUM, &mut shasum).unwrap();
+        assert_eq!(
+            meta,
+            PackageMeta {
+                filename: "terraform-provider-aws_5.0.0_linux_amd64.zip".into(),
+                download_url: Url::parse(&format!("http://{addr}/mirror/aws/pkg.zip")).unwrap(),
+                shasums_url: Url::parse(&format!("http://{addr}/mirror/sums/SHA256SUMS")).unwrap(),
+                shasums_signature_url: Url::parse(&format!(
+                    "http://{addr}/sig/SHA256SUMS.72D7468F.sig"
+                ))
+                .unwrap(),
+                shasum,
+                signing_keys: vec![
+                    ("ARMOR-1".into(), String::new()),
+                    ("ARMOR-2".into(), "TRUST-2".into()),
+                ],
+                protocols: vec!["5.0".into(), "6.0".into()],
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn package_failures() {
+        let (addr, _) = serve(registry()).await;
+        let base = format!("http://{addr}/v1/providers/");
+        let client = client(test_config(), forced("example.com", &base, None), env(&[]));
+        let aws = provider("example.com/hashicorp/aws");
+        let darwin: Platform = "darwin_arm64".parse().unwrap();
+        let cases = [
+            ("5.0.0", &darwin, format!(
+                "provider example.com/hashicorp/aws v5.0.0 is not available for darwin_arm64 (GET http://{addr}/v1/providers/hashicorp/aws/5.0.0/download/darwin/arm64: 404 Not Found)"
+            )),
+            ("1.0.0", &linux(), "the registry answered for darwin_amd64 instead of linux_amd64".to_string()),
+            ("1.0.1", &linux(), "shasum must be 64 hexadecimal digits".to_string()),
+            ("1.0.2", &linux(), "shasum must be 64 hexadecimal digits".to_string()),
+            ("1.0.3", &linux(), "download_url must be an http or https URL, not \"ftp\"".to_string()),
+            ("1.0.4", &linux(), "missing field `filename`".to_string()),
+            ("1.0.5", &linux(), "finding provider example.com/hashicorp/aws v1.0.5 for linux_amd64: GET".to_string()),
+            ("../../x", &linux(), "\"../../x\" cannot be used in a registry URL path".to_string()),
+        ];
+        for (version, platform, want) in cases {
+            let err = client.package(&aws, version, platform).await.unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains(&want), "{version}: want {want:?} in {text:?}");
+        }
+    }
+
+    /// Spec §11 item 12: the token and X-Terraform-Version go to registry JSON requests
+    /// only, never to SHA256SUMS, the signature or the zip, even on the same host.
+    #[tokio::test]
+    async fn credentials_only_on_registry_json() {
+        let (addr, log) = serve(registry()).await;
+        let base = format!("http://{addr}/v1/providers/");
+        let client = client(
+            test_config(),
+            forced("example.com", &base, Some("s3cret")),
+            env(&[]),
+        );
+        let aws = provider("example.com/hashicorp/aws");
+        client.versions(&aws).await.unwrap();
+        let meta = client.package(&aws, "5.0.0", &linux()).await.unwrap();
+        assert_eq!(
+            &client.get_bytes(&meta.shasums_url, 1024).await.unwrap()[..],
+            b"sums"
+        );
+        assert_eq!(
+            &client
+                .get_bytes(&meta.shasums_signature_url, 1024)
+                .await
+                .unwrap()[..],
+            b"sig"
+        );
+        let (length, stream) = client.get_stream(&meta.download_url).await.unwrap();
+        let chunks: Vec<Bytes> = stream.map(|c| c.unwrap()).collect().await;
+        assert_eq!(length, Some(9));
+        assert_eq!(chunks.concat(), b"zip bytes");
+
+        let table: Vec<String> = log
+            .all()
+            .iter()
+            .map(|seen| {
+                let auth = seen
+                    .headers
+                    .get("authorization")
+                    .map(|v| v.to_str().unwrap().to_string());
+                let version = seen
+                    .headers
+                    .get("x-terraform-version")
+                    .map(|v| v.to_str().unwrap().to_string());
+                format!("{} auth={auth:?} tf={version:?}", seen.path)
+            })
+            .collect();
+        let json = "auth=Some(\"Bearer s3cret\") tf=Some(\"1.5.7\")";
+        assert_eq!(
+            table,
+            [
+                format!("/v1/providers/hashicorp/aws/versions {json}"),
+                format!("/v1/providers/hashicorp/aws/5.0.0/download/linux/amd64 {json}"),
+                // reqwest keeps the header on a same-origin redirect, as Go does.
+                format!("/mirror/aws/download.json {json}"),
+                "/mirror/sums/SHA256SUMS auth=None tf=None".to_string(),
+                "/sig/SHA256SUMS.72D7468F.sig auth=None tf=None".to_string(),
+                "/mirror/aws/pkg.zip auth=None tf=None".to_string(),
+            ]
+        );
+    }
+
+    /// The client follows the classifier of `retry.rs`: transient statuses are tried
+    /// `max_attempts` times, final ones once.
+    #[tokio::test]
+    async fn retried_statuses_against_a_server() {
+        let (addr, log) = serve(Router::new().route(
+            "/status/{code}",
+            get(|Path(code): Path<u16>| async move { StatusCode::from_u16(code).unwrap() }),
+        ))
+        .await;
+        let client = client(test_config(), CliConfig::default(), env(&[]));
+        let mut table = Vec::new();
+        for code in [
+            204, 304, 400, 401, 403, 404, 408, 410, 429, 500, 501, 502, 503, 504, 599,
+        ] {
+            let path = format!("/status/{code}");
+            let url = Url::parse(&format!("http://{addr}{path}")).unwrap();
+            let err = client.get_bytes(&url, 1024).await.unwrap_err();
+            assert_eq!(err.status(), Some(code), "{err}");
+            table.push(format!("{code}: {} attempts", log.count(&path)));
+        }
+        assert_eq!(
+            table,
+            [
+                "204: 1 attempts",
+                "304: 1 attempts",
+                "400: 1 attempts",
+                "401: 1 attempts",
+                "403: 1 attempts",
+                "404: 1 attempts",
+                "408: 3 attempts",
+                "410: 1 attempts",
+                "429: 3 attempts",
+                "500: 3 attempts",
+                "501: 3 attempts",
+                "502: 3 attempts",
+                "503: 3 attempts",
+                "504: 3 attempts",
+                "599: 3 attempts",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn retry_after_is_honoured() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let (addr, _) = serve(Router::new().route(
+            "/busy",
+            get(move || {
+                let calls = calls.clone();
+                async move {
+                    if calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                        (
+                            StatusCode::TOO_MANY_REQUESTS,
+                            [(header::RETRY_AFTER, "1")],
+                            "slow down",
+                        )
+                            .into_response()
+                    } else {
+                        "ok".into_response()
+                    }
+                }
+            }),
+        ))
+        .await;
+        let client = client(test_config(), CliConfig::default(), env(&[]));
+        let started = Instant::now();
+        let body = client
+            .get_bytes(&Url::parse(&format!("http://{addr}/busy")).unwrap(), 1024)
+            .await
+            .unwrap();
+        assert_eq!(&body[..], b"ok");
+        assert!(
+            started.elapsed() >= Duration::from_millis(950),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    /// A body that promises 100 bytes, sends 10, and then either hangs or hangs up.
+    fn short_body(hang: bool) -> Response {
+        let first =
+            futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"0123456789"))]);
+        let body = if hang {
+            Body::from_stream(first.chain(futures::stream::pending()))
+        } else {
+            // The pause lets the first bytes reach the client before the server hangs up.
+            let end = futures::stream::once(async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(Bytes::new())
+            });
+            Body::from_stream(first.chain(end))
+        };
+        ([(header::CONTENT_LENGTH, "100")], body).into_response()
+    }
+
+    #[tokio::test]
+    async fn stalled_and_cut_bodies_fail_as_transient() {
+        let (addr, log) = serve(
+            Router::new()
+                .route("/stall", get(|| async { short_body(true) }))
+                .route("/cut", get(|| async { short_body(false) })),
+        )
+        .await;
+        let mut config = test_config();
+        config.stream_idle_timeout = Duration::from_millis(200);
+        config.request_timeout = Duration::from_millis(300);
+        let client = client(config, CliConfig::default(), env(&[]));
+        let url = |path: &str| Url::parse(&format!("http://{addr}{path}")).unwrap();
+
+        for (path, kind) in [
+            ("/stall", TransportKind::Timeout),
+            ("/cut", TransportKind::Body),
+        ] {
+            let (length, stream) = client.get_stream(&url(path)).await.unwrap();
+            assert_eq!(length, Some(100));
+            let items: Vec<Result<Bytes, RegistryError>> = stream.collect().await;
+            assert_eq!(items.len(), 2, "{path}: {items:?}");
+            assert_eq!(&items[0].as_ref().unwrap()[..], b"0123456789");
+            let err = items[1].as_ref().unwrap_err();
+            assert!(
+                matches!(err, RegistryError::Transport { kind: k, .. } if *k == kind),
+                "{path}: {err}"
+            );
+            assert!(is_transient(err), "{path}");
+        }
+
+        // Whole-document fetches time out too, and are retried.
+        let err = client.get_bytes(&url("/stall"), 1024).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RegistryError::Transport {
+                    kind: TransportKind::Timeout,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(log.count("/stall"), 1 + 3);
+    }
+
+    #[tokio::test]
+    async fn oversized_documents_are_refused_once() {
+        let (addr, log) =
+            serve(Router::new().route("/big", get(|| async { "x".repeat(100) }))).await;
+        let client = client(test_config(), CliConfig::default(), env(&[]));
+        let err = client
+            .get_bytes(&Url::parse(&format!("http://{addr}/big")).unwrap(), 10)
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("response body is larger than 10 bytes"),
+            "{err}"
+        );
+        assert_eq!(log.count("/big"), 1);
+    }
 }

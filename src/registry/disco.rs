@@ -182,3 +182,225 @@ pub fn resolve_service_url(base: &Url, value: &str) -> Result<Url, String> {
     url.set_fragment(None);
     Ok(url)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::test_support::{client, env, forced, serve_tls, test_config};
+    use crate::registry::CliConfig;
+    use axum::http::{header, StatusCode};
+    use axum::response::{IntoResponse, Redirect, Response};
+    use axum::routing::get;
+    use axum::Router;
+
+    const WELL_KNOWN: &str = "/.well-known/terraform.json";
+
+    fn json(body: &'static str) -> Response {
+        ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    }
+
+    #[test]
+    fn service_url_resolution() {
+        let base = Url::parse("https://example.com/.well-known/terraform.json").unwrap();
+        let cases = [
+            ("/v1/providers/", Ok("https://example.com/v1/providers/")),
+            (
+                "v1/providers/",
+                Ok("https://example.com/.well-known/v1/providers/"),
+            ),
+            ("../v1/providers", Ok("https://example.com/v1/providers")),
+            ("./", Ok("https://example.com/.well-known/")),
+            ("//other.example/v1/", Ok("https://other.example/v1/")),
+            (
+                "https://other.example:8443/x/",
+                Ok("https://other.example:8443/x/"),
+            ),
+            ("http://plain.example/p/", Ok("http://plain.example/p/")),
+            ("/p/?q=1#frag", Ok("https://example.com/p/?q=1")),
+            ("ftp://files.example/p/", Err("unsupported scheme")),
+            ("https://user:pw@other.example/", Err("user information")),
+            ("https:v1/providers/", Err("authority")),
+        ];
+        for (value, want) in cases {
+            let got = resolve_service_url(&base, value).map(|u| u.to_string());
+            match want {
+                Ok(url) => assert_eq!(got.as_deref(), Ok(url), "{value}"),
+                Err(text) => {
+                    let err = got.unwrap_err();
+                    assert!(err.contains(text), "{value}: {err}");
+                }
+            }
+        }
+        // The trailing-slash rule of §5.1, as the versions request applies it.
+        for (base, want) in [
+            (
+                "https://r.example/v1/providers/",
+                "https://r.example/v1/providers/ns/t/versions",
+            ),
+            (
+                "https://r.example/v1/providers",
+                "https://r.example/v1/ns/t/versions",
+            ),
+            ("https://r.example", "https://r.example/ns/t/versions"),
+        ] {
+            let base = Url::parse(base).unwrap();
+            assert_eq!(base.join("ns/t/versions").unwrap().as_str(), want);
+        }
+    }
+
+    #[tokio::test]
+    async fn discovers_relative_url_with_token_once() {
+        let (host, log) = serve_tls(Router::new().route(
+            WELL_KNOWN,
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+                    r#"{"modules.v1":"/v1/modules/","providers.v1":"/v1/providers/"}"#,
+                )
+            }),
+        ))
+        .await;
+        let var = format!("TF_TOKEN_{}", host.as_str().replace('.', "_"));
+        let client = client(
+            test_config(),
+            CliConfig::default(),
+            env(&[(&var, "disco-secret")]),
+        );
+        let base = client.providers_base(&host).await.unwrap();
+        assert_eq!(
+            base.as_str(),
+            format!("https://{}/v1/providers/", host.as_str())
+        );
+        // Cached for the run.
+        client.providers_base(&host).await.unwrap();
+        let seen = log.all();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].headers["accept"], "application/json");
+        assert_eq!(seen[0].headers["authorization"], "Bearer disco-secret");
+        assert_eq!(seen[0].headers["user-agent"], "tfsum-test");
+        assert!(seen[0].headers.get("x-terraform-version").is_none());
+    }
+
+    #[tokio::test]
+    async fn follows_three_redirects_and_resolves_against_the_final_url() {
+        let (host, _) = serve_tls(
+            Router::new()
+                .route(WELL_KNOWN, get(|| async { Redirect::temporary("/r1") }))
+                .route("/r1", get(|| async { Redirect::temporary("/r2") }))
+                .route(
+                    "/r2",
+                    get(|| async { Redirect::temporary("/moved/doc.json") }),
+                )
+                .route(
+                    "/moved/doc.json",
+                    get(|| async { json(r#"{"providers.v1":"v1/"}"#) }),
+                ),
+        )
+        .await;
+        let client = client(test_config(), CliConfig::default(), env(&[]));
+        let base = client.providers_base(&host).await.unwrap();
+        assert_eq!(
+            base.as_str(),
+            format!("https://{}/moved/v1/", host.as_str())
+        );
+
+        let (host, _) = serve_tls(
+            Router::new()
+                .route(WELL_KNOWN, get(|| async { Redirect::temporary("/r1") }))
+                .route("/r1", get(|| async { Redirect::temporary("/r2") }))
+                .route("/r2", get(|| async { Redirect::temporary("/r3") }))
+                .route("/r3", get(|| async { Redirect::temporary("/doc.json") }))
+                .route(
+                    "/doc.json",
+                    get(|| async { json(r#"{"providers.v1":"/v1/"}"#) }),
+                ),
+        )
+        .await;
+        let err = client.providers_base(&host).await.unwrap_err();
+        assert!(err.to_string().contains("redirect"), "{err}");
+    }
+
+    /// One server per case: the discovery path is fixed, so the case is the server.
+    #[tokio::test]
+    async fn discovery_failures() {
+        let cases: Vec<(Router, &str)> = vec![
+            (
+                Router::new(),
+                "does not offer a Terraform provider registry (GET https://HOST/.well-known/terraform.json answered 404 Not Found)",
+            ),
+            (
+                Router::new().route(
+                    WELL_KNOWN,
+                    get(|| async { ([(header::CONTENT_TYPE, "text/html")], "{}") }),
+                ),
+                "Content-Type must be application/json, got \"text/html\"",
+            ),
+            (
+                Router::new().route(WELL_KNOWN, get(|| async { json(r#"{"providers.v99":"/v99/"}"#) })),
+                "does not support the provider registry protocol required by this version of tfsum: it offers providers.v99",
+            ),
+            (
+                Router::new().route(WELL_KNOWN, get(|| async { json(r#"{"modules.v1":"/v1/modules/"}"#) })),
+                "has no providers.v1 service",
+            ),
+            (
+                Router::new().route(WELL_KNOWN, get(|| async { json(r#"["providers.v1"]"#) })),
+                "must be a JSON object",
+            ),
+            (
+                Router::new().route(WELL_KNOWN, get(|| async { json(r#"{"providers.v1":"ftp://x/"}"#) })),
+                "unsupported scheme \"ftp\"",
+            ),
+            (
+                Router::new().route(
+                    WELL_KNOWN,
+                    get(|| async {
+                        let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(MAX_DISCOVERY_BYTES));
+                        ([(header::CONTENT_TYPE, "application/json")], big)
+                    }),
+                ),
+                "larger than 1048576 bytes",
+            ),
+            (
+                Router::new().route(WELL_KNOWN, get(|| async { StatusCode::FORBIDDEN })),
+                "refused the request (GET https://HOST/.well-known/terraform.json: 403 Forbidden); no credentials are configured",
+            ),
+            (
+                Router::new().route(WELL_KNOWN, get(|| async { StatusCode::IM_A_TEAPOT })),
+                "unexpected HTTP status 418 I'm a teapot",
+            ),
+        ];
+        for (router, want) in cases {
+            let (host, _) = serve_tls(router).await;
+            let client = client(test_config(), CliConfig::default(), env(&[]));
+            let err = client.providers_base(&host).await.unwrap_err().to_string();
+            let want = want.replace("HOST", host.as_str());
+            assert!(err.contains(&want), "want {want:?} in {err:?}");
+            assert!(err.contains(host.as_str()), "{err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn forced_host_services_skip_discovery() {
+        // Nothing listens on this host: a network request would fail.
+        let cli = forced("registry.invalid", "/custom/providers/", None);
+        let client = client(test_config(), cli, env(&[]));
+        let host = Hostname::parse("registry.invalid").unwrap();
+        let base = client.providers_base(&host).await.unwrap();
+        assert_eq!(base.as_str(), "https://registry.invalid/custom/providers/");
+
+        let mut cli = forced("old.invalid", "/x/", None);
+        let services = &mut cli.hosts.values_mut().next().unwrap().services;
+        services.clear();
+        services.insert("providers.v99".to_string(), serde_json::json!("/v99/"));
+        let client = super::super::test_support::client(test_config(), cli, env(&[]));
+        let err = client
+            .providers_base(&Hostname::parse("old.invalid").unwrap())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, RegistryError::UnsupportedProtocol { .. }),
+            "{err}"
+        );
+    }
+}

@@ -14,13 +14,13 @@ use crate::addr::{Hostname, Platform, ProviderAddr};
 use super::cliconfig::CredentialSource;
 
 /// A URL that prints without user name or password, so that error messages and logs
-/// never carry credentials embedded in a URL.
+/// never carry credentials embedded in a URL. Boxed to keep [`RegistryError`] small.
 #[derive(Clone, PartialEq, Eq)]
-pub struct SafeUrl(Url);
+pub struct SafeUrl(Box<Url>);
 
 impl SafeUrl {
     pub fn new(url: &Url) -> SafeUrl {
-        SafeUrl(url.clone())
+        SafeUrl(Box::new(url.clone()))
     }
 
     /// The URL itself, credentials included; for making requests, not for printing.
@@ -130,14 +130,14 @@ pub enum RegistryError {
     /// The versions endpoint answered 404 (spec §5.2).
     #[error("provider {provider} does not exist (GET {url}: {status})", status = Status(404))]
     ProviderNotFound {
-        provider: ProviderAddr,
+        provider: Box<ProviderAddr>,
         url: SafeUrl,
     },
 
     /// The download endpoint answered 404 (spec §5.3).
     #[error("provider {provider} v{version} is not available for {platform} (GET {url}: {status})", status = Status(404))]
     PlatformNotAvailable {
-        provider: ProviderAddr,
+        provider: Box<ProviderAddr>,
         version: String,
         platform: Platform,
         url: SafeUrl,
