@@ -5,7 +5,7 @@
 //! parses HCL v2, which accepts the usual v1 files; the one v1 form it rejects, a
 //! nested block whose body has quoted keys (`services { "providers.v1" = … }`,
 //! `dev_overrides { "hashicorp/null" = … }`), is rewritten into the equivalent
-//! attribute form before a second attempt (see [`parse_hcl`]).
+//! attribute form before a second attempt.
 //!
 //! Only `host` and `credentials` are read; `provider_installation`, `plugin_cache_dir`,
 //! `credentials_helper` and anything else are accepted and ignored for now.
