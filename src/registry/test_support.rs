@@ -1,0 +1,184 @@
+//! Loopback test servers for the registry unit tests: plain HTTP for registry endpoints
+//! reached through a forced `host` block, and HTTPS (with the test CA in
+//! `testdata/registry/tls/`) for discovery, which is always https. Every request's path
+//! and headers are recorded so tests can check what was sent where.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::HeaderMap;
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::Router;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::TlsAcceptor;
+
+use crate::addr::Hostname;
+
+use super::cliconfig::{CliConfig, ConfiguredToken, Env, HostServices, Token};
+use super::client::{ClientConfig, RegistryClient};
+use super::retry::RetryPolicy;
+
+const CA_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/ca.pem");
+const SERVER_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/server.pem");
+const SERVER_KEY: &[u8] = include_bytes!("../../testdata/registry/tls/server.key");
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    /// Path and query.
+    pub path: String,
+    pub headers: HeaderMap,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Log(Arc<Mutex<Vec<Seen>>>);
+
+impl Log {
+    pub fn all(&self) -> Vec<Seen> {
+        self.0.lock().unwrap().clone()
+    }
+
+    pub fn count(&self, path: &str) -> usize {
+        self.all().iter().filter(|s| s.path == path).count()
+    }
+}
+
+async fn record(State(log): State<Log>, request: Request, next: Next) -> Response {
+    let path = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    log.0.lock().unwrap().push(Seen {
+        path,
+        headers: request.headers().clone(),
+    });
+    next.run(request).await
+}
+
+fn recorded(router: Router) -> (Router, Log) {
+    let log = Log::default();
+    let router = router.layer(axum::middleware::from_fn_with_state(log.clone(), record));
+    (router, log)
+}
+
+/// Serves `router` over plain HTTP on 127.0.0.1; returns its address and request log.
+pub async fn serve(router: Router) -> (SocketAddr, Log) {
+    let (router, log) = recorded(router);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (addr, log)
+}
+
+struct TlsListener {
+    tcp: TcpListener,
+    acceptor: TlsAcceptor,
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = tokio_rustls::server::TlsStream<TcpStream>;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((tcp, addr)) = self.tcp.accept().await else {
+                continue;
+            };
+            if let Ok(tls) = self.acceptor.accept(tcp).await {
+                return (tls, addr);
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.tcp.local_addr()
+    }
+}
+
+/// Serves `router` over HTTPS for `localhost:<port>`; returns the hostname (with port)
+/// and the request log.
+pub async fn serve_tls(router: Router) -> (Hostname, Log) {
+    let (router, log) = recorded(router);
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(SERVER_PEM)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_slice(SERVER_KEY).unwrap();
+    let config = tokio_rustls::rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    let tcp = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = tcp.local_addr().unwrap().port();
+    let listener = TlsListener {
+        tcp,
+        acceptor: TlsAcceptor::from(Arc::new(config)),
+    };
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (Hostname::parse(&format!("localhost:{port}")).unwrap(), log)
+}
+
+/// Short delays and timeouts, and the test CA trusted.
+pub fn test_config() -> ClientConfig {
+    ClientConfig {
+        retry: RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(5),
+            max_retry_after: Duration::from_secs(5),
+        },
+        connect_timeout: Duration::from_secs(5),
+        request_timeout: Duration::from_secs(5),
+        stream_idle_timeout: Duration::from_secs(5),
+        user_agent: "tfsum-test".to_string(),
+        extra_root_certs: vec![CA_PEM.to_vec()],
+    }
+}
+
+/// A CLI configuration forcing `host`'s `providers.v1` to `base`, with an optional
+/// credentials-block token.
+pub fn forced(host: &str, base: &str, token: Option<&str>) -> CliConfig {
+    let host = Hostname::parse(host).unwrap();
+    let mut cli = CliConfig::default();
+    cli.hosts.insert(
+        host.clone(),
+        HostServices {
+            services: [("providers.v1".to_string(), serde_json::json!(base))]
+                .into_iter()
+                .collect(),
+            file: PathBuf::from("/test/.terraformrc"),
+        },
+    );
+    if let Some(token) = token {
+        cli.credentials.insert(
+            host,
+            ConfiguredToken {
+                token: Token::new(token),
+                file: PathBuf::from("/test/.terraformrc"),
+            },
+        );
+    }
+    cli
+}
+
+pub fn env(vars: &[(&str, &str)]) -> Env {
+    Env {
+        vars: vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<BTreeMap<_, _>>(),
+        home: None,
+        opentofu: false,
+    }
+}
+
+pub fn client(config: ClientConfig, cli: CliConfig, env: Env) -> RegistryClient {
+    RegistryClient::new(config, cli, env).unwrap()
+}
