@@ -55,6 +55,21 @@ impl ShaSums {
         })
     }
 
+    /// Every file the document names with its checksum, in file order, first line per
+    /// name only (later lines for the same name are never consulted, spec §5.4 step 1).
+    /// The checksum is `None` when that first line does not carry 64 hex digits.
+    pub fn files(&self) -> Vec<(String, Option<[u8; 32]>)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for line in self.lines.iter().filter(|f| f.len() > 1) {
+            let name = String::from_utf8_lossy(&line[1]).into_owned();
+            if seen.insert(name.clone()) {
+                out.push((name, decode_sha256(&line[0])));
+            }
+        }
+        out
+    }
+
     /// One `zh:` per line, in file order, lowercase: what a verified signature makes
     /// acceptable (`signatureAuthentication.AcceptableHashes`, spec §5.4).
     ///

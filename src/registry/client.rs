@@ -86,16 +86,16 @@ impl Default for ClientConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct RegistryVersion {
     pub version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub protocols: Vec<String>,
 }
 
 /// A provider's versions, plus any `warnings` the registry wants shown to the user.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 pub struct VersionList {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub versions: Vec<RegistryVersion>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub warnings: Vec<String>,
 }
 
@@ -546,7 +546,7 @@ fn check_segment(segment: &str, what: &str) -> Result<(), RegistryError> {
 
 #[derive(Deserialize)]
 struct PackageJson {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     protocols: Vec<String>,
     os: String,
     arch: String,
@@ -555,20 +555,20 @@ struct PackageJson {
     shasums_url: String,
     shasums_signature_url: String,
     shasum: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     signing_keys: SigningKeysJson,
 }
 
 #[derive(Deserialize, Default)]
 struct SigningKeysJson {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     gpg_public_keys: Vec<GpgKeyJson>,
 }
 
 #[derive(Deserialize)]
 struct GpgKeyJson {
     ascii_armor: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     trust_signature: String,
 }
 
@@ -624,6 +624,16 @@ fn parse_package(
             .collect(),
         protocols: json.protocols,
     })
+}
+
+/// Go's `encoding/json` decodes `null` into a field as its zero value, and registries
+/// do send `"warnings": null` and the like; serde would reject it, so map it to Default.
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -3,5 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod conformance;
 mod fake_registry;
 mod oracle;
+mod tfsum;

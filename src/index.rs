@@ -1,0 +1,433 @@
+//! The shared hash index: the hashes of each unique (provider, version) package,
+//! fetched and verified at most once per run, and usually not at all.
+//!
+//! For a package the index needs, per requested platform, the `h1:` of the unpacked
+//! zip, and once per version the `zh:` lines of the signed SHA256SUMS (spec §5.4–5.5).
+//! It answers from the persistent [`Cache`] first. What is missing it fetches: the
+//! download JSON per platform, SHA256SUMS and its signature once per document URL, and
+//! each platform's zip as a stream that is hashed while it arrives (sha256 of the zip
+//! and `h1:` of its entries in one pass, in a blocking task fed through a bounded
+//! channel, so memory stays bounded and hashing overlaps the network). Checks, in
+//! Terraform's order: the SHA256SUMS entry for the file equals the registry's
+//! `shasum`, the zip's sha256 equals it, and the signature verifies against a key the
+//! registry supplied. Nothing unverified reaches the cache or a lock file.
+//!
+//! The caller builds the plan of unique packages before asking, so each package is
+//! requested once; concurrency is bounded by a global and a per-host semaphore.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Read;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::StreamExt as _;
+use tokio::sync::{mpsc, Mutex, OwnedSemaphorePermit, Semaphore};
+use url::Url;
+
+use crate::addr::{Platform, ProviderAddr};
+use crate::cache::{parse_hashes, Cache, PlatformEntry, SumLine, SumsEntry};
+use crate::hash::signature::{verify_sums, SigningKey};
+use crate::hash::sums::ShaSums;
+use crate::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
+use crate::hash::Hash;
+use crate::registry::{retry, PackageMeta, RegistryClient, RegistryError};
+use crate::version::Version;
+
+/// Largest SHA256SUMS or signature document accepted.
+const MAX_SMALL_DOCUMENT: usize = 4 << 20;
+
+/// Why a package's hashes could not be established. Always names the package
+/// (provider, version and, where one is involved, platform).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{package}: {reason}")]
+pub struct PackageError {
+    pub package: String,
+    pub reason: String,
+}
+
+/// Counters for the run summary and the benchmark.
+#[derive(Debug, Default, Clone)]
+pub struct IndexStats {
+    pub packages_from_cache: u64,
+    pub packages_downloaded: u64,
+    pub zip_bytes_downloaded: u64,
+    pub sums_fetched: u64,
+}
+
+/// Options of the index.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    pub jobs: usize,
+    pub per_host: usize,
+    pub offline: bool,
+    pub zip_limits: ZipLimits,
+}
+
+pub struct HashIndex {
+    client: Option<RegistryClient>,
+    cache: Cache,
+    options: IndexOptions,
+    jobs: Arc<Semaphore>,
+    hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
+    stats: std::sync::Mutex<IndexStats>,
+}
+
+impl HashIndex {
+    /// `client` is `None` when running offline.
+    pub fn new(client: Option<RegistryClient>, cache: Cache, options: IndexOptions) -> HashIndex {
+        HashIndex {
+            client,
+            cache,
+            jobs: Arc::new(Semaphore::new(options.jobs.max(1))),
+            options,
+            hosts: Mutex::new(HashMap::new()),
+            stats: std::sync::Mutex::new(IndexStats::default()),
+        }
+    }
+
+    pub fn stats(&self) -> IndexStats {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// All hashes a lock entry for this package gets for `platforms`: one `h1:` per
+    /// platform plus every signed `zh:` line.
+    pub async fn package_hashes(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platforms: &[Platform],
+    ) -> Result<BTreeSet<Hash>, PackageError> {
+        let v = &version.to_string();
+        let err = |platform: Option<&Platform>, reason: String| PackageError {
+            package: match platform {
+                Some(p) => format!("{provider} {version} ({p})"),
+                None => format!("{provider} {version}"),
+            },
+            reason,
+        };
+
+        let cached_sums = self.cache.sums(provider, v);
+        let mut entries = Vec::new();
+        let mut missing = Vec::new();
+        for platform in platforms {
+            match self.cache.platform(provider, v, platform) {
+                Some(entry) if parse_hashes([&entry.h1, &entry.zh]).is_some() => {
+                    entries.push(entry)
+                }
+                _ => missing.push(platform.clone()),
+            }
+        }
+        let hits = (platforms.len() - missing.len()) as u64;
+        self.bump(|s| s.packages_from_cache += hits);
+        if let (Some(sums), true) = (&cached_sums, missing.is_empty()) {
+            return Ok(finish(&entries, sums));
+        }
+        let client = match (&self.client, self.options.offline) {
+            (Some(client), false) => client,
+            _ => {
+                let what = if missing.is_empty() {
+                    "its signed SHA256SUMS".to_string()
+                } else {
+                    let names: Vec<String> = missing.iter().map(|p| p.to_string()).collect();
+                    format!("the package for {}", names.join(", "))
+                };
+                return Err(err(
+                    None,
+                    format!("offline, and the cache does not hold {what}"),
+                ));
+            }
+        };
+
+        // The download document of each missing platform; if only the sums are missing,
+        // any requested platform's document names them.
+        let meta_platforms: Vec<&Platform> = if missing.is_empty() {
+            platforms.iter().take(1).collect()
+        } else {
+            missing.iter().collect()
+        };
+        let metas = futures::future::join_all(meta_platforms.iter().map(|p| async move {
+            let _permit = self.host_permit(provider).await;
+            client
+                .package(provider, v, p)
+                .await
+                .map_err(|e| err(Some(p), e.to_string()))
+        }))
+        .await;
+        let metas: Vec<(&Platform, PackageMeta)> = meta_platforms
+            .into_iter()
+            .zip(metas)
+            .map(|(p, m)| m.map(|m| (p, m)))
+            .collect::<Result<_, _>>()?;
+
+        let sums = match cached_sums {
+            Some(sums) => sums,
+            None => {
+                let (platform, meta) = &metas[0];
+                let _permit = self.host_permit(provider).await;
+                let entry = self
+                    .fetch_sums(client, meta)
+                    .await
+                    .map_err(|reason| err(Some(platform), reason))?;
+                self.cache.put_sums(provider, v, &entry);
+                entry
+            }
+        };
+
+        let sums_ref = &sums;
+        let downloads =
+            metas
+                .iter()
+                .filter(|(p, _)| missing.contains(p))
+                .map(|(platform, meta)| async move {
+                    verify_listed(sums_ref, meta).map_err(|reason| err(Some(platform), reason))?;
+                    let entry = self
+                        .download(client, provider, meta)
+                        .await
+                        .map_err(|reason| err(Some(platform), reason))?;
+                    self.cache.put_platform(provider, v, platform, &entry);
+                    Ok::<_, PackageError>(entry)
+                });
+        for result in futures::future::join_all(downloads).await {
+            entries.push(result?);
+        }
+        Ok(finish(&entries, &sums))
+    }
+
+    /// Fetches SHA256SUMS and its signature and verifies the signature against the
+    /// keys the registry supplied (spec §5.4 step 3).
+    async fn fetch_sums(
+        &self,
+        client: &RegistryClient,
+        meta: &PackageMeta,
+    ) -> Result<SumsEntry, String> {
+        let document = client
+            .get_bytes(&meta.shasums_url, MAX_SMALL_DOCUMENT)
+            .await
+            .map_err(|e| e.to_string())?;
+        let signature = client
+            .get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.bump(|s| s.sums_fetched += 1);
+        let keys: Vec<SigningKey> = meta
+            .signing_keys
+            .iter()
+            .map(|(ascii_armor, trust_signature)| SigningKey {
+                ascii_armor: ascii_armor.clone(),
+                trust_signature: trust_signature.clone(),
+            })
+            .collect();
+        let verified = verify_sums(&document, &signature, &keys)
+            .map_err(|e| format!("signature of {} does not verify: {e}", meta.shasums_url))?;
+        let sums = ShaSums::parse(&document);
+        let zh = sums
+            .acceptable_hashes()
+            .unwrap_or_default()
+            .iter()
+            .map(Hash::to_string)
+            .collect();
+        let files = sums
+            .files()
+            .into_iter()
+            .map(|(filename, sha256)| SumLine {
+                filename,
+                sha256: sha256.map(hex::encode),
+            })
+            .collect();
+        Ok(SumsEntry {
+            zh,
+            files,
+            trust: verified.trust.to_string(),
+            key_id: verified.key_id,
+        })
+    }
+
+    /// Downloads a zip and hashes it while it streams, retrying transient failures from
+    /// the start.
+    async fn download(
+        &self,
+        client: &RegistryClient,
+        provider: &ProviderAddr,
+        meta: &PackageMeta,
+    ) -> Result<PlatformEntry, String> {
+        let _job = self
+            .jobs
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| e.to_string())?;
+        let _host = self.host_permit(provider).await;
+        let policy = client.retry_policy();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.download_once(client, &meta.download_url).await {
+                Ok(hashed) => {
+                    if hashed.sha256 != meta.shasum {
+                        return Err(format!(
+                            "the zip downloaded from {} has sha256 {} but the registry reports {}",
+                            meta.download_url,
+                            hex::encode(hashed.sha256),
+                            hex::encode(meta.shasum)
+                        ));
+                    }
+                    self.bump(|s| {
+                        s.packages_downloaded += 1;
+                        s.zip_bytes_downloaded += hashed.bytes;
+                    });
+                    return Ok(PlatformEntry {
+                        h1: hashed.h1.to_string(),
+                        zh: hashed.zh().to_string(),
+                        size: hashed.bytes,
+                    });
+                }
+                Err(DownloadError::Transient(e)) if attempt < policy.max_attempts => {
+                    retry::backoff_delay(policy, attempt, &e).await;
+                }
+                Err(DownloadError::Transient(e)) => {
+                    return Err(format!("{e} (gave up after {attempt} attempts)"))
+                }
+                Err(DownloadError::Permanent(msg)) => return Err(msg),
+            }
+        }
+    }
+
+    /// One attempt: the body is pushed through a bounded channel into a blocking task
+    /// that hashes it, so memory stays bounded whatever the zip's size.
+    async fn download_once(
+        &self,
+        client: &RegistryClient,
+        url: &Url,
+    ) -> Result<ZipHashes, DownloadError> {
+        let (_len, stream) = client
+            .get_stream(url)
+            .await
+            .map_err(DownloadError::from_registry)?;
+        let (tx, rx) = mpsc::channel::<Bytes>(16);
+        let limits = self.options.zip_limits.clone();
+        let hasher = tokio::task::spawn_blocking(move || {
+            hash_zip_stream(
+                ChannelReader {
+                    rx,
+                    current: Bytes::new(),
+                },
+                &limits,
+            )
+        });
+        let mut stream = std::pin::pin!(stream);
+        let mut stream_error = None;
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(bytes) => {
+                    if tx.send(bytes).await.is_err() {
+                        break; // the hasher stopped early: its error explains why
+                    }
+                }
+                Err(e) => {
+                    stream_error = Some(e);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        let hashed = hasher
+            .await
+            .map_err(|e| DownloadError::Permanent(format!("hashing task failed: {e}")))?;
+        // A body cut short also makes the hasher fail; the transport error is the cause.
+        if let Some(e) = stream_error {
+            return Err(DownloadError::from_registry(e));
+        }
+        hashed.map_err(|e| DownloadError::Permanent(format!("{url}: {e}")))
+    }
+
+    async fn host_permit(&self, provider: &ProviderAddr) -> Option<OwnedSemaphorePermit> {
+        let sem = {
+            let mut hosts = self.hosts.lock().await;
+            hosts
+                .entry(provider.hostname.as_str().to_string())
+                .or_insert_with(|| Arc::new(Semaphore::new(self.options.per_host.max(1))))
+                .clone()
+        };
+        sem.acquire_owned().await.ok()
+    }
+
+    fn bump(&self, f: impl FnOnce(&mut IndexStats)) {
+        if let Ok(mut stats) = self.stats.lock() {
+            f(&mut stats);
+        }
+    }
+}
+
+/// What `providers lock` records for a package (spec §5.5): each platform's `h1:` and
+/// every signed `zh:` line; when SHA256SUMS did not look like a checksum list, each
+/// downloaded zip's own `zh:` instead (Terraform's fallback).
+fn finish(entries: &[PlatformEntry], sums: &SumsEntry) -> BTreeSet<Hash> {
+    let mut hashes = BTreeSet::new();
+    for entry in entries {
+        hashes.extend(parse_hashes([&entry.h1]).unwrap_or_default());
+        if sums.zh.is_empty() {
+            hashes.extend(parse_hashes([&entry.zh]).unwrap_or_default());
+        }
+    }
+    hashes.extend(parse_hashes(&sums.zh).unwrap_or_default());
+    hashes
+}
+
+/// The SHA256SUMS entry for the file must equal the registry's `shasum` (spec §5.4
+/// step 1).
+fn verify_listed(sums: &SumsEntry, meta: &PackageMeta) -> Result<(), String> {
+    let want = hex::encode(meta.shasum);
+    match sums.entry(&meta.filename) {
+        Some(Some(listed)) if listed == want => Ok(()),
+        Some(Some(listed)) => Err(format!(
+            "SHA256SUMS lists {listed} for {} but the registry reports shasum {want}",
+            meta.filename
+        )),
+        Some(None) => Err(format!(
+            "SHA256SUMS from {} has an invalid checksum for {}",
+            meta.shasums_url, meta.filename
+        )),
+        None => Err(format!(
+            "SHA256SUMS from {} has no entry for {}",
+            meta.shasums_url, meta.filename
+        )),
+    }
+}
+
+enum DownloadError {
+    Transient(RegistryError),
+    Permanent(String),
+}
+
+impl DownloadError {
+    fn from_registry(e: RegistryError) -> DownloadError {
+        if retry::is_transient(&e) {
+            DownloadError::Transient(e)
+        } else {
+            DownloadError::Permanent(e.to_string())
+        }
+    }
+}
+
+/// A blocking `Read` over chunks arriving on a channel: the bridge between the async
+/// download and the synchronous zip hasher. The channel is bounded, so a slow hasher
+/// slows the download instead of buffering the zip.
+struct ChannelReader {
+    rx: mpsc::Receiver<Bytes>,
+    current: Bytes,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match self.rx.blocking_recv() {
+                Some(chunk) => self.current = chunk,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current[..n]);
+        self.current = self.current.slice(n..);
+        Ok(n)
+    }
+}
