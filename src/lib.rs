@@ -11,4 +11,5 @@ pub mod diff;
 pub mod fmt;
 pub mod hash;
 pub mod lockfile;
+pub mod terragrunt;
 pub mod version;
