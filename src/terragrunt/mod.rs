@@ -28,7 +28,9 @@
 //! `path_relative_to_include()` the unit's path below the parent); the unit's own
 //! `terraform.source` wins over its parents', and of several includes the later one wins;
 //! `generate` blocks merge by label the same way; `merge_strategy = "no_merge"` leaves a
-//! parent out; locals are per file and never merged. An included file may not include
+//! parent out; locals are per file and never merged. A relative local source is relative
+//! to the unit directory even when a parent sets it (Terragrunt hands it to go-getter
+//! with the unit directory as the working directory). An included file may not include
 //! another (Terragrunt allows one level). `include` paths are evaluated before `locals`,
 //! as in Terragrunt, so they can use functions but not locals. With `expose = true` the
 //! unit can read `include.<label>.locals.…` (and `include.<label>.terraform.source`).

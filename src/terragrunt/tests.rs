@@ -288,6 +288,16 @@ locals {
         expected(".", ".", &format!("{r}/live/app"))
     );
 
+    // An unknown function is named, also inside a template.
+    for text in [r#"get_env("X")"#, r#""${get_env("X")}//vpc""#] {
+        let expr: hcl::Expression = text.parse().unwrap();
+        assert_eq!(
+            evaluate(&expr, &context(&[])),
+            Err(eval::EvalFailure::UnsupportedFunction("get_env".into())),
+            "{text}"
+        );
+    }
+
     // Outside any scope, functions fail instead of guessing.
     let expr: hcl::Expression = "get_repo_root()".parse().unwrap();
     assert!(evaluate(&expr, &context(&[])).is_err());
