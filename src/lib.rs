@@ -28,5 +28,6 @@ pub mod lockfile;
 pub mod registry;
 pub mod report;
 pub mod resolve;
+pub mod terragrunt;
 pub mod version;
 pub mod write;

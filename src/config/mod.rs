@@ -294,6 +294,121 @@ pub fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError
     Ok(module)
 }
 
+/// A configuration file given in memory, laid over a module directory by
+/// [`load_module_with_overlay`].
+///
+/// Terragrunt runs Terraform in a *working copy* of a unit's source module into which it
+/// first copies the unit's own files and then writes the files of its `generate` blocks
+/// (see `crate::terragrunt`). tfsum never builds that copy; it describes the extra files
+/// with this type instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverlayFile {
+    /// The file name inside the module directory, without any directory part.
+    pub name: String,
+    pub contents: String,
+    /// The file messages point at: the real file for a copied one, the Terragrunt
+    /// configuration that declared it for a generated one.
+    pub origin: PathBuf,
+    /// The line of `origin` on which `contents` begins (1 for a whole file; the first line
+    /// inside the heredoc for a generated one), so `file:line` points into `origin`.
+    pub first_line: usize,
+}
+
+/// Loads the module in `dir` as [`load_module`] does, with `overlay` files parsed as if
+/// they existed in `dir`. An overlay file whose name matches a file on disk *replaces* it
+/// (Terragrunt's copy and `if_exists = "overwrite"` do exactly that; callers resolve the
+/// other `if_exists` modes before calling). Overlay names that are not configuration file
+/// names (`terraform.tfvars`, `x.yaml`) are ignored, as Terraform ignores such files. The
+/// `.tofu`-over-`.tf` rule and the override-file split apply to the union of both sets.
+pub fn load_module_with_overlay(
+    dir: &Path,
+    default_host: &str,
+    overlay: &[OverlayFile],
+) -> Result<Module, ConfigError> {
+    let dialect = if default_host == OPENTOFU_REGISTRY {
+        Dialect::OpenTofu
+    } else {
+        Dialect::Terraform
+    };
+    let read_err = |source| ConfigError::Read {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut names = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).map_err(read_err)? {
+        let entry = entry.map_err(read_err)?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if crate::discover::is_config_file_name(&name) && entry.path().is_file() {
+            names.insert(name);
+        }
+    }
+    let overlay: BTreeMap<&str, &OverlayFile> = overlay
+        .iter()
+        .filter(|f| crate::discover::is_config_file_name(&f.name))
+        .map(|f| (f.name.as_str(), f))
+        .collect();
+    names.extend(overlay.keys().map(|name| name.to_string()));
+    let set = FileSet::select(dir, &names, dialect);
+    if set.primary.is_empty() && set.overrides.is_empty() {
+        let hint = if dialect == Dialect::Terraform && set.skipped_tofu {
+            "; its *.tofu files are read only by OpenTofu".to_string()
+        } else {
+            String::new()
+        };
+        return Err(ConfigError::NoConfiguration {
+            dir: dir.to_path_buf(),
+            dialect,
+            hint,
+        });
+    }
+    let in_overlay = |path: &PathBuf| {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| overlay.get(n).copied())
+    };
+    let parse = |path: &PathBuf| -> Result<FileContent, ConfigError> {
+        let (shown, text) = match in_overlay(path) {
+            // Blank lines in front keep the parser's line numbers pointing into `origin`.
+            Some(file) => (
+                file.origin.clone(),
+                "\n".repeat(file.first_line.saturating_sub(1)) + &file.contents,
+            ),
+            None => {
+                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+                (path.clone(), text)
+            }
+        };
+        if files::is_json(path) {
+            json::parse_file(&shown, &text, default_host)
+        } else {
+            hcl::parse_file(&shown, &text, default_host)
+        }
+    };
+    let primary = set
+        .primary
+        .iter()
+        .map(parse)
+        .collect::<Result<Vec<_>, _>>()?;
+    let overrides = set
+        .overrides
+        .iter()
+        .map(parse)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut module = merge(dir, primary, overrides, default_host)?;
+    module.files = set
+        .primary
+        .into_iter()
+        .chain(set.overrides)
+        .map(|path| in_overlay(&path).map_or(path, |file| file.origin.clone()))
+        .collect();
+    Ok(module)
+}
+
 /// The provider-relevant content of one file, before merging. Shared by both syntaxes.
 #[derive(Debug, Default)]
 pub(crate) struct FileContent {

@@ -1,0 +1,549 @@
+//! Terragrunt units: the Terraform configuration a `terragrunt.hcl` stands for, so each
+//! unit gets a complete lock file of its own (issue 8).
+//!
+//! A **unit** is a directory holding `terragrunt.hcl` ([`is_unit`], [`find_units`]). When
+//! Terragrunt runs one it builds a working directory: the module named by
+//! `terraform { source = … }` (from the unit or an included parent), the unit directory's
+//! own files copied over it, and the files of `generate` blocks written into it. Then it
+//! runs Terraform there and copies `.terraform.lock.hcl` back next to `terragrunt.hcl`.
+//! tfsum builds no working directory; it describes one ([`UnitConfig`]: a module directory
+//! plus in-memory [`OverlayFile`]s) and loads it with
+//! [`crate::config::load_module_with_overlay`] ([`unit_requirements`]). **The lock file of
+//! a unit belongs in the unit directory** ([`UnitConfig::lock_file`]), which is where
+//! Terragrunt reads it from and copies it back to.
+//!
+//! The parts:
+//!
+//! * `parse` reads one Terragrunt file into includes, locals, source and generate blocks;
+//! * `eval` evaluates them with Terragrunt's functions (`get_repo_root()`,
+//!   `find_in_parent_folders()`, `path_relative_to_include()`, …);
+//! * `source` classifies the source (local or remote) and finds a downloaded copy of a
+//!   remote one in `.terragrunt-cache`;
+//! * `generate` lays the unit's files and generated files over the module (`if_exists`);
+//! * `units` finds units under the given paths;
+//! * this file ties them together in [`load_unit`].
+//!
+//! Include semantics follow Terragrunt's `config/include.go`: a parent file is evaluated
+//! *for the unit* (its `get_terragrunt_dir()` is the unit's directory, its
+//! `path_relative_to_include()` the unit's path below the parent); the unit's own
+//! `terraform.source` wins over its parents', and of several includes the later one wins;
+//! `generate` blocks merge by label the same way; `merge_strategy = "no_merge"` leaves a
+//! parent out; locals are per file and never merged. A relative local source is relative
+//! to the unit directory even when a parent sets it (Terragrunt hands it to go-getter
+//! with the unit directory as the working directory). An included file may not include
+//! another (Terragrunt allows one level). `include` paths are evaluated before `locals`,
+//! as in Terragrunt, so they can use functions but not locals. With `expose = true` the
+//! unit can read `include.<label>.locals.…` (and `include.<label>.terraform.source`).
+//!
+//! Not modelled: `terragrunt.hcl.json`, `read_terragrunt_config` of anything but `locals`,
+//! `dependency` outputs, `get_env`/`run_cmd` (they fail with
+//! [`TerragruntError::UnsupportedFunction`] when a needed value uses them), `download_dir`
+//! (the cache is looked for in the unit directory only), and `skip`/`exclude`.
+
+mod eval;
+mod generate;
+mod parse;
+mod paths;
+mod source;
+mod units;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hcl::{Map, Value};
+
+use crate::config::tree::{module_tree_requirements, TreeRequirements, LOCK_FILE_NAME};
+use crate::config::{load_module_with_overlay, ConfigError, Module, OverlayFile};
+use crate::discover::normalize_path;
+
+use eval::{with_scope, EvalFailure, Includes, Locals, ResolvedInclude, Scope};
+use generate::Generated;
+use parse::{parse_file, Expr, TgFile};
+use paths::{absolute, in_style_of};
+use source::Classified;
+
+pub use units::find_units;
+
+/// The file that makes a directory a unit.
+pub const UNIT_FILE_NAME: &str = "terragrunt.hcl";
+
+/// Terragrunt's download directory inside a unit.
+pub const CACHE_DIR_NAME: &str = ".terragrunt-cache";
+
+/// Whether `dir` holds a `terragrunt.hcl`, i.e. could be a unit. [`find_units`] also
+/// leaves out directories whose `terragrunt.hcl` only serves as an include parent.
+pub fn is_unit(dir: &Path) -> bool {
+    dir.join(UNIT_FILE_NAME).is_file()
+}
+
+/// The repository root for `get_repo_root()`: the nearest directory at or above `start`
+/// that holds `.git` (a directory, or a file for worktrees and submodules), else `start`.
+/// Returned in the style of `start` (relative stays relative to the current directory).
+/// Terragrunt asks `git rev-parse --show-toplevel`; looking for `.git` gives the same
+/// answer without running git.
+pub fn find_repo_root(start: &Path) -> PathBuf {
+    let abs = absolute(start);
+    match abs.ancestors().find(|dir| dir.join(".git").exists()) {
+        Some(root) => in_style_of(root, start),
+        None => normalize_path(start),
+    }
+}
+
+/// Where a unit's Terraform configuration lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnitSource {
+    /// A local `terraform.source`: the module directory (the `//` form joined, `?ref=`
+    /// dropped).
+    Local(PathBuf),
+    /// A remote `terraform.source` (`git::`, `tfr://`, http, …) whose download Terragrunt
+    /// left in the unit's `.terragrunt-cache`; `dir` is the directory Terraform ran in.
+    Cached { source: String, dir: PathBuf },
+    /// No `terraform.source`: the unit directory itself holds the `.tf` files.
+    None,
+}
+
+/// A unit's effective Terraform configuration, ready for [`unit_requirements`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitConfig {
+    /// The unit directory, normalised, in the style it was given.
+    pub unit_dir: PathBuf,
+    pub source: UnitSource,
+    /// Files laid over the module directory as Terragrunt's working copy has them: the
+    /// unit directory's own configuration files (when there is a source) and the files of
+    /// `generate` blocks, after `if_exists` was applied. Sorted by name.
+    pub overlay: Vec<OverlayFile>,
+}
+
+impl UnitConfig {
+    /// The directory whose module (with [`UnitConfig::overlay`] applied) is the unit's
+    /// root module.
+    pub fn module_dir(&self) -> &Path {
+        match &self.source {
+            UnitSource::Local(dir) | UnitSource::Cached { dir, .. } => dir,
+            UnitSource::None => &self.unit_dir,
+        }
+    }
+
+    /// Where the unit's lock file goes: next to `terragrunt.hcl`, never in the module
+    /// directory (which other units may share).
+    pub fn lock_file(&self) -> PathBuf {
+        self.unit_dir.join(LOCK_FILE_NAME)
+    }
+}
+
+/// Why a unit could not be loaded. Each names the file (and line where there is one).
+#[derive(Debug, thiserror::Error)]
+pub enum TerragruntError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}:{column}: syntax error: {message}", file.display())]
+    Syntax {
+        file: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error(
+        "{}:{line}: function {name}() is not supported by tfsum (supported: {})",
+        file.display(),
+        eval::SUPPORTED_FUNCTIONS.join(", ")
+    )]
+    UnsupportedFunction {
+        file: PathBuf,
+        line: usize,
+        name: String,
+    },
+    #[error("{}:{line}: {message}", file.display())]
+    Invalid {
+        file: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error(
+        "{}:{line}: terraform.source {module_source:?} points to {}, which is not a directory",
+        file.display(),
+        dir.display()
+    )]
+    MissingSource {
+        file: PathBuf,
+        line: usize,
+        module_source: String,
+        dir: PathBuf,
+    },
+    /// Not a failure of the unit: tfsum does not download modules. Callers report the unit
+    /// as skipped ([`TerragruntError::is_skip`]).
+    #[error(
+        "{}: skipped: terraform.source {module_source:?} is remote and no downloaded copy is in {}; run `terragrunt init` in the unit first",
+        file.display(),
+        cache.display()
+    )]
+    RemoteSourceNotCached {
+        file: PathBuf,
+        module_source: String,
+        cache: PathBuf,
+    },
+    #[error(
+        "{}:{line}: generate {label:?}: {} already exists and if_exists = {if_exists:?}",
+        file.display(),
+        path.display()
+    )]
+    GenerateConflict {
+        file: PathBuf,
+        line: usize,
+        label: String,
+        path: PathBuf,
+        if_exists: String,
+    },
+}
+
+impl TerragruntError {
+    /// Whether the unit is to be reported as skipped rather than failed.
+    pub fn is_skip(&self) -> bool {
+        matches!(self, TerragruntError::RemoteSourceNotCached { .. })
+    }
+}
+
+/// Reads the unit in `unit_dir`: its `terragrunt.hcl`, the files it includes, its source
+/// and generated files. `repo_root` is what `get_repo_root()` answers (normally
+/// [`find_repo_root`] of the unit; tests pass a fixture root).
+///
+/// A remote source without a downloaded copy is [`TerragruntError::RemoteSourceNotCached`].
+pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, TerragruntError> {
+    let unit_dir = normalize_path(unit_dir);
+    let unit_abs = absolute(&unit_dir);
+    let style = |abs: &Path| in_style_of(abs, &unit_dir);
+    let config_file = unit_dir.join(UNIT_FILE_NAME);
+    let scope = |includes: Includes| Scope {
+        config_path: unit_abs.join(UNIT_FILE_NAME),
+        unit_dir: unit_abs.clone(),
+        repo_root: absolute(repo_root),
+        includes,
+    };
+    let unit = parse_file(&config_file)?;
+
+    // Includes first: their paths may use functions but not locals.
+    let mut includes = Vec::new();
+    for decl in &unit.includes {
+        let setting = with_scope(scope(Includes::Current(Vec::new())), || {
+            include_setting(&unit, decl, &unit_abs)
+        })?;
+        includes.push(setting);
+    }
+    let resolved: Vec<ResolvedInclude> = includes.iter().map(|i| i.resolved.clone()).collect();
+
+    // Parents, each evaluated for the unit through its include.
+    let mut parents = Vec::new();
+    for include in &includes {
+        let file = parse_file(&style(&include.resolved.path))?;
+        if let Some(nested) = file.includes.first() {
+            return Err(TerragruntError::Invalid {
+                file: file.path.clone(),
+                line: nested.line,
+                message: format!(
+                    "included by {} but has an include block itself; Terragrunt allows one level of include",
+                    config_file.display()
+                ),
+            });
+        }
+        let parent = with_scope(scope(Includes::Original(include.resolved.clone())), || {
+            Evaluated::of(&file, &[])
+        });
+        parents.push((include, file, parent));
+    }
+
+    // The unit itself, with `include.<label>` for exposed parents.
+    let include_var = exposed(&parents);
+    let vars: Vec<(&str, Value)> = include_var.iter().map(|v| ("include", v.clone())).collect();
+    let own = with_scope(scope(Includes::Current(resolved)), || {
+        Evaluated::of(&unit, &vars)
+    });
+
+    // Merge: the unit over later includes over earlier ones.
+    let merged = parents
+        .into_iter()
+        .filter(|(include, _, _)| include.merge != "no_merge")
+        .map(|(_, file, parent)| (file, parent))
+        .chain(std::iter::once((unit, own)));
+    let mut source: Option<(PathBuf, usize, Result<String, TerragruntError>)> = None;
+    let mut generates: BTreeMap<String, Result<Option<Generated>, TerragruntError>> =
+        BTreeMap::new();
+    for (file, evaluated) in merged {
+        if let (Some(expr), Some(value)) = (&file.source, evaluated.source) {
+            source = Some((file.path.clone(), expr.line, value));
+        }
+        generates.extend(evaluated.generates);
+    }
+    let generated: Vec<Generated> = generates
+        .into_values()
+        .filter_map(Result::transpose)
+        .collect::<Result<_, _>>()?;
+
+    let source = match source {
+        None => UnitSource::None,
+        Some((file, line, value)) => {
+            let text = value?;
+            match source::classify(&text, &unit_abs) {
+                Classified::Local(dir) => {
+                    if !dir.is_dir() {
+                        return Err(TerragruntError::MissingSource {
+                            file,
+                            line,
+                            module_source: text,
+                            dir: style(&dir),
+                        });
+                    }
+                    UnitSource::Local(style(&dir))
+                }
+                Classified::Remote { subdir } => match source::cached_copy(&unit_abs, &subdir) {
+                    Some(dir) => UnitSource::Cached {
+                        source: text,
+                        dir: style(&dir),
+                    },
+                    None => {
+                        return Err(TerragruntError::RemoteSourceNotCached {
+                            file: config_file,
+                            module_source: text,
+                            cache: unit_dir.join(CACHE_DIR_NAME),
+                        })
+                    }
+                },
+            }
+        }
+    };
+    let mut config = UnitConfig {
+        unit_dir,
+        source,
+        overlay: Vec::new(),
+    };
+    config.overlay = generate::overlay(&config.unit_dir, config.module_dir(), &generated)?;
+    Ok(config)
+}
+
+/// The provider requirements of the unit's root module with its whole local module tree
+/// (`config::tree`): the module directory loaded with the overlay, every other module
+/// through `load` (so modules shared with plain roots or other units load once). The
+/// result is what the unit's lock file, [`UnitConfig::lock_file`], must satisfy.
+///
+/// Remote module calls are followed through `.terraform/modules/modules.json` of the
+/// module directory, which exists for a unit without a source or a cached remote source
+/// that was initialised; for a local source Terragrunt initialises a copy in
+/// `.terragrunt-cache`, which is not consulted, so such calls become warnings.
+pub fn unit_requirements(
+    unit: &UnitConfig,
+    default_host: &str,
+    mut load: impl FnMut(&Path) -> Result<Arc<Module>, ConfigError>,
+) -> Result<TreeRequirements, ConfigError> {
+    let root = normalize_path(unit.module_dir());
+    module_tree_requirements(&root, |dir| {
+        if normalize_path(dir) == root {
+            load_module_with_overlay(dir, default_host, &unit.overlay).map(Arc::new)
+        } else {
+            load(dir)
+        }
+    })
+}
+
+/// One include block after its own attributes were evaluated.
+struct IncludeSetting {
+    resolved: ResolvedInclude,
+    merge: String,
+    expose: bool,
+}
+
+fn include_setting(
+    unit: &TgFile,
+    decl: &parse::IncludeDecl,
+    unit_abs: &Path,
+) -> Result<IncludeSetting, TerragruntError> {
+    let no_locals = Locals::default();
+    let Some(path_expr) = &decl.path else {
+        return Err(TerragruntError::Invalid {
+            file: unit.path.clone(),
+            line: decl.line,
+            message: "include block without a path".into(),
+        });
+    };
+    let path = eval_string(unit, path_expr, &no_locals, &[], "include path")?;
+    let merge = match &decl.merge_strategy {
+        Some(expr) => eval_string(unit, expr, &no_locals, &[], "merge_strategy")?,
+        None => "shallow".to_string(),
+    };
+    if !matches!(merge.as_str(), "no_merge" | "shallow" | "deep") {
+        return Err(TerragruntError::Invalid {
+            file: unit.path.clone(),
+            line: decl.line,
+            message: format!(
+                "merge_strategy {merge:?} is not one of \"no_merge\", \"shallow\", \"deep\""
+            ),
+        });
+    }
+    let expose = match &decl.expose {
+        Some(expr) => eval_bool(unit, expr, &no_locals, &[], "expose")?,
+        None => false,
+    };
+    Ok(IncludeSetting {
+        resolved: ResolvedInclude {
+            label: decl.label.clone(),
+            path: normalize_path(&unit_abs.join(path)),
+        },
+        merge,
+        expose,
+    })
+}
+
+/// One file's source and generate blocks, each evaluated on its own so that a failure
+/// only matters when the value survives the merge.
+struct Evaluated {
+    locals: Locals,
+    source: Option<Result<String, TerragruntError>>,
+    generates: BTreeMap<String, Result<Option<Generated>, TerragruntError>>,
+}
+
+impl Evaluated {
+    fn of(file: &TgFile, vars: &[(&str, Value)]) -> Evaluated {
+        let locals = Locals::evaluate(&file.locals, vars);
+        let source = file
+            .source
+            .as_ref()
+            .map(|expr| eval_string(file, expr, &locals, vars, "terraform.source"));
+        let generates = file
+            .generates
+            .iter()
+            .map(|g| (g.label.clone(), eval_generate(file, g, &locals, vars)))
+            .collect();
+        Evaluated {
+            locals,
+            source,
+            generates,
+        }
+    }
+}
+
+/// The `include` variable for the unit: exposed parents' `locals` and
+/// `terraform.source`, under their label (a bare include is `include` itself).
+fn exposed(parents: &[(&IncludeSetting, TgFile, Evaluated)]) -> Option<Value> {
+    let mut by_label = Map::new();
+    let mut bare = None;
+    for (include, _, parent) in parents.iter().filter(|(i, _, _)| i.expose) {
+        let mut object = Map::new();
+        object.insert(
+            "locals".to_string(),
+            Value::Object(parent.locals.values.clone()),
+        );
+        if let Some(Ok(source)) = &parent.source {
+            let mut terraform = Map::new();
+            terraform.insert("source".to_string(), Value::String(source.clone()));
+            object.insert("terraform".to_string(), Value::Object(terraform));
+        }
+        if include.resolved.label.is_empty() {
+            bare = Some(Value::Object(object));
+        } else {
+            by_label.insert(include.resolved.label.clone(), Value::Object(object));
+        }
+    }
+    match bare {
+        Some(value) => Some(value),
+        None if by_label.is_empty() => None,
+        None => Some(Value::Object(by_label)),
+    }
+}
+
+fn eval_generate(
+    file: &TgFile,
+    decl: &parse::GenerateDecl,
+    locals: &Locals,
+    vars: &[(&str, Value)],
+) -> Result<Option<Generated>, TerragruntError> {
+    if let Some(expr) = &decl.disable {
+        if eval_bool(file, expr, locals, vars, "disable")? {
+            return Ok(None);
+        }
+    }
+    let required = |expr: &Option<Expr>, name: &str| -> Result<String, TerragruntError> {
+        match expr {
+            Some(expr) => eval_string(file, expr, locals, vars, name),
+            None => Err(TerragruntError::Invalid {
+                file: file.path.clone(),
+                line: decl.line,
+                message: format!("generate {:?} has no {name}", decl.label),
+            }),
+        }
+    };
+    Ok(Some(Generated {
+        label: decl.label.clone(),
+        path: required(&decl.path, "path")?,
+        if_exists: required(&decl.if_exists, "if_exists")?,
+        contents: required(&decl.contents, "contents")?,
+        declared_in: file.path.clone(),
+        line: decl.line,
+        contents_first_line: decl.contents_first_line,
+    }))
+}
+
+fn eval_value(
+    file: &TgFile,
+    expr: &Expr,
+    locals: &Locals,
+    vars: &[(&str, Value)],
+) -> Result<Value, TerragruntError> {
+    let mut all: Vec<(&str, Value)> = vars.to_vec();
+    all.push(("local", Value::Object(locals.values.clone())));
+    let ctx = eval::context(&all);
+    eval::evaluate(&expr.expr, &ctx).map_err(|failure| {
+        let (line, failure) = locals.explain(failure);
+        let line = line.unwrap_or(expr.line);
+        let file = file.path.clone();
+        match failure {
+            EvalFailure::UnsupportedFunction(name) => {
+                TerragruntError::UnsupportedFunction { file, line, name }
+            }
+            EvalFailure::Other(message) => TerragruntError::Invalid {
+                file,
+                line,
+                message,
+            },
+        }
+    })
+}
+
+fn eval_string(
+    file: &TgFile,
+    expr: &Expr,
+    locals: &Locals,
+    vars: &[(&str, Value)],
+    what: &str,
+) -> Result<String, TerragruntError> {
+    match eval_value(file, expr, locals, vars)? {
+        Value::String(s) => Ok(s),
+        other => Err(TerragruntError::Invalid {
+            file: file.path.clone(),
+            line: expr.line,
+            message: format!("{what} must be a string, got {other}"),
+        }),
+    }
+}
+
+fn eval_bool(
+    file: &TgFile,
+    expr: &Expr,
+    locals: &Locals,
+    vars: &[(&str, Value)],
+    what: &str,
+) -> Result<bool, TerragruntError> {
+    match eval_value(file, expr, locals, vars)? {
+        Value::Bool(b) => Ok(b),
+        other => Err(TerragruntError::Invalid {
+            file: file.path.clone(),
+            line: expr.line,
+            message: format!("{what} must be a bool, got {other}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,332 @@
+//! Unit tests over the fixture Terragrunt repository `testdata/terragrunt/repo/`.
+//!
+//! The fixture lives inside tfsum's own git repository, so every test passes the fixture
+//! directory as the repository root instead of asking [`find_repo_root`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+
+use super::eval::{context, evaluate, with_scope, Includes, Locals, ResolvedInclude, Scope};
+use super::parse::parse_text;
+use super::*;
+use crate::addr::TERRAFORM_REGISTRY;
+use crate::config::load_module;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/terragrunt/repo")
+}
+
+fn rel(path: &Path) -> String {
+    let base = repo();
+    paths::slash(path.strip_prefix(&base).unwrap_or(path))
+}
+
+/// One unit's outcome as lines: the source, the overlay (name ← origin:line), then each
+/// requirement as `ADDRESS [CONSTRAINT @ FILE:LINE] (DECLARING DIR)`.
+fn describe(unit: &str) -> Vec<String> {
+    let config = match load_unit(&repo().join(unit), &repo()) {
+        Ok(config) => config,
+        Err(e) => {
+            return vec![format!(
+                "error: {}",
+                e.to_string().replace(&paths::slash(&repo()), "<repo>")
+            )]
+        }
+    };
+    assert_eq!(
+        config.lock_file(),
+        repo().join(unit).join(".terraform.lock.hcl")
+    );
+    let mut out = vec![match &config.source {
+        UnitSource::Local(dir) => format!("local {}", rel(dir)),
+        UnitSource::Cached { source, dir } => format!("cached {source} in {}", rel(dir)),
+        UnitSource::None => "none".to_string(),
+    }];
+    for file in &config.overlay {
+        out.push(format!(
+            "overlay {} <- {}:{}",
+            file.name,
+            rel(&file.origin),
+            file.first_line
+        ));
+    }
+    let tree = unit_requirements(&config, TERRAFORM_REGISTRY, |dir| {
+        load_module(dir, TERRAFORM_REGISTRY).map(Arc::new)
+    });
+    match tree {
+        Ok(tree) => {
+            for r in &tree.requirements {
+                let constraint = r
+                    .constraint
+                    .as_ref()
+                    .map(|c| format!(" {:?} @ {}:{}", c.text, rel(&c.at.file), c.at.line))
+                    .unwrap_or_default();
+                out.push(format!("{}{constraint} ({})", r.addr, rel(&r.declared_in)));
+            }
+            for w in &tree.warnings {
+                out.push(format!("warning: {w}"));
+            }
+        }
+        Err(e) => out.push(format!("requirements error: {e}")),
+    }
+    out
+}
+
+#[test]
+fn units_and_their_requirements() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            // root.hcl: source "${get_repo_root()}/modules//${path_relative_to_include()}"
+            // and a generated versions.tf; the module calls ../net.
+            "live/app",
+            &[
+                "local modules/app",
+                "overlay versions.tf <- live/root.hcl:24",
+                "registry.terraform.io/hashicorp/null \">= 3.0.0\" @ modules/net/main.tf:5 (modules/net)",
+                "registry.terraform.io/hashicorp/random \"~> 3.5\" @ live/root.hcl:28 (modules/app)",
+            ],
+        ),
+        (
+            // Own `//` source with an ignored ?ref=, own generate "versions" (<<-EOF).
+            "live/db",
+            &[
+                "local modules/db",
+                "overlay versions.tf <- live/db/terragrunt.hcl:15",
+                "registry.terraform.io/hashicorp/tls \"4.0.5\" @ live/db/terragrunt.hcl:19 (modules/db)",
+            ],
+        ),
+        (
+            // A plain relative source; the unit's providers.tf is copied over the module.
+            "live/relative",
+            &[
+                "local modules/vpc",
+                "overlay providers.tf <- live/relative/providers.tf:1",
+                "registry.terraform.io/hashicorp/aws \"~> 5.0\" @ modules/vpc/main.tf:5 (modules/vpc)",
+                "registry.terraform.io/hashicorp/google (modules/vpc)",
+            ],
+        ),
+        (
+            // No source; the generated versions.tf replaces the one a previous run left
+            // (it carries Terragrunt's signature); disabled and non-.tf files are dropped.
+            "live/plain",
+            &[
+                "none",
+                "overlay versions.tf <- live/plain/terragrunt.hcl:6",
+                "registry.terraform.io/hashicorp/local \"2.4.0\" @ live/plain/terragrunt.hcl:10 (live/plain)",
+            ],
+        ),
+        (
+            "live/cached",
+            &[
+                "cached git::https://github.com/acme/infrastructure-modules.git//vpc?ref=v1.0.0 in live/cached/.terragrunt-cache/hGVpP4v3aXhXQz2S/2bPzI1pHyg3Ddg1e/vpc",
+                "registry.terraform.io/hashicorp/aws \">= 4.0\" @ live/cached/.terragrunt-cache/hGVpP4v3aXhXQz2S/2bPzI1pHyg3Ddg1e/vpc/main.tf:5 (live/cached/.terragrunt-cache/hGVpP4v3aXhXQz2S/2bPzI1pHyg3Ddg1e/vpc)",
+            ],
+        ),
+        (
+            // Two includes, one exposed: include.common.locals feeds the source, which
+            // wins over root.hcl's; a disabled generate "versions" overrides root.hcl's.
+            "live/exposed",
+            &[
+                "local modules/vpc",
+                "registry.terraform.io/hashicorp/aws \"~> 5.0\" @ modules/vpc/main.tf:5 (modules/vpc)",
+            ],
+        ),
+        (
+            // Legacy bare include of find_in_parent_folders() and get_parent_terragrunt_dir().
+            "live/legacy/child",
+            &[
+                "local modules/net",
+                "registry.terraform.io/hashicorp/null \">= 3.0.0\" @ modules/net/main.tf:5 (modules/net)",
+            ],
+        ),
+        (
+            "live/git",
+            &["error: <repo>/live/git/terragrunt.hcl: skipped: terraform.source \"git::https://github.com/acme/infrastructure-modules.git//vpc?ref=v1.0.0\" is remote and no downloaded copy is in <repo>/live/git/.terragrunt-cache; run `terragrunt init` in the unit first"],
+        ),
+        (
+            "live/broken",
+            &["error: <repo>/live/broken/terragrunt.hcl:8:1: syntax error: invalid block body; expected `}`, newline or identifier"],
+        ),
+        (
+            // The unsupported function is reported at the local that uses it.
+            "live/unsupported",
+            &["error: <repo>/live/unsupported/terragrunt.hcl:2: function get_env() is not supported by tfsum (supported: find_in_parent_folders, get_terragrunt_dir, get_original_terragrunt_dir, get_parent_terragrunt_dir, get_repo_root, get_path_from_repo_root, get_path_to_repo_root, path_relative_to_include, path_relative_from_include, read_terragrunt_config, basename, dirname, format, join, lower, replace, split, trimprefix, trimspace, trimsuffix, upper)"],
+        ),
+    ];
+    for (unit, want) in cases {
+        assert_eq!(describe(unit), *want, "{unit}");
+    }
+}
+
+#[test]
+fn skip_and_errors_are_told_apart() {
+    let skipped = load_unit(&repo().join("live/git"), &repo()).unwrap_err();
+    assert!(skipped.is_skip());
+    for unit in ["live/broken", "live/unsupported"] {
+        let err = load_unit(&repo().join(unit), &repo()).unwrap_err();
+        assert!(!err.is_skip(), "{unit}: {err}");
+    }
+}
+
+#[test]
+fn finds_units_but_not_include_parents() {
+    let root = repo();
+    let found = find_units(std::slice::from_ref(&root), true, &[]);
+    let found: Vec<String> = found.iter().map(|d| rel(d)).collect();
+    // live/legacy is only an include parent; nothing under .terragrunt-cache counts.
+    assert_eq!(
+        found,
+        [
+            "live/app",
+            "live/broken",
+            "live/cached",
+            "live/db",
+            "live/exposed",
+            "live/git",
+            "live/legacy/child",
+            "live/plain",
+            "live/relative",
+            "live/unsupported",
+        ]
+    );
+
+    let ignore = [regex::Regex::new("^live/(git|broken)$").unwrap()];
+    let found = find_units(std::slice::from_ref(&root), true, &ignore);
+    assert_eq!(found.len(), 8);
+
+    // Named explicitly, a parent is a unit by the user's say-so.
+    let legacy = root.join("live/legacy");
+    assert_eq!(
+        find_units(std::slice::from_ref(&legacy), false, &[]),
+        [legacy]
+    );
+    assert!(find_units(&[root.join("modules/vpc")], false, &[]).is_empty());
+}
+
+/// Every path function, evaluated for live/app both in the unit itself and in root.hcl
+/// included by it.
+#[test]
+fn functions_answer_for_the_unit() {
+    let repo_abs = paths::absolute(&repo());
+    let unit_dir = repo_abs.join("live/app");
+    let root_hcl = ResolvedInclude {
+        label: "root".into(),
+        path: repo_abs.join("live/root.hcl"),
+    };
+    let text = r#"
+locals {
+  tg_dir    = get_terragrunt_dir()
+  orig_dir  = get_original_terragrunt_dir()
+  parent    = get_parent_terragrunt_dir()
+  repo      = get_repo_root()
+  from_repo = get_path_from_repo_root()
+  to_repo   = get_path_to_repo_root()
+  to_inc    = path_relative_to_include()
+  from_inc  = path_relative_from_include()
+  root      = find_in_parent_folders("root.hcl")
+  fallback  = find_in_parent_folders("nope.hcl", "none")
+  common    = read_terragrunt_config("../_common/vpc.hcl").locals.unit_name
+  fmt       = format("%s//%s", "a", lower("VPC"))
+  joined    = join("/", split(",", "x,y"))
+  base      = "${basename("/a/b/")}:${dirname("a/b/c")}:${trimsuffix(trimprefix(trimspace(" xay "), "x"), "y")}"
+  swapped   = replace(upper("ab"), "A", "z")
+}
+"#;
+    let file = parse_text(&unit_dir.join("terragrunt.hcl"), text).unwrap();
+    let r = paths::slash(&repo_abs);
+    let eval_in = |includes: Includes| {
+        let scope = Scope {
+            config_path: unit_dir.join("terragrunt.hcl"),
+            unit_dir: unit_dir.clone(),
+            repo_root: repo_abs.clone(),
+            includes,
+        };
+        let locals = with_scope(scope, || Locals::evaluate(&file.locals, &[]));
+        assert!(locals.failed.is_empty(), "{:?}", locals.failed);
+        let mut got: Vec<(String, String)> = locals
+            .values
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect();
+        got.sort();
+        got
+    };
+    let expected = |to_inc: &str, from_inc: &str, parent: &str| {
+        let mut want: Vec<(String, String)> = [
+            ("tg_dir", format!("{r}/live/app")),
+            ("orig_dir", format!("{r}/live/app")),
+            ("parent", parent.to_string()),
+            ("repo", r.clone()),
+            ("from_repo", "live/app".into()),
+            ("to_repo", "../..".into()),
+            ("to_inc", to_inc.into()),
+            ("from_inc", from_inc.into()),
+            ("root", format!("{r}/live/root.hcl")),
+            ("fallback", "none".into()),
+            // read_terragrunt_config evaluates the file as its own config path.
+            ("common", "_common".into()),
+            ("fmt", "a//vpc".into()),
+            ("joined", "x/y".into()),
+            ("base", "b:a/b:a".into()),
+            ("swapped", "zB".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        want.sort();
+        want
+    };
+    // In root.hcl for live/app, and in live/app with its one include: the same answers.
+    let in_parent = expected("app", "..", &format!("{r}/live"));
+    assert_eq!(eval_in(Includes::Original(root_hcl.clone())), in_parent);
+    assert_eq!(eval_in(Includes::Current(vec![root_hcl])), in_parent);
+    // Without includes the include functions answer for the unit itself.
+    assert_eq!(
+        eval_in(Includes::Current(Vec::new())),
+        expected(".", ".", &format!("{r}/live/app"))
+    );
+
+    // An unknown function is named, also inside a template.
+    for text in [r#"get_env("X")"#, r#""${get_env("X")}//vpc""#] {
+        let expr: hcl::Expression = text.parse().unwrap();
+        assert_eq!(
+            evaluate(&expr, &context(&[])),
+            Err(eval::EvalFailure::UnsupportedFunction("get_env".into())),
+            "{text}"
+        );
+    }
+
+    // Outside any scope, functions fail instead of guessing.
+    let expr: hcl::Expression = "get_repo_root()".parse().unwrap();
+    assert!(evaluate(&expr, &context(&[])).is_err());
+}
+
+#[test]
+fn repo_root_is_found_upward() {
+    let tmp = tempfile::tempdir().unwrap();
+    let unit = tmp.path().join("live/prod/app");
+    std::fs::create_dir_all(&unit).unwrap();
+    assert_eq!(find_repo_root(&unit), normalize_path(&unit));
+    std::fs::create_dir_all(tmp.path().join(".git")).unwrap();
+    assert_eq!(find_repo_root(&unit), normalize_path(tmp.path()));
+}
+
+/// A relative unit path gives relative module paths, so they match plain discovery's.
+#[test]
+fn paths_keep_the_callers_style() {
+    let cwd = std::env::current_dir().unwrap();
+    let Ok(rel_unit) = repo()
+        .join("live/relative")
+        .strip_prefix(&cwd)
+        .map(Path::to_path_buf)
+    else {
+        return; // tests not run from the crate directory
+    };
+    let config = load_unit(&rel_unit, &repo()).unwrap();
+    assert_eq!(
+        config.source,
+        UnitSource::Local(PathBuf::from("testdata/terragrunt/repo/modules/vpc"))
+    );
+}

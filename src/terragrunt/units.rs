@@ -1,0 +1,118 @@
+//! Finding Terragrunt units under the given paths.
+//!
+//! The walk is the one of [`crate::discover`]: symbolic links to directories are not
+//! followed, dot-directories (`.git`, `.terraform`, `.terragrunt-cache`, …) and
+//! directories matching an ignore regex (against the path relative to the given root or
+//! the full walked path, `/`-separated) are pruned, the given root is never pruned.
+//!
+//! Every directory holding `terragrunt.hcl` is a candidate. Terragrunt itself treats all
+//! of them as units (a root `terragrunt.hcl` needs `skip = true` to stay out of
+//! `run-all`), but a lock file for a file that only exists to be included would be noise,
+//! so tfsum leaves out a candidate that is an **include parent**: its `terragrunt.hcl` is
+//! the `include` target of another candidate, it sets no `terraform.source`, and its
+//! directory holds no `.tf` files — nothing Terraform could run. `root.hcl`, `env.hcl` and
+//! other names are never units. Without `recursive` every given directory holding
+//! `terragrunt.hcl` is a unit, by the user's say-so.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use walkdir::WalkDir;
+
+use super::eval::{with_scope, Includes, Scope};
+use super::parse::parse_file;
+use super::paths::{absolute, slash};
+use super::source::has_config_files;
+use super::{find_repo_root, include_setting, is_unit, UNIT_FILE_NAME};
+use crate::discover::normalize_path;
+
+/// The unit directories under `paths`, sorted, lexically normalised, in the style given.
+/// Unreadable directories are passed over silently: [`crate::discover::discover`] walks
+/// the same tree and reports them.
+pub fn find_units(paths: &[PathBuf], recursive: bool, ignore: &[Regex]) -> Vec<PathBuf> {
+    let mut candidates = BTreeSet::new();
+    for root in paths {
+        if !recursive {
+            if is_unit(root) {
+                candidates.insert(normalize_path(root));
+            }
+            continue;
+        }
+        let walker = WalkDir::new(root)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|entry| {
+                entry.depth() == 0
+                    || !entry.file_type().is_dir()
+                    || !pruned(root, entry.path(), ignore)
+            });
+        for entry in walker.flatten() {
+            if entry.file_name() == UNIT_FILE_NAME && entry.path().is_file() {
+                if let Some(dir) = entry.path().parent() {
+                    candidates.insert(normalize_path(dir));
+                }
+            }
+        }
+    }
+    if !recursive {
+        return candidates.into_iter().collect();
+    }
+    let included: BTreeSet<PathBuf> = candidates.iter().flat_map(|d| include_targets(d)).collect();
+    candidates
+        .into_iter()
+        .filter(|dir| !is_include_parent(dir, &included))
+        .collect()
+}
+
+fn is_include_parent(dir: &Path, included: &BTreeSet<PathBuf>) -> bool {
+    let file = dir.join(UNIT_FILE_NAME);
+    if !included.contains(&absolute(&file)) || has_config_files(dir) {
+        return false;
+    }
+    // A file that does not parse is kept as a unit, so that its error is reported.
+    parse_file(&file).is_ok_and(|f| f.source.is_none())
+}
+
+/// The absolute paths a unit's include blocks point at. A unit whose includes cannot be
+/// evaluated contributes none; loading it reports why.
+fn include_targets(dir: &Path) -> Vec<PathBuf> {
+    let Ok(file) = parse_file(&dir.join(UNIT_FILE_NAME)) else {
+        return Vec::new();
+    };
+    let unit_abs = absolute(dir);
+    let scope = Scope {
+        config_path: unit_abs.join(UNIT_FILE_NAME),
+        unit_dir: unit_abs.clone(),
+        repo_root: absolute(&find_repo_root(dir)),
+        includes: Includes::Current(Vec::new()),
+    };
+    with_scope(scope, || {
+        file.includes
+            .iter()
+            .filter_map(|decl| include_setting(&file, decl, &unit_abs).ok())
+            .map(|setting| setting.resolved.path)
+            .collect()
+    })
+}
+
+/// Whether the walk prunes `path` (below `root`): a dot-directory or an ignore match.
+/// Mirrors `discover`'s rule, so units and modules are found under the same directories.
+fn pruned(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
+    let hidden = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.'));
+    if hidden {
+        return true;
+    }
+    if ignore.is_empty() {
+        return false;
+    }
+    let relative = path.strip_prefix(root).map(slash).unwrap_or_default();
+    let full = slash(path).replace("//", "/");
+    ignore
+        .iter()
+        .any(|re| re.is_match(&relative) || re.is_match(&full))
+}

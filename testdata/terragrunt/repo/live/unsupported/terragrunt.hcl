@@ -1,0 +1,7 @@
+locals {
+  modules = get_env("MODULES_DIR", "../../modules")
+}
+
+terraform {
+  source = "${local.modules}//vpc"
+}

@@ -1,0 +1,5 @@
+resource "random_pet" "name" {}
+
+module "net" {
+  source = "../net"
+}

@@ -1,0 +1,3 @@
+resource "tls_private_key" "db" {
+  algorithm = "ED25519"
+}
