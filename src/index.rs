@@ -30,6 +30,7 @@ use crate::hash::signature::{verify_sums, SigningKey};
 use crate::hash::sums::ShaSums;
 use crate::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
 use crate::hash::Hash;
+use crate::progress::Progress;
 use crate::registry::{retry, PackageMeta, RegistryClient, RegistryError};
 use crate::version::Version;
 
@@ -70,14 +71,21 @@ pub struct HashIndex {
     jobs: Arc<Semaphore>,
     hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
     stats: std::sync::Mutex<IndexStats>,
+    progress: Arc<dyn Progress>,
 }
 
 impl HashIndex {
     /// `client` is `None` when running offline.
-    pub fn new(client: Option<RegistryClient>, cache: Cache, options: IndexOptions) -> HashIndex {
+    pub fn new(
+        client: Option<RegistryClient>,
+        cache: Cache,
+        options: IndexOptions,
+        progress: Arc<dyn Progress>,
+    ) -> HashIndex {
         HashIndex {
             client,
             cache,
+            progress,
             jobs: Arc::new(Semaphore::new(options.jobs.max(1))),
             options,
             hosts: Mutex::new(HashMap::new()),
@@ -120,6 +128,7 @@ impl HashIndex {
         let hits = (platforms.len() - missing.len()) as u64;
         self.bump(|s| s.packages_from_cache += hits);
         if let (Some(sums), true) = (&cached_sums, missing.is_empty()) {
+            self.progress.cache_hit(&format!("{provider} {version}"));
             return Ok(finish(&entries, sums));
         }
         let client = match (&self.client, self.options.offline) {
@@ -180,10 +189,10 @@ impl HashIndex {
                 .filter(|(p, _)| missing.contains(p))
                 .map(|(platform, meta)| async move {
                     verify_listed(sums_ref, meta).map_err(|reason| err(Some(platform), reason))?;
-                    let entry = self
-                        .download(client, provider, meta)
-                        .await
-                        .map_err(|reason| err(Some(platform), reason))?;
+                    let label = format!("{provider} {version} {platform}");
+                    let result = self.download(client, provider, meta, &label).await;
+                    self.progress.download_finished(&label, result.is_ok());
+                    let entry = result.map_err(|reason| err(Some(platform), reason))?;
                     self.cache.put_platform(provider, v, platform, &entry);
                     Ok::<_, PackageError>(entry)
                 });
@@ -249,6 +258,7 @@ impl HashIndex {
         client: &RegistryClient,
         provider: &ProviderAddr,
         meta: &PackageMeta,
+        label: &str,
     ) -> Result<PlatformEntry, String> {
         let _job = self
             .jobs
@@ -261,7 +271,7 @@ impl HashIndex {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match self.download_once(client, &meta.download_url).await {
+            match self.download_once(client, &meta.download_url, label).await {
                 Ok(hashed) => {
                     if hashed.sha256 != meta.shasum {
                         return Err(format!(
@@ -298,8 +308,9 @@ impl HashIndex {
         &self,
         client: &RegistryClient,
         url: &Url,
+        label: &str,
     ) -> Result<ZipHashes, DownloadError> {
-        let (_len, stream) = client
+        let (len, stream) = client
             .get_stream(url)
             .await
             .map_err(DownloadError::from_registry)?;
@@ -314,11 +325,13 @@ impl HashIndex {
                 &limits,
             )
         });
+        self.progress.download_started(label, len);
         let mut stream = std::pin::pin!(stream);
         let mut stream_error = None;
         while let Some(chunk) = stream.next().await {
             match chunk {
                 Ok(bytes) => {
+                    self.progress.download_progress(label, bytes.len() as u64);
                     if tx.send(bytes).await.is_err() {
                         break; // the hasher stopped early: its error explains why
                     }

@@ -25,6 +25,7 @@ pub mod hash;
 pub mod index;
 pub mod lock;
 pub mod lockfile;
+pub mod progress;
 pub mod registry;
 pub mod report;
 pub mod resolve;

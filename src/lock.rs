@@ -1,5 +1,5 @@
 //! The `lock` command: runs the pipeline discover → load → resolve → hash → write over
-//! every root module and reports one outcome per root.
+//! every root module (and Terragrunt unit) and reports one outcome per root.
 //!
 //! A failure in one root (bad configuration, a broken lock file, no matching version, a
 //! package that does not verify) fails that root only; every other root is still
@@ -15,17 +15,23 @@ use std::time::{Duration, Instant};
 use crate::addr::{Platform, ProviderAddr};
 use crate::cache::Cache;
 use crate::config::{self, tree, ConfigError, Module};
-use crate::discover;
+use crate::diff;
+use crate::discover::{self, normalize_path};
 use crate::hash::Hash;
 use crate::index::{HashIndex, IndexOptions, IndexStats, PackageError};
 use crate::lockfile::{self, Flavor, LockFile};
+use crate::progress::Progress;
 use crate::registry::RegistryClient;
 use crate::resolve::{self, ProviderReqs};
+use crate::terragrunt::{self, UnitConfig};
 use crate::version::Version;
 use crate::write::{self, WriteOutcome, LOCK_FILE_NAME};
 
 /// Everything the `lock` command needs, already validated by the CLI layer.
 pub struct LockOptions {
+    /// Directories to lock or search. A path naming a *file* switches to changed-files
+    /// mode (what pre-commit passes): the roots under the current directory whose
+    /// configuration contains one of the files are locked, and no others.
     pub paths: Vec<PathBuf>,
     pub recursive: bool,
     pub ignore: Vec<regex::Regex>,
@@ -39,18 +45,55 @@ pub struct LockOptions {
     pub index: IndexOptions,
     /// `None` when offline.
     pub client: Option<RegistryClient>,
+    /// Write nothing; report what would change, with a diff.
+    pub check: bool,
+    pub progress: Arc<dyn Progress>,
 }
 
-/// The outcome for one root module.
-#[derive(Debug)]
+/// What happened to one root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The lock file was written (in check mode: would be) for the first time.
+    Created,
+    /// The lock file was (would be) replaced.
+    Updated,
+    Unchanged,
+    /// Not attempted, for a reason given in the detail (a Terragrunt unit whose remote
+    /// source has not been downloaded).
+    Skipped,
+    Failed,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Created => "created",
+            Outcome::Updated => "updated",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// The outcome for one root module or Terragrunt unit.
+#[derive(Debug, Clone)]
 pub struct RootReport {
+    /// The directory holding the lock file.
     pub dir: PathBuf,
-    pub result: Result<WriteOutcome, String>,
+    /// True for a Terragrunt unit.
+    pub unit: bool,
+    pub outcome: Outcome,
+    /// Why it failed or was skipped.
+    pub detail: Option<String>,
+    /// In check mode, a unified diff from the current to the expected lock file.
+    pub diff: Option<String>,
 }
 
 /// The outcome of a whole run.
 #[derive(Debug)]
 pub struct RunReport {
+    pub check: bool,
     pub roots: Vec<RootReport>,
     pub warnings: Vec<String>,
     pub stats: IndexStats,
@@ -58,8 +101,23 @@ pub struct RunReport {
 }
 
 impl RunReport {
+    pub fn count(&self, outcome: Outcome) -> usize {
+        self.roots.iter().filter(|r| r.outcome == outcome).count()
+    }
+
     pub fn failed(&self) -> usize {
-        self.roots.iter().filter(|r| r.result.is_err()).count()
+        self.count(Outcome::Failed)
+    }
+
+    /// Whether the run should exit non-zero: a root failed, or (in check mode) a lock
+    /// file is missing or out of date.
+    pub fn is_failure(&self) -> bool {
+        self.failed() > 0
+            || (self.check
+                && self
+                    .roots
+                    .iter()
+                    .any(|r| matches!(r.outcome, Outcome::Created | Outcome::Updated)))
     }
 }
 
@@ -68,59 +126,81 @@ impl RunReport {
 pub enum FatalError {
     #[error(transparent)]
     Discover(#[from] discover::DiscoverError),
+    #[error("{0}: no such file or directory")]
+    NotFound(PathBuf),
 }
 
 /// A root as it moves through the stages; `failed` ends its journey early.
 struct Root {
     dir: PathBuf,
+    unit: Option<UnitConfig>,
     flavor: Flavor,
     old_bytes: Option<Vec<u8>>,
     old: Option<LockFile>,
     reqs: BTreeMap<ProviderAddr, ProviderReqs>,
+    /// Every module directory of the root's configuration (for changed-files mode).
+    modules: Vec<PathBuf>,
     selected: BTreeMap<ProviderAddr, Version>,
     failed: Option<String>,
+    skipped: Option<String>,
+}
+
+impl Root {
+    fn new(dir: &Path, flavor: Flavor) -> Root {
+        Root {
+            dir: dir.to_path_buf(),
+            unit: None,
+            flavor,
+            old_bytes: None,
+            old: None,
+            reqs: BTreeMap::new(),
+            modules: Vec::new(),
+            selected: BTreeMap::new(),
+            failed: None,
+            skipped: None,
+        }
+    }
+
+    fn active(&self) -> bool {
+        self.failed.is_none() && self.skipped.is_none()
+    }
 }
 
 pub async fn run(options: LockOptions) -> Result<RunReport, FatalError> {
     let started = Instant::now();
     let mut warnings = Vec::new();
+    let mut loader = Loader::default();
 
     // discover + load
-    let discovery = discover::discover(&options.paths, options.recursive, &options.ignore)?;
-    warnings.extend(
-        discovery
-            .warnings
-            .iter()
-            .map(|w| format!("{}: {}", w.path.display(), w.message)),
-    );
-    let dirs = discovery.dirs;
-    let mut loader = Loader::default();
-    let root_dirs: Vec<PathBuf> = if options.recursive {
-        // Root detection needs every module's calls. Directories that fail to load stay
-        // candidates, so their failure is reported instead of silently dropped.
-        let mut loaded = Vec::new();
-        let mut unloadable = Vec::new();
-        for dir in &dirs {
-            let host =
-                detect_flavor(dir, read_lock(dir).ok().flatten().as_deref()).default_registry();
-            match loader.load(dir, host) {
-                Ok(module) => loaded.push((dir.clone(), module)),
-                Err(_) => unloadable.push(dir.clone()),
-            }
-        }
-        tree::find_roots(&loaded, &unloadable)
-    } else {
-        dirs.clone()
+    let changed_files = changed_files(&options.paths)?;
+    let (search, recursive) = match &changed_files {
+        Some(_) => (vec![PathBuf::from(".")], true),
+        None => (options.paths.clone(), options.recursive),
     };
+    let (module_roots, unit_dirs) =
+        find_all_roots(&search, recursive, &options, &mut loader, &mut warnings)?;
 
-    let mut roots: Vec<Root> = root_dirs
-        .iter()
-        .map(|dir| prepare_root(dir, &options, &mut loader, &mut warnings))
-        .collect();
+    let mut roots: Vec<Root> = Vec::new();
+    for dir in &module_roots {
+        roots.push(prepare_root(
+            dir,
+            None,
+            &options,
+            &mut loader,
+            &mut warnings,
+        ));
+    }
+    for dir in &unit_dirs {
+        roots.push(prepare_unit(dir, &options, &mut loader, &mut warnings));
+    }
+    if let Some(files) = &changed_files {
+        roots.retain(|root| affected_by(root, files));
+    }
+    roots.sort_by(|a, b| a.dir.cmp(&b.dir));
 
     // resolve: fetch each needed version list once, then select per root.
     let mut wanted_lists: BTreeSet<ProviderAddr> = BTreeSet::new();
-    for root in roots.iter().filter(|r| r.failed.is_none()) {
+    for root in roots.iter().filter(|r| r.active()) {
         for (addr, reqs) in &root.reqs {
             let locked = root.old.as_ref().and_then(|l| l.providers.get(addr));
             if resolve::needs_version_list(reqs, locked.map(|l| &l.version), options.upgrade) {
@@ -129,13 +209,13 @@ pub async fn run(options: LockOptions) -> Result<RunReport, FatalError> {
         }
     }
     let lists = fetch_version_lists(&options, wanted_lists, &mut warnings).await;
-    for root in roots.iter_mut().filter(|r| r.failed.is_none()) {
+    for root in roots.iter_mut().filter(|r| r.active()) {
         select_versions(root, &lists, options.upgrade);
     }
 
     // hash: every unique package once.
     let mut packages: BTreeSet<(ProviderAddr, Version)> = BTreeSet::new();
-    for root in roots.iter().filter(|r| r.failed.is_none()) {
+    for root in roots.iter().filter(|r| r.active()) {
         for (addr, v) in &root.selected {
             packages.insert((addr.clone(), v.clone()));
         }
@@ -144,15 +224,14 @@ pub async fn run(options: LockOptions) -> Result<RunReport, FatalError> {
         options.client.clone(),
         options.cache.clone(),
         options.index.clone(),
+        options.progress.clone(),
     );
     let platforms = &options.platforms;
     let results = futures::future::join_all(packages.iter().map(|(addr, v)| {
         let index = &index;
         async move {
-            (
-                (addr.clone(), v.clone()),
-                index.package_hashes(addr, v, platforms).await,
-            )
+            let hashes = index.package_hashes(addr, v, platforms).await;
+            ((addr.clone(), v.clone()), hashes)
         }
     }))
     .await;
@@ -162,21 +241,132 @@ pub async fn run(options: LockOptions) -> Result<RunReport, FatalError> {
     // write
     let mut reports = Vec::new();
     for root in roots {
-        let result = match root.failed {
-            Some(reason) => Err(reason),
-            None => write_root(&root, &hashes),
-        };
-        reports.push(RootReport {
-            dir: root.dir,
-            result,
-        });
+        let report = finish_root(&root, &hashes, options.check);
+        options
+            .progress
+            .root_done(&report.dir, report.outcome.as_str());
+        reports.push(report);
     }
     Ok(RunReport {
+        check: options.check,
         roots: reports,
         warnings,
         stats: index.stats(),
         elapsed: started.elapsed(),
     })
+}
+
+/// The files among `paths`, if any path names a file (changed-files mode). Mixing
+/// files and directories is allowed: a directory then stands for the files in it.
+fn changed_files(paths: &[PathBuf]) -> Result<Option<Vec<PathBuf>>, FatalError> {
+    let mut any_file = false;
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(meta) => any_file |= meta.is_file(),
+            // A deleted file is a change too (pre-commit passes it when a file is removed).
+            Err(_) if path.extension().is_some() => any_file = true,
+            Err(_) => return Err(FatalError::NotFound(path.clone())),
+        }
+    }
+    Ok(any_file.then(|| {
+        paths
+            .iter()
+            .map(|p| {
+                let p = normalize_path(p);
+                if p.is_dir() {
+                    p.join(LOCK_FILE_NAME)
+                } else {
+                    p
+                }
+            })
+            .collect()
+    }))
+}
+
+/// Whether a changed file belongs to the root's configuration: a file in one of its
+/// module directories, its lock file, or its Terragrunt unit.
+fn affected_by(root: &Root, files: &[PathBuf]) -> bool {
+    let root_dir = normalize_path(&root.dir);
+    files.iter().any(|file| {
+        let dir = normalize_path(file.parent().unwrap_or(Path::new(".")));
+        dir == root_dir || root.modules.iter().any(|m| normalize_path(m) == dir)
+    })
+}
+
+/// Every root module and Terragrunt unit below `paths`.
+fn find_all_roots(
+    paths: &[PathBuf],
+    recursive: bool,
+    options: &LockOptions,
+    loader: &mut Loader,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), FatalError> {
+    for path in paths {
+        if !path.exists() {
+            return Err(FatalError::NotFound(path.clone()));
+        }
+    }
+    let units: Vec<PathBuf> = terragrunt::find_units(paths, recursive, &options.ignore);
+    let unit_set: BTreeSet<PathBuf> = units.iter().map(|u| normalize_path(u)).collect();
+    let module_paths: Vec<PathBuf> = if recursive {
+        paths.to_vec()
+    } else {
+        // An explicitly named unit is not also a plain module root.
+        paths
+            .iter()
+            .filter(|p| !unit_set.contains(&normalize_path(p)))
+            .cloned()
+            .collect()
+    };
+    if module_paths.is_empty() {
+        return Ok((Vec::new(), units));
+    }
+    let discovery = discover::discover(&module_paths, recursive, &options.ignore)?;
+    warnings.extend(
+        discovery
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {}", w.path.display(), w.message)),
+    );
+    if !recursive {
+        return Ok((discovery.dirs, units));
+    }
+    // Root detection needs every module's calls. Directories that fail to load stay
+    // candidates, so their failure is reported instead of silently dropped.
+    let mut loaded = Vec::new();
+    let mut unloadable = Vec::new();
+    for dir in &discovery.dirs {
+        let flavor = options
+            .flavor
+            .unwrap_or_else(|| detect_flavor(dir, read_lock(dir).ok().flatten().as_deref()));
+        match loader.load(dir, flavor.default_registry()) {
+            Ok(module) => loaded.push((dir.clone(), module)),
+            Err(_) => unloadable.push(dir.clone()),
+        }
+    }
+    // Units own their directory's lock file, and the modules they use as sources are
+    // not roots of their own unless they say so (a lock file or a backend).
+    let mut unit_sources = BTreeSet::new();
+    for unit in &units {
+        if let Ok(config) = terragrunt::load_unit(unit, &terragrunt::find_repo_root(unit)) {
+            unit_sources.insert(normalize_path(config.module_dir()));
+        }
+    }
+    let roots = tree::find_roots(&loaded, &unloadable)
+        .into_iter()
+        .filter(|dir| {
+            let dir_n = normalize_path(dir);
+            if unit_set.contains(&dir_n) {
+                return false;
+            }
+            if unit_sources.contains(&dir_n) {
+                let has_backend = loaded.iter().any(|(d, m)| d == dir && m.has_backend);
+                return dir.join(LOCK_FILE_NAME).exists() || has_backend;
+            }
+            true
+        })
+        .collect();
+    Ok((roots, units))
 }
 
 /// Parses each module directory once per default registry host (a module shared by a
@@ -208,51 +398,58 @@ fn read_lock(dir: &Path) -> std::io::Result<Option<Vec<u8>>> {
     }
 }
 
-/// Reads the old lock file, decides the flavor and gathers the module tree's
-/// requirements.
-fn prepare_root(
-    dir: &Path,
-    options: &LockOptions,
-    loader: &mut Loader,
-    warnings: &mut Vec<String>,
-) -> Root {
-    let mut root = Root {
-        dir: dir.to_path_buf(),
-        flavor: options.flavor.unwrap_or(Flavor::Terraform),
-        old_bytes: None,
-        old: None,
-        reqs: BTreeMap::new(),
-        selected: BTreeMap::new(),
-        failed: None,
-    };
-    let lock_path = dir.join(LOCK_FILE_NAME);
-    match read_lock(dir) {
+/// Reads the old lock file and decides the flavor; `false` means the root failed.
+fn read_old_lock(root: &mut Root, options: &LockOptions) -> bool {
+    let lock_path = root.dir.join(LOCK_FILE_NAME);
+    match read_lock(&root.dir) {
         Ok(bytes) => root.old_bytes = bytes,
         Err(e) => {
             root.failed = Some(format!("{}: {e}", lock_path.display()));
-            return root;
+            return false;
         }
     }
     if options.flavor.is_none() {
-        root.flavor = detect_flavor(dir, root.old_bytes.as_deref());
+        root.flavor = detect_flavor(&root.dir, root.old_bytes.as_deref());
     }
-    let host = root.flavor.default_registry();
     if let Some(bytes) = &root.old_bytes {
         let parsed = std::str::from_utf8(bytes)
             .map_err(|_| "not valid UTF-8".to_string())
-            .and_then(|text| lockfile::parse(text, host).map_err(|e| e.to_string()));
+            .and_then(|text| {
+                lockfile::parse(text, root.flavor.default_registry()).map_err(|e| e.to_string())
+            });
         match parsed {
             Ok(lock) => root.old = Some(lock),
             Err(e) => {
                 root.failed = Some(format!(
-                    "{}: {e} (the file was left untouched)",
+                    "{}: {e}\n(the lock file was left untouched)",
                     lock_path.display()
                 ));
-                return root;
+                return false;
             }
         }
     }
-    let tree = tree::module_tree_requirements(dir, |d: &Path| loader.load(d, host));
+    true
+}
+
+/// A plain root module: its lock file and its module tree's requirements.
+fn prepare_root(
+    dir: &Path,
+    unit: Option<UnitConfig>,
+    options: &LockOptions,
+    loader: &mut Loader,
+    warnings: &mut Vec<String>,
+) -> Root {
+    let mut root = Root::new(dir, options.flavor.unwrap_or(Flavor::Terraform));
+    root.modules.push(dir.to_path_buf());
+    if !read_old_lock(&mut root, options) {
+        return root;
+    }
+    let host = root.flavor.default_registry();
+    let tree = match &unit {
+        Some(unit) => terragrunt::unit_requirements(unit, host, |d: &Path| loader.load(d, host)),
+        None => tree::module_tree_requirements(dir, |d: &Path| loader.load(d, host)),
+    };
+    root.unit = unit;
     let tree = match tree {
         Ok(tree) => tree,
         Err(e) => {
@@ -261,11 +458,40 @@ fn prepare_root(
         }
     };
     warnings.extend(tree.warnings.iter().map(|w| w.to_string()));
+    root.modules.extend(tree.modules.iter().cloned());
     match resolve::collect(&tree.requirements) {
         Ok(reqs) => root.reqs = reqs,
         Err(e) => root.failed = Some(e.to_string()),
     }
     root
+}
+
+/// A Terragrunt unit: its effective configuration is the source module with the
+/// unit's own and generated files laid over it; its lock file sits beside
+/// `terragrunt.hcl`.
+fn prepare_unit(
+    dir: &Path,
+    options: &LockOptions,
+    loader: &mut Loader,
+    warnings: &mut Vec<String>,
+) -> Root {
+    match terragrunt::load_unit(dir, &terragrunt::find_repo_root(dir)) {
+        Ok(unit) => {
+            let module_dir = unit.module_dir().to_path_buf();
+            let mut root = prepare_root(dir, Some(unit), options, loader, warnings);
+            root.modules.push(module_dir);
+            root
+        }
+        Err(e) => {
+            let mut root = Root::new(dir, options.flavor.unwrap_or(Flavor::Terraform));
+            if e.is_skip() {
+                root.skipped = Some(e.to_string());
+            } else {
+                root.failed = Some(e.to_string());
+            }
+            root
+        }
+    }
 }
 
 /// The flavor of a root without `--flavor`: the existing lock file's header decides,
@@ -309,24 +535,27 @@ async fn fetch_version_lists(
     };
     let fetches = wanted.into_iter().map(|addr| async move {
         if let Some(raw) = options.cache.versions(&addr, ttl) {
-            return (addr, Ok(raw));
+            return (addr, Ok((raw, Vec::new())));
         }
         let Some(client) = options.client.as_ref().filter(|_| !options.offline) else {
-            let msg = format!("offline and the cache holds no version list for {addr}");
+            let msg = format!("offline, and the cache holds no version list for {addr}");
             return (addr, Err(msg));
         };
         match client.versions(&addr).await {
             Ok(list) => {
                 let raw: Vec<String> = list.versions.iter().map(|v| v.version.clone()).collect();
                 options.cache.put_versions(&addr, &raw);
-                (addr, Ok(raw))
+                (addr, Ok((raw, list.warnings)))
             }
             Err(e) => (addr, Err(e.to_string())),
         }
     });
     let mut lists = HashMap::new();
     for (addr, raw) in futures::future::join_all(fetches).await {
-        let parsed = raw.map(|raw| {
+        let parsed = raw.map(|(raw, registry_warnings)| {
+            for w in registry_warnings {
+                warnings.push(format!("{addr}: the registry says: {w}"));
+            }
             let mut versions = Vec::new();
             for text in raw {
                 match Version::parse(&text) {
@@ -344,6 +573,7 @@ async fn fetch_version_lists(
 }
 
 fn select_versions(root: &mut Root, lists: &VersionLists, upgrade: bool) {
+    let mut errors = Vec::new();
     for (addr, reqs) in &root.reqs {
         let locked = root
             .old
@@ -353,8 +583,8 @@ fn select_versions(root: &mut Root, lists: &VersionLists, upgrade: bool) {
         let available: &[Version] = match lists.get(addr) {
             Some(Ok(list)) => list,
             Some(Err(e)) => {
-                root.failed = Some(e.clone());
-                return;
+                errors.push(e.clone());
+                continue;
             }
             None => &[],
         };
@@ -362,20 +592,83 @@ fn select_versions(root: &mut Root, lists: &VersionLists, upgrade: bool) {
             Ok(v) => {
                 root.selected.insert(addr.clone(), v);
             }
-            Err(e) => {
-                root.failed = Some(e.to_string());
-                return;
-            }
+            Err(e) => errors.push(e.to_string()),
         }
+    }
+    if !errors.is_empty() {
+        root.failed = Some(errors.join("\n"));
     }
 }
 
-/// Builds the new lock file from the old one (spec §9 merge, plus `init`'s pruning of
-/// providers no longer required), renders it and writes it if it changed.
-fn write_root(
+fn finish_root(
     root: &Root,
     hashes: &HashMap<(ProviderAddr, Version), Result<BTreeSet<Hash>, PackageError>>,
-) -> Result<WriteOutcome, String> {
+    check: bool,
+) -> RootReport {
+    let mut report = RootReport {
+        dir: root.dir.clone(),
+        unit: root.unit.is_some(),
+        outcome: Outcome::Failed,
+        detail: None,
+        diff: None,
+    };
+    if let Some(reason) = &root.skipped {
+        report.outcome = Outcome::Skipped;
+        report.detail = Some(reason.clone());
+        return report;
+    }
+    if let Some(reason) = &root.failed {
+        report.detail = Some(reason.clone());
+        return report;
+    }
+    let content = match render_root(root, hashes) {
+        Ok(content) => content,
+        Err(reason) => {
+            report.detail = Some(reason);
+            return report;
+        }
+    };
+    let path = root.dir.join(LOCK_FILE_NAME);
+    let old = root.old_bytes.as_deref();
+    let written = if check {
+        Ok(write::compare(old, &content))
+    } else {
+        write::write_if_changed(&path, old, &content).map_err(|e| e.to_string())
+    };
+    match written {
+        Ok(outcome) => {
+            report.outcome = match outcome {
+                WriteOutcome::Created => Outcome::Created,
+                WriteOutcome::Updated => Outcome::Updated,
+                WriteOutcome::Unchanged => Outcome::Unchanged,
+            };
+            if check && outcome != WriteOutcome::Unchanged {
+                let label = path.display().to_string();
+                let label = label.strip_prefix("./").unwrap_or(&label);
+                let old_text = old.map(String::from_utf8_lossy).unwrap_or_default();
+                let old_label = match old {
+                    Some(_) => format!("a/{label}"),
+                    None => "/dev/null".to_string(),
+                };
+                report.diff = Some(diff::unified(
+                    &old_text,
+                    &content,
+                    &old_label,
+                    &format!("b/{label}"),
+                ));
+            }
+        }
+        Err(reason) => report.detail = Some(reason),
+    }
+    report
+}
+
+/// Builds the new lock file from the old one (spec §9 merge, plus `init`'s pruning of
+/// providers no longer required) and renders it.
+fn render_root(
+    root: &Root,
+    hashes: &HashMap<(ProviderAddr, Version), Result<BTreeSet<Hash>, PackageError>>,
+) -> Result<String, String> {
     let mut lock = LockFile {
         flavor: root.old.as_ref().map(|l| l.flavor).unwrap_or(root.flavor),
         providers: BTreeMap::new(),
@@ -408,11 +701,5 @@ fn write_root(
     if !errors.is_empty() {
         return Err(errors.join("\n"));
     }
-    let content = lock.render();
-    write::write_if_changed(
-        &root.dir.join(LOCK_FILE_NAME),
-        root.old_bytes.as_deref(),
-        &content,
-    )
-    .map_err(|e| e.to_string())
+    Ok(lock.render())
 }

@@ -108,6 +108,8 @@ fn lock_command(args: LockArgs) -> ExitCode {
             zip_limits: ZipLimits::default(),
         },
         client,
+        check: false,
+        progress: std::sync::Arc::new(tfsum::progress::NoProgress),
     };
     let report = match runtime.block_on(lock::run(options)) {
         Ok(report) => report,
@@ -118,7 +120,7 @@ fn lock_command(args: LockArgs) -> ExitCode {
         eprintln!("error: cannot write the report: {e}");
         return ExitCode::from(EXIT_FAILED);
     }
-    if report.failed() > 0 {
+    if report.is_failure() {
         ExitCode::from(EXIT_FAILED)
     } else {
         ExitCode::SUCCESS

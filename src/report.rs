@@ -2,40 +2,41 @@
 
 use std::io::Write;
 
-use crate::lock::RunReport;
+use crate::lock::{Outcome, RunReport};
 
-/// Writes the plain-text report: one line per root (`created`, `updated`, `unchanged`
-/// or `failed` with the reason indented below), then warnings, then a summary line.
+/// Writes the plain-text report: one line per root (`created`, `updated`,
+/// `unchanged`, `skipped` or `failed`, with the reason indented below; in check mode
+/// `would create`/`would update` and the diff), then warnings, then a summary line.
 pub fn print_text(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
     for root in &report.roots {
-        match &root.result {
-            Ok(outcome) => writeln!(out, "{:<9} {}", outcome.as_str(), root.dir.display())?,
-            Err(reason) => {
-                writeln!(out, "{:<9} {}", "failed", root.dir.display())?;
-                for line in reason.lines() {
-                    writeln!(out, "          {line}")?;
-                }
+        let word = match (report.check, root.outcome) {
+            (true, Outcome::Created) => "would create",
+            (true, Outcome::Updated) => "would update",
+            (_, outcome) => outcome.as_str(),
+        };
+        let kind = if root.unit { " (terragrunt unit)" } else { "" };
+        writeln!(out, "{word:<9} {}{kind}", root.dir.display())?;
+        if let Some(detail) = &root.detail {
+            for line in detail.lines() {
+                writeln!(out, "          {line}")?;
             }
+        }
+        if let Some(diff) = &root.diff {
+            out.write_all(diff.as_bytes())?;
         }
     }
     for warning in &report.warnings {
         writeln!(out, "warning: {warning}")?;
     }
-    let count = |name: &str| {
-        report
-            .roots
-            .iter()
-            .filter(|r| matches!(&r.result, Ok(o) if o.as_str() == name))
-            .count()
-    };
     let stats = &report.stats;
     writeln!(
         out,
-        "{} roots: {} created, {} updated, {} unchanged, {} failed; packages: {} downloaded ({} bytes), {} from cache; {:.2}s",
+        "{} roots: {} created, {} updated, {} unchanged, {} skipped, {} failed; packages: {} downloaded ({} bytes), {} from cache; {:.2}s",
         report.roots.len(),
-        count("created"),
-        count("updated"),
-        count("unchanged"),
+        report.count(Outcome::Created),
+        report.count(Outcome::Updated),
+        report.count(Outcome::Unchanged),
+        report.count(Outcome::Skipped),
         report.failed(),
         stats.packages_downloaded,
         stats.zip_bytes_downloaded,
