@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
@@ -28,8 +28,7 @@ use crate::addr::TERRAFORM_REGISTRY;
 use crate::diff;
 use crate::lockfile::{self, Flavor, LockFile, LockFileError};
 
-/// The name Terraform and OpenTofu give the dependency lock file (spec §1.1).
-pub const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
+pub use crate::lockfile::LOCK_FILE_NAME;
 
 /// What to format; the plain values the CLI turns `tfsum fmt [--check] [-r] [PATH]...` into.
 #[derive(Debug, Clone, Default)]
@@ -241,7 +240,7 @@ pub fn format_file(path: &Path, check: bool) -> Result<FmtOutcome, FmtError> {
         let diff = diff::unified(&old, &canonical, &old_label, &new_label);
         return Ok(FmtOutcome::WouldReformat { diff });
     }
-    write_atomically(path, canonical.as_bytes()).map_err(FmtError::Write)?;
+    crate::write::replace_file(path, canonical.as_bytes()).map_err(FmtError::Write)?;
     Ok(FmtOutcome::Reformatted)
 }
 
@@ -312,41 +311,6 @@ fn line_at(bytes: &[u8], offset: usize) -> usize {
         .filter(|&&b| b == b'\n')
         .count()
         + 1
-}
-
-/// Replaces `path` with `contents` so that a reader sees the old file or the new one,
-/// never a mix, and a crash leaves the old one: a temporary file in the same directory
-/// (a rename is only atomic within one file system), fsynced, given the old file's
-/// permissions, then renamed over the original. Terraform writes the same way
-/// (`replacefile.AtomicWriteFile`, spec §1.1). A symlink is resolved first, so its target
-/// is replaced and the link stays a link.
-fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let target = fs::canonicalize(path)?;
-    let dir = target.parent().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, "path has no parent directory")
-    })?;
-    let permissions = fs::metadata(&target)?.permissions();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tfsum-")
-        .tempfile_in(dir)?;
-    tmp.write_all(contents)?;
-    // After writing, so a read-only original (0444) still gets its content first.
-    tmp.as_file().set_permissions(permissions)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(&target).map_err(|e| e.error)?;
-    sync_directory(dir);
-    Ok(())
-}
-
-/// Makes the rename itself durable. Best effort: the file is already complete and in
-/// place, and some file systems refuse to fsync a directory.
-fn sync_directory(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(handle) = fs::File::open(dir) {
-        let _ = handle.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod discover;
 pub mod fmt;
 pub mod hash;
 pub mod index;
+pub mod interrupt;
 pub mod lock;
 pub mod lockfile;
 pub mod progress;

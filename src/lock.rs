@@ -168,6 +168,7 @@ impl Root {
 
 pub async fn run(options: LockOptions) -> Result<RunReport, FatalError> {
     let started = Instant::now();
+    crate::interrupt::install();
     let mut warnings = Vec::new();
     let mut loader = Loader::default();
 

@@ -10,8 +10,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The name Terraform and OpenTofu both use (spec §1.1).
-pub const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
+pub use crate::lockfile::LOCK_FILE_NAME;
 
 /// What happened to one root's lock file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +55,7 @@ pub fn write_if_changed(
 ) -> Result<WriteOutcome, WriteError> {
     let outcome = compare(old, content);
     if outcome != WriteOutcome::Unchanged {
-        atomic_write(path, content.as_bytes()).map_err(|source| WriteError {
+        replace_file(path, content.as_bytes()).map_err(|source| WriteError {
             path: path.to_path_buf(),
             source,
         })?;
@@ -64,24 +63,49 @@ pub fn write_if_changed(
     Ok(outcome)
 }
 
-fn atomic_write(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
+/// Replaces (or creates) `path` with `contents` so that a reader sees the old file or
+/// the new one, never a mix, and a crash leaves the old one: a temporary file in the
+/// same directory (a rename is only atomic within one file system), written, given the
+/// old file's permissions (0644 for a new file, as Terraform's `AtomicWriteFile`),
+/// fsynced, then renamed over the original, all under the interrupt guard. A symlink
+/// is resolved first, so its target is replaced and the link stays a link.
+pub fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let _guard = crate::interrupt::write_guard();
+    let target = match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => path.to_path_buf(),
+        Err(e) => return Err(e),
+    };
+    let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
     let mut tmp = tempfile::Builder::new()
         .prefix(".tfsum-")
         .suffix(".tmp")
         .tempfile_in(dir)?;
-    tmp.write_all(content)?;
-    tmp.as_file().sync_all()?;
+    tmp.write_all(contents)?;
+    // After writing, so a read-only original (0444) still gets its content first.
     match permissions {
         Some(p) => tmp.as_file().set_permissions(p)?,
         None => set_new_file_mode(tmp.as_file())?,
     }
-    tmp.persist(path).map_err(|e| e.error)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(&target).map_err(|e| e.error)?;
+    sync_directory(dir);
     Ok(())
+}
+
+/// Makes the rename itself durable. Best effort: the file is already complete and in
+/// place, and some file systems refuse to fsync a directory.
+fn sync_directory(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(handle) = std::fs::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 #[cfg(unix)]

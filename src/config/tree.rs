@@ -24,8 +24,7 @@ use super::{
 };
 use crate::discover::{is_config_file_name, normalize_path};
 
-/// The lock file name (spec §1.1).
-pub const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
+pub use crate::lockfile::LOCK_FILE_NAME;
 
 /// Something the tree walk could not follow; the root still gets a result, possibly
 /// missing the providers of the module named.

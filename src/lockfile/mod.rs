@@ -13,6 +13,10 @@ mod render;
 #[cfg(test)]
 mod tests;
 
+/// The file name Terraform and OpenTofu both use, in the root module directory
+/// (spec §1.1).
+pub const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::addr::{ProviderAddr, OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};

@@ -5,5 +5,6 @@ mod support;
 
 mod conformance;
 mod fake_registry;
+mod interrupt;
 mod oracle;
 mod tfsum;
