@@ -59,7 +59,7 @@ fn interrupt_during_downloads_leaves_no_partial_files() {
         let cli = scratch.path().join("cli.tfrc");
         registry.write_cli_config(&cli);
 
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tfsum"))
+        let child = Command::new(env!("CARGO_BIN_EXE_tfsum"))
             .args(["lock", "-r", "--platform", "linux_amd64,darwin_arm64", "."])
             .current_dir(repo.path())
             .env("TF_CLI_CONFIG_FILE", &cli)
