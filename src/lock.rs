@@ -23,7 +23,7 @@ use crate::lockfile::{self, Flavor, LockFile};
 use crate::progress::Progress;
 use crate::registry::RegistryClient;
 use crate::resolve::{self, ProviderReqs};
-use crate::terragrunt::{self, UnitConfig};
+use crate::terragrunt::{self, TerragruntError, UnitConfig};
 use crate::version::Version;
 use crate::write::{self, WriteOutcome, LOCK_FILE_NAME};
 
@@ -191,8 +191,14 @@ pub async fn run(options: LockOptions) -> Result<RunReport, FatalError> {
             &mut warnings,
         ));
     }
-    for dir in &unit_dirs {
-        roots.push(prepare_unit(dir, &options, &mut loader, &mut warnings));
+    for (dir, unit) in unit_dirs {
+        roots.push(prepare_unit(
+            &dir,
+            unit,
+            &options,
+            &mut loader,
+            &mut warnings,
+        ));
     }
     if let Some(files) = &changed_files {
         roots.retain(|root| affected_by(root, files));
@@ -294,6 +300,9 @@ fn affected_by(root: &Root, files: &[PathBuf]) -> bool {
     })
 }
 
+/// A Terragrunt unit directory and its configuration (or why it has none).
+type LoadedUnit = (PathBuf, Result<UnitConfig, TerragruntError>);
+
 /// Every root module and Terragrunt unit below `paths`.
 fn find_all_roots(
     paths: &[PathBuf],
@@ -301,14 +310,20 @@ fn find_all_roots(
     options: &LockOptions,
     loader: &mut Loader,
     warnings: &mut Vec<String>,
-) -> Result<(Vec<PathBuf>, Vec<PathBuf>), FatalError> {
+) -> Result<(Vec<PathBuf>, Vec<LoadedUnit>), FatalError> {
     for path in paths {
         if !path.exists() {
             return Err(FatalError::NotFound(path.clone()));
         }
     }
-    let units: Vec<PathBuf> = terragrunt::find_units(paths, recursive, &options.ignore);
-    let unit_set: BTreeSet<PathBuf> = units.iter().map(|u| normalize_path(u)).collect();
+    let units: Vec<LoadedUnit> = terragrunt::find_units(paths, recursive, &options.ignore)
+        .into_iter()
+        .map(|dir| {
+            let unit = terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir));
+            (dir, unit)
+        })
+        .collect();
+    let unit_set: BTreeSet<PathBuf> = units.iter().map(|(u, _)| normalize_path(u)).collect();
     let module_paths: Vec<PathBuf> = if recursive {
         paths.to_vec()
     } else {
@@ -347,12 +362,11 @@ fn find_all_roots(
     }
     // Units own their directory's lock file, and the modules they use as sources are
     // not roots of their own unless they say so (a lock file or a backend).
-    let mut unit_sources = BTreeSet::new();
-    for unit in &units {
-        if let Ok(config) = terragrunt::load_unit(unit, &terragrunt::find_repo_root(unit)) {
-            unit_sources.insert(normalize_path(config.module_dir()));
-        }
-    }
+    let unit_sources: BTreeSet<PathBuf> = units
+        .iter()
+        .filter_map(|(_, unit)| unit.as_ref().ok())
+        .map(|config| normalize_path(config.module_dir()))
+        .collect();
     let roots = tree::find_roots(&loaded, &unloadable)
         .into_iter()
         .filter(|dir| {
@@ -472,11 +486,12 @@ fn prepare_root(
 /// `terragrunt.hcl`.
 fn prepare_unit(
     dir: &Path,
+    unit: Result<UnitConfig, TerragruntError>,
     options: &LockOptions,
     loader: &mut Loader,
     warnings: &mut Vec<String>,
 ) -> Root {
-    match terragrunt::load_unit(dir, &terragrunt::find_repo_root(dir)) {
+    match unit {
         Ok(unit) => {
             let module_dir = unit.module_dir().to_path_buf();
             let mut root = prepare_root(dir, Some(unit), options, loader, warnings);
