@@ -6,4 +6,5 @@ mod support;
 mod conformance;
 mod fake_registry;
 mod oracle;
+mod resolution;
 mod tfsum;
