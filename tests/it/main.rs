@@ -7,4 +7,5 @@ mod conformance;
 mod fake_registry;
 mod oracle;
 mod resolution;
+mod terragrunt;
 mod tfsum;

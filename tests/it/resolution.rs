@@ -23,7 +23,7 @@ use crate::support::terraform;
 use crate::tfsum;
 
 /// The platforms every repository case locks.
-const PLATFORMS: &[&str] = &["linux_amd64", "darwin_arm64"];
+pub const PLATFORMS: &[&str] = &["linux_amd64", "darwin_arm64"];
 
 /// The platform `terraform init` runs on here (the oracle binary is linux_amd64).
 const INIT_PLATFORM: &str = "linux_amd64";
@@ -32,7 +32,7 @@ const LOCK: &str = ".terraform.lock.hcl";
 
 /// Versions chosen so that each constraint style picks something other than "newest":
 /// a prerelease newest for null and widget, a `!=`-excluded newest for aws.
-fn registry() -> FakeRegistry {
+pub fn registry() -> FakeRegistry {
     let mut builder = FakeRegistry::builder();
     let providers: &[(&str, &str, &[&str])] = &[
         (
@@ -65,7 +65,7 @@ fn registry() -> FakeRegistry {
 
 /// A CLI configuration sending both the fake's own host and `registry.terraform.io`
 /// (implied providers, sources without a host) to the fake registry.
-fn write_cli_config(registry: &RegistryHandle, path: &Path) {
+pub fn write_cli_config(registry: &RegistryHandle, path: &Path) {
     let mut text = registry.cli_config();
     text.push_str(&format!(
         "host \"registry.terraform.io\" {{\n  services = {{\n    \"providers.v1\" = \"{}\"\n  }}\n}}\n",
@@ -144,7 +144,7 @@ impl Repo {
     }
 }
 
-fn collect_lock_dirs(base: &Path, dir: &Path, found: &mut Vec<String>) {
+pub fn collect_lock_dirs(base: &Path, dir: &Path, found: &mut Vec<String>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries {
         let path = entry.unwrap().path();
@@ -158,7 +158,7 @@ fn collect_lock_dirs(base: &Path, dir: &Path, found: &mut Vec<String>) {
 }
 
 /// The `provider "ADDR" { … }` block of `lock`, for focused assertions.
-fn provider_block<'a>(lock: &'a str, addr: &str) -> &'a str {
+pub fn provider_block<'a>(lock: &'a str, addr: &str) -> &'a str {
     let start = lock
         .find(&format!("provider \"{addr}\" {{"))
         .unwrap_or_else(|| panic!("no block for {addr} in:\n{lock}"));
@@ -169,7 +169,7 @@ fn provider_block<'a>(lock: &'a str, addr: &str) -> &'a str {
 }
 
 /// The provider addresses and versions of a lock file, in file order.
-fn providers_and_versions(lock: &str) -> Vec<(String, String)> {
+pub fn providers_and_versions(lock: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut current = None;
     for line in lock.lines() {
