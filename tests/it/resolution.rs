@@ -258,6 +258,20 @@ fn monorepo_every_root_matches_terraform() {
     assert!(!sandbox.contains(&fake("local")), "{sandbox}");
     let random = provider_block(sandbox, &public("random"));
     assert!(!random.contains("constraints"), "{random}");
+
+    // A second run finds every lock file up to date and leaves the bytes alone.
+    let again = repo.tfsum_lock_all(PLATFORMS);
+    let text = tfsum::text(&again);
+    assert!(
+        again.status.success() && text.contains("5 unchanged"),
+        "{text}"
+    );
+    for (root, lock) in MONO_ROOTS.iter().zip(&locks) {
+        assert_eq!(
+            &terraform::read_lock_file(&repo.tfsum.path().join(root)),
+            lock
+        );
+    }
 }
 
 #[test]
@@ -276,6 +290,43 @@ fn prerelease_roots_match_terraform() {
         })
         .collect();
     assert_eq!(versions, ["2.0.0-beta.2", "2.0.0-beta.10", "1.1.0"]);
+}
+
+#[test]
+fn edge_case_roots_match_terraform() {
+    let registry = registry();
+    let repo = Repo::new(&registry, "edge");
+    let out = repo.tfsum_lock_all(PLATFORMS);
+    tfsum::assert_ok(&out);
+    let roots = ["json-provider", "meta-arg", "override-json", "spelling"];
+    assert_eq!(repo.locked_dirs(), roots, "{}", tfsum::text(&out));
+    let locks: Vec<String> = roots
+        .iter()
+        .map(|root| repo.assert_root_matches(root, PLATFORMS))
+        .collect();
+    let host = registry.host();
+    let versions: Vec<Vec<(String, String)>> =
+        locks.iter().map(|l| providers_and_versions(l)).collect();
+    let pair = |addr: String, v: &str| (addr, v.to_string());
+    assert_eq!(
+        versions,
+        [
+            vec![
+                pair(format!("{host}/hashicorp/aws"), "5.30.0"),
+                pair("registry.terraform.io/hashicorp/tls".into(), "4.0.5"),
+            ],
+            vec![
+                pair(format!("{host}/hashicorp/null"), "3.1.0"),
+                pair("registry.terraform.io/hashicorp/null".into(), "3.2.1"),
+            ],
+            vec![
+                pair(format!("{host}/hashicorp/aws"), "4.67.0"),
+                pair(format!("{host}/hashicorp/null"), "3.2.1"),
+                pair(format!("{host}/hashicorp/tls"), "4.0.4"),
+            ],
+            vec![pair(format!("{host}/hashicorp/random"), "3.5.1")],
+        ]
+    );
 }
 
 /// The oracle cannot read `.tofu` files: its copy has each `X.tofu` renamed to `X.tf`
@@ -547,4 +598,53 @@ fn upgrade_moves_a_still_acceptable_locked_version() {
     let got = module.tfsum(&["--upgrade"], &[INIT_PLATFORM]);
     assert_eq!(got, want, "upgraded: tfsum (left) vs init -upgrade (right)");
     assert_eq!(providers_and_versions(&got)[0].1, "3.2.1");
+}
+
+/// A locked version the constraints no longer allow. `terraform init` refuses ("locked
+/// provider … does not match configured version constraint …; must use terraform init
+/// -upgrade"); tfsum, by design (issue 3, DESIGN.md "resolve"), chooses the newest allowed
+/// version without being asked, which is what `init -upgrade` writes. Each case: the
+/// constraint the lock was made with, the new one, the version both must then choose.
+#[test]
+fn locked_version_no_longer_allowed_moves_like_init_upgrade() {
+    let registry = registry();
+    let cases = [
+        ("hashicorp/null", "3.1.0", "version = \"~> 3.2\"", "3.2.1"),
+        (
+            "hashicorp/null",
+            "3.2.1",
+            "version = \"< 3.2.0, != 3.1.1\"",
+            "3.1.0",
+        ),
+        // A locked prerelease is not allowed by an empty constraint set (spec §4.4).
+        ("acme/widget", "2.0.0-beta.2", "", "1.1.0"),
+    ];
+    for (source, locked, constraint, want_version) in cases {
+        let name = source.split('/').next_back().unwrap_or(source);
+        let config = |version: &str| {
+            format!(
+                "terraform {{\n  required_providers {{\n    {name} = {{\n      source  = \"{{{{REGISTRY}}}}/{source}\"\n      {version}\n    }}\n  }}\n}}\n"
+            )
+        };
+        let module = Module::new(
+            &registry,
+            &[("main.tf", &config(&format!("version = \"{locked}\"")))],
+        );
+        let lock = module.providers_lock(&[INIT_PLATFORM]);
+        module.with_lock(&lock);
+        module.write("main.tf", &config(constraint));
+
+        let refused = terraform::init_backend_false(module.terraform.path(), &module.cli_config());
+        let text = terraform::combined_output(&refused);
+        assert!(!refused.status.success(), "{name} {constraint}: {text}");
+        assert!(text.contains("does not match configured version"), "{text}");
+
+        let want = module.init(true);
+        let got = module.tfsum(&[], &[INIT_PLATFORM]);
+        assert_eq!(
+            got, want,
+            "{name} {constraint}: tfsum (left) vs init -upgrade (right)"
+        );
+        assert_eq!(providers_and_versions(&got)[0].1, want_version, "{got}");
+    }
 }
