@@ -95,8 +95,10 @@ fn every_unit_matches_terraform_in_its_effective_configuration() {
     let mut locked = Vec::new();
     collect_lock_dirs(repo.path(), repo.path(), &mut locked);
     locked.sort();
-    let units: Vec<&str> = UNITS.iter().map(|u| u.dir).collect();
-    assert_eq!(locked, units, "{text}");
+    let mut want_locked: Vec<&str> = UNITS.iter().map(|u| u.dir).collect();
+    // A unit source with a backend is a plain root as well.
+    want_locked.push("modules/vpc");
+    assert_eq!(locked, want_locked, "{text}");
 
     let mut locks = Vec::new();
     for unit in UNITS {
@@ -135,6 +137,15 @@ fn every_unit_matches_terraform_in_its_effective_configuration() {
         ]
     );
     assert!(provider_block(&locks[1], &fake("tls")).contains("constraints = \"< 4.0.5\""));
+
+    // modules/vpc as a root of its own: just its own files, not live/relative's.
+    let vpc = pristine.path().join("modules/vpc");
+    let out = terraform::providers_lock(&vpc, PLATFORMS, &cli_config);
+    terraform::assert_success(&out, "terraform providers lock in modules/vpc");
+    let want = terraform::read_lock_file(&vpc);
+    let got = terraform::read_lock_file(&repo.path().join("modules/vpc"));
+    assert_eq!(got, want, "modules/vpc: tfsum (left) vs Terraform (right)");
+    assert_eq!(versions(&got), [(fake("aws"), "5.32.0".to_string())]);
 }
 
 /// A temporary directory laid out as Terragrunt's working copy of `unit`.
