@@ -298,7 +298,13 @@ fn edge_case_roots_match_terraform() {
     let repo = Repo::new(&registry, "edge");
     let out = repo.tfsum_lock_all(PLATFORMS);
     tfsum::assert_ok(&out);
-    let roots = ["json-provider", "meta-arg", "override-json", "spelling"];
+    let roots = [
+        "json-provider",
+        "meta-arg",
+        "override-json",
+        "spelling",
+        "tofu-child",
+    ];
     assert_eq!(repo.locked_dirs(), roots, "{}", tfsum::text(&out));
     let locks: Vec<String> = roots
         .iter()
@@ -325,6 +331,8 @@ fn edge_case_roots_match_terraform() {
                 pair(format!("{host}/hashicorp/tls"), "4.0.4"),
             ],
             vec![pair(format!("{host}/hashicorp/random"), "3.5.1")],
+            // child/ holds only main.tofu: empty to Terraform, so no random.
+            vec![pair(format!("{host}/hashicorp/null"), "3.2.1")],
         ]
     );
 }
