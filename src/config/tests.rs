@@ -420,6 +420,43 @@ fn tree_errors_name_the_module_call() {
     assert!(err.to_string().contains("modules.json:1:"), "{err}");
 }
 
+/// Terraform (v1.0.3, checked) loads a called directory without `.tf` files as an empty
+/// module; so does the tree walk, with a warning, where a missing directory is an error.
+#[test]
+fn tree_treats_a_called_directory_without_configuration_as_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("main.tf"),
+        "resource \"null_resource\" \"x\" {}\n\nmodule \"c\" {\n  source = \"./child\"\n}\n",
+    )
+    .unwrap();
+    std::fs::create_dir(tmp.path().join("child")).unwrap();
+    std::fs::write(
+        tmp.path().join("child/main.tofu"),
+        "resource \"aws_vpc\" \"v\" {}\n",
+    )
+    .unwrap();
+    let tree = module_tree_requirements(tmp.path(), loader(TERRAFORM_REGISTRY)).unwrap();
+    assert_eq!(
+        render(&tree.requirements).len(),
+        1,
+        "{:?}",
+        tree.requirements
+    );
+    assert_eq!(tree.modules.len(), 2, "{:?}", tree.modules);
+    let warning = tree
+        .warnings
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        warning.contains("main.tf:3: module \"c\" (source \"./child\") is empty")
+            && warning.contains("read only by OpenTofu"),
+        "{warning}"
+    );
+}
+
 #[test]
 fn roots() {
     let root = fixtures().join("tree");

@@ -144,12 +144,31 @@ where
                 );
                 continue;
             }
-            let child = (self.load)(&dir).map_err(|source| ConfigError::ModuleCall {
-                at: call.at.clone(),
-                name: call.name.clone(),
-                module_source: call.source.clone(),
-                source: Box::new(source),
-            })?;
+            let child = match (self.load)(&dir) {
+                Ok(child) => child,
+                // Terraform loads a called directory without configuration files as an
+                // empty module, without complaint (checked against v1.0.3); it requires
+                // nothing. A warning still says so: it is rarely intended.
+                Err(e @ ConfigError::NoConfiguration { .. }) => {
+                    self.out.modules.push(dir);
+                    self.warn(
+                        call.at.clone(),
+                        format!(
+                            "module {:?} (source {:?}) is empty and requires no providers: {e}",
+                            call.name, call.source
+                        ),
+                    );
+                    continue;
+                }
+                Err(source) => {
+                    return Err(ConfigError::ModuleCall {
+                        at: call.at.clone(),
+                        name: call.name.clone(),
+                        module_source: call.source.clone(),
+                        source: Box::new(source),
+                    })
+                }
+            };
             ancestors.push(dir);
             let result = self.visit(&child, &child_key, ancestors);
             ancestors.pop();

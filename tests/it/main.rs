@@ -7,4 +7,6 @@ mod conformance;
 mod fake_registry;
 mod interrupt;
 mod oracle;
+mod resolution;
+mod terragrunt;
 mod tfsum;

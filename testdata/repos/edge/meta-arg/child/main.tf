@@ -1,0 +1,2 @@
+# Nothing declared here: null_resource implies registry.terraform.io/hashicorp/null.
+resource "null_resource" "b" {}

@@ -1,0 +1,8 @@
+terraform {
+  required_providers {
+    widget = {
+      source  = "{{REGISTRY}}/acme/widget"
+      version = ">= 1.1.0"
+    }
+  }
+}

@@ -1,0 +1,12 @@
+terraform {
+  required_providers {
+    widget = {
+      source  = "{{REGISTRY}}/acme/widget"
+      version = "= 2.0.0-beta.10"
+    }
+  }
+}
+
+module "child" {
+  source = "./child"
+}

@@ -1,0 +1,6 @@
+terraform {
+  source = "../../modules//vpc"
+
+inputs = {
+  name = "broken"
+}
