@@ -133,7 +133,8 @@ pub enum FatalError {
 /// A root as it moves through the stages; `failed` ends its journey early.
 struct Root {
     dir: PathBuf,
-    unit: Option<UnitConfig>,
+    /// A Terragrunt unit, also when it failed or was skipped before its config loaded.
+    is_unit: bool,
     flavor: Flavor,
     old_bytes: Option<Vec<u8>>,
     old: Option<LockFile>,
@@ -149,7 +150,7 @@ impl Root {
     fn new(dir: &Path, flavor: Flavor) -> Root {
         Root {
             dir: dir.to_path_buf(),
-            unit: None,
+            is_unit: false,
             flavor,
             old_bytes: None,
             old: None,
@@ -464,7 +465,6 @@ fn prepare_root(
         Some(unit) => terragrunt::unit_requirements(unit, host, |d: &Path| loader.load(d, host)),
         None => tree::module_tree_requirements(dir, |d: &Path| loader.load(d, host)),
     };
-    root.unit = unit;
     let tree = match tree {
         Ok(tree) => tree,
         Err(e) => {
@@ -495,11 +495,13 @@ fn prepare_unit(
         Ok(unit) => {
             let module_dir = unit.module_dir().to_path_buf();
             let mut root = prepare_root(dir, Some(unit), options, loader, warnings);
+            root.is_unit = true;
             root.modules.push(module_dir);
             root
         }
         Err(e) => {
             let mut root = Root::new(dir, options.flavor.unwrap_or(Flavor::Terraform));
+            root.is_unit = true;
             if e.is_skip() {
                 root.skipped = Some(e.to_string());
             } else {
@@ -623,7 +625,7 @@ fn finish_root(
 ) -> RootReport {
     let mut report = RootReport {
         dir: root.dir.clone(),
-        unit: root.unit.is_some(),
+        unit: root.is_unit,
         outcome: Outcome::Failed,
         detail: None,
         diff: None,

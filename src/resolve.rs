@@ -156,3 +156,99 @@ impl fmt::Display for Declared {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::addr::TERRAFORM_REGISTRY;
+
+    fn reqs(constraints: &str) -> ProviderReqs {
+        ProviderReqs {
+            constraints: if constraints.is_empty() {
+                Constraints::default()
+            } else {
+                Constraints::parse(constraints).unwrap()
+            },
+            declared: vec![Declared {
+                text: constraints.to_string(),
+                file: PathBuf::from("main.tf"),
+                line: 3,
+            }],
+        }
+    }
+
+    fn versions(list: &[&str]) -> Vec<Version> {
+        list.iter().map(|v| Version::parse(v).unwrap()).collect()
+    }
+
+    /// (constraints, locked, upgrade, expected): `Err` holds a fragment of the message.
+    #[test]
+    fn selection_table() {
+        let available = versions(&["1.0.0", "1.2.0", "1.3.0", "2.0.0", "2.1.0-beta1"]);
+        let cases: &[(&str, Option<&str>, bool, Result<&str, &str>)] = &[
+            // Without a lock entry the newest allowed version wins.
+            ("", None, false, Ok("2.0.0")),
+            ("~> 1.0", None, false, Ok("1.3.0")),
+            (">= 1.0, != 1.3.0, < 2.0.0", None, false, Ok("1.2.0")),
+            ("1.2", None, false, Ok("1.2.0")),
+            // Prereleases only when requested exactly.
+            (">= 2.0.0", None, false, Ok("2.0.0")),
+            ("2.1.0-beta1", None, false, Ok("2.1.0-beta1")),
+            // A locked version that still satisfies the constraints is kept...
+            ("~> 1.0", Some("1.2.0"), false, Ok("1.2.0")),
+            ("", Some("1.0.0"), false, Ok("1.0.0")),
+            // ...unless --upgrade.
+            ("~> 1.0", Some("1.2.0"), true, Ok("1.3.0")),
+            // A locked version the constraints no longer allow moves to the newest.
+            (">= 2.0.0", Some("1.2.0"), false, Ok("2.0.0")),
+            // A locked prerelease with no constraints is not allowed (spec §4.4).
+            ("", Some("2.1.0-beta1"), false, Ok("2.0.0")),
+            // Nothing acceptable.
+            (
+                "> 3.0.0",
+                None,
+                false,
+                Err("\"> 3.0.0\" declared at main.tf:3"),
+            ),
+            (
+                "> 3.0.0",
+                Some("1.0.0"),
+                false,
+                Err("locked version: 1.0.0"),
+            ),
+        ];
+        let addr = ProviderAddr::parse("hashicorp/null", TERRAFORM_REGISTRY).unwrap();
+        for (constraints, locked, upgrade, want) in cases {
+            let locked = locked.map(|v| Version::parse(v).unwrap());
+            let got = select(
+                &addr,
+                &reqs(constraints),
+                locked.as_ref(),
+                &available,
+                *upgrade,
+            );
+            let row = format!("{constraints:?} locked={locked:?} upgrade={upgrade}");
+            match (got, want) {
+                (Ok(v), Ok(w)) => assert_eq!(v.to_string(), *w, "{row}"),
+                (Err(e), Err(fragment)) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains(fragment), "{row}: {msg}");
+                    assert!(
+                        msg.contains("newest available: 2.1.0-beta1, 2.0.0, 1.3.0"),
+                        "{row}: {msg}"
+                    );
+                }
+                (got, want) => panic!("{row}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn version_list_needed_only_when_the_lock_cannot_stand() {
+        let locked = Version::parse("1.2.0").unwrap();
+        assert!(!needs_version_list(&reqs("~> 1.0"), Some(&locked), false));
+        assert!(needs_version_list(&reqs("~> 1.0"), Some(&locked), true));
+        assert!(needs_version_list(&reqs(">= 2.0"), Some(&locked), false));
+        assert!(needs_version_list(&reqs("~> 1.0"), None, false));
+    }
+}
