@@ -182,10 +182,12 @@ mod tests {
     }
 
     /// (constraints, locked, upgrade, expected): `Err` holds a fragment of the message.
+    type Row = (&'static str, Option<&'static str>, bool, Result<&'static str, &'static str>);
+
     #[test]
     fn selection_table() {
         let available = versions(&["1.0.0", "1.2.0", "1.3.0", "2.0.0", "2.1.0-beta1"]);
-        let cases: &[(&str, Option<&str>, bool, Result<&str, &str>)] = &[
+        let cases: &[Row] = &[
             // Without a lock entry the newest allowed version wins.
             ("", None, false, Ok("2.0.0")),
             ("~> 1.0", None, false, Ok("1.3.0")),
