@@ -733,3 +733,44 @@ fn fmt_command() {
         ),
     );
 }
+
+/// The fenced block of `lang` that follows `marker` in README.md.
+fn readme_block(marker: &str, lang: &str) -> String {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let start = readme
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker} in README"));
+    let fence = format!("```{lang}\n");
+    let body = &readme[start..];
+    let from = body.find(&fence).expect("code block") + fence.len();
+    let to = from + body[from..].find("```").expect("closing fence");
+    body[from..to].to_string()
+}
+
+/// The README's documentation stays true: its `.tfsum.toml` example is accepted, and its
+/// JSON report example has exactly the fields tfsum writes.
+#[test]
+fn readme_examples_match() {
+    let registry = registry();
+    let repo = Repo::new(&registry, &[]);
+    repo.write(".tfsum.toml", &readme_block("### Shared settings", "toml"));
+    repo.tfsum(&["lock", "-r", "."]).assert_code(0);
+
+    fn shape(value: &serde_json::Value) -> serde_json::Value {
+        match value {
+            serde_json::Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| (k.clone(), shape(v)))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+            serde_json::Value::Array(items) => items.first().map(shape).into_iter().collect(),
+            _ => serde_json::Value::Null,
+        }
+    }
+    let documented: serde_json::Value =
+        serde_json::from_str(&readme_block("## JSON report", "json")).expect("README JSON");
+    let repo = monorepo(&registry);
+    let run = repo.tfsum(&["lock", "--format=json", "--platform=linux_amd64", "-r", "."]);
+    let actual: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    assert_eq!(shape(&actual), shape(&documented));
+}
