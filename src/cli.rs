@@ -1,13 +1,34 @@
-//! Command-line definitions. This is the only module that knows about flags: it turns
-//! them into plain option values for the library ([`crate::lock::LockOptions`]).
+//! Command-line definitions. This is the only module that knows about flags; `main.rs`
+//! turns them, together with `.tfsum.toml` ([`crate::settings`]) and the `TFSUM_*`
+//! environment, into plain option values for the library.
+//!
+//! Settings that a team shares (platforms, ignore paths, jobs, cache dir, flavor, …) are
+//! `Option`s here with no clap default: `None` means "not given on the command line nor
+//! in the environment", so the config file, then the built-in default, decides. clap
+//! reads the `TFSUM_*` variables itself (`env = …`), which gives the precedence
+//! file < environment < flags for free and lists each variable in `--help`.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
 
 use crate::addr::Platform;
 
-const LOCK_EXAMPLES: &str = "\
+/// The `lock` exit codes, shown by `tfsum --help` and `tfsum lock --help`.
+macro_rules! lock_exit_status {
+    () => {
+        "Exit status:
+  0  every root succeeded (with --check: and every lock file is up to date)
+  1  a root failed, or (with --check) a lock file is missing or out of date
+  2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist"
+    };
+}
+
+const EXIT_STATUS: &str = lock_exit_status!();
+
+const LOCK_HELP: &str = concat!(
+    "\
 Examples:
   # Lock one root module for Linux CI and Apple-silicon laptops
   tfsum lock --platform linux_amd64 --platform darwin_arm64 ./envs/prod
@@ -15,43 +36,175 @@ Examples:
   # Every root module below the current directory, skipping examples/
   tfsum lock -r --platform linux_amd64,darwin_arm64 -i '^examples/' .
 
+  # CI: fail (exit 1) and show a diff when any lock file is missing or stale
+  tfsum lock -r --check .
+
+  # pre-commit: lock only the roots whose configuration contains these files
+  tfsum lock modules/network/versions.tf envs/prod/main.tf
+
   # Move every provider to the newest version its constraints allow
-  tfsum lock -r --upgrade --platform linux_amd64 .
+  tfsum lock -r --upgrade .
+
+  # Run again only the roots that failed last time (in this directory)
+  tfsum lock --retry-failed
+
+  # Machine-readable outcome
+  tfsum lock -r --format json . > report.json
 
 Root modules (with -r): a directory with Terraform files is a root when it has a
 .terraform.lock.hcl, a backend or cloud block, or when no other discovered module
 calls it as a local module (source = \"./...\" or \"../...\"). Child-only modules get no
-lock file.
+lock file. When a PATH is a file, tfsum searches the current directory and locks the
+roots whose configuration (own directory, local modules, Terragrunt unit) holds one of
+the files.
 
-Exit status: 0 every root succeeded, 1 at least one root failed, 2 usage error.";
+Settings come from, lowest precedence first: .tfsum.toml (searched from the current
+directory up to the repository root), TFSUM_* environment variables, flags.
+
+",
+    lock_exit_status!()
+);
+
+const FMT_HELP: &str = "\
+Examples:
+  # Rewrite the lock file in the current directory in canonical form
+  tfsum fmt
+
+  # Every lock file below envs/, after resolving merge conflicts by hand
+  tfsum fmt -r envs/
+
+  # CI: exit 1 and show a diff when a lock file is not canonical
+  tfsum fmt --check -r .
+
+fmt only changes layout (order, duplicates, spacing, canonical constraints): it adds or
+drops no provider, version or hash, and never touches the network. A file that cannot
+be parsed (or still holds conflict markers) is reported and left as it is.
+
+Exit status:
+  0  every file is canonical (or was rewritten)
+  1  a file could not be formatted, or (with --check) a file is not canonical
+  2  usage error";
+
+const HASH_HELP: &str = "\
+Examples:
+  # Both hashes of a downloaded provider package
+  tfsum hash terraform-provider-null_3.2.1_linux_amd64.zip
+
+  # h1: of an unpacked provider, e.g. from .terraform/providers/
+  tfsum hash .terraform/providers/registry.terraform.io/hashicorp/null/3.2.1/linux_amd64
+
+Output is one `HASH  PATH` line per hash: for a zip its h1: (of the files it unpacks to)
+and zh: (sha256 of the zip itself); for a directory its h1:. These are the values a lock
+file records, computed as Terraform computes them.";
+
+const COMPLETIONS_HELP: &str = "\
+Examples:
+  # bash (current shell)
+  source <(tfsum completions bash)
+
+  # zsh: put _tfsum on your $fpath
+  tfsum completions zsh > ~/.zfunc/_tfsum
+
+  # fish
+  tfsum completions fish > ~/.config/fish/completions/tfsum.fish
+
+  # Regenerate the files checked into the repository
+  tfsum completions --write-all completions/";
 
 /// Keep Terraform and OpenTofu dependency lock files correct for every platform.
 #[derive(Debug, Parser)]
-#[command(name = "tfsum", version, about, propagate_version = true)]
+#[command(
+    name = "tfsum",
+    version,
+    about,
+    propagate_version = true,
+    after_long_help = EXIT_STATUS
+)]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
     #[command(subcommand)]
     pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Print only errors (failed roots; with --check, lock files that would change)
+    #[arg(
+        short,
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        help_heading = "Global options"
+    )]
+    pub quiet: bool,
+
+    /// Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)
+    #[arg(
+        short,
+        long,
+        global = true,
+        action = clap::ArgAction::Count,
+        help_heading = "Global options"
+    )]
+    pub verbose: u8,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write .terraform.lock.hcl for root modules, with hashes for every platform
-    #[command(after_long_help = LOCK_EXAMPLES)]
+    #[command(after_long_help = LOCK_HELP)]
     Lock(LockArgs),
+
+    /// Rewrite existing lock files in canonical form, offline
+    #[command(after_long_help = FMT_HELP)]
+    Fmt(FmtArgs),
+
+    /// Print the h1: and zh: hashes of a provider zip or unpacked provider directory
+    #[command(after_long_help = HASH_HELP)]
+    Hash(HashArgs),
+
+    /// Print a shell completion script
+    #[command(after_long_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+
+    /// Print the man page (roff) or write one page per command into a directory
+    #[command(hide = true)]
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct LockArgs {
-    /// Root module directories (with -r: directories to search)
-    #[arg(value_name = "PATH", default_value = ".")]
+    /// Root module directories (with -r: directories to search); files switch to
+    /// changed-files mode [default: .]
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
     /// Search the paths recursively for root modules
     #[arg(short, long)]
     pub recursive: bool,
 
+    /// Write nothing; exit 1 and show a diff when a lock file is missing or out of date
+    #[arg(long)]
+    pub check: bool,
+
+    /// Re-run only the roots that failed in the last run from this directory
+    #[arg(long, conflicts_with_all = ["paths", "recursive"])]
+    pub retry_failed: bool,
+
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
     /// Target platform OS_ARCH; repeat or separate with commas [default: this machine's]
-    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
+    #[arg(
+        long = "platform",
+        value_name = "OS_ARCH",
+        value_delimiter = ',',
+        env = "TFSUM_PLATFORMS",
+        hide_env_values = true
+    )]
     pub platforms: Vec<Platform>,
 
     /// Skip paths matching this regular expression (relative to the searched path, with /)
@@ -63,20 +216,32 @@ pub struct LockArgs {
     #[arg(long)]
     pub upgrade: bool,
 
-    /// Lock file flavor for new files: terraform or opentofu [default: detected per root]
-    #[arg(long, value_enum)]
+    /// Lock file flavor for new files [default: detected per root]
+    #[arg(long, value_enum, env = "TFSUM_FLAVOR", hide_env_values = true)]
     pub flavor: Option<FlavorArg>,
 
-    /// Maximum concurrent downloads
-    #[arg(short, long, value_name = "N", default_value_t = 8)]
-    pub jobs: usize,
+    /// Maximum concurrent downloads [default: 8]
+    #[arg(
+        short,
+        long,
+        value_name = "N",
+        env = "TFSUM_JOBS",
+        hide_env_values = true,
+        value_parser = clap::value_parser!(usize)
+    )]
+    pub jobs: Option<usize>,
 
-    /// Maximum concurrent requests to one host
-    #[arg(long, value_name = "N", default_value_t = 6)]
-    pub per_host: usize,
+    /// Maximum concurrent requests to one host [default: 6]
+    #[arg(long, value_name = "N", env = "TFSUM_PER_HOST", hide_env_values = true)]
+    pub per_host: Option<usize>,
 
     /// Directory of the persistent hash cache [default: the OS cache dir + /tfsum]
-    #[arg(long, env = "TFSUM_CACHE_DIR", value_name = "DIR")]
+    #[arg(
+        long,
+        env = "TFSUM_CACHE_DIR",
+        value_name = "DIR",
+        hide_env_values = true
+    )]
     pub cache_dir: Option<PathBuf>,
 
     /// Do not read or write the persistent hash cache
@@ -87,9 +252,68 @@ pub struct LockArgs {
     #[arg(long)]
     pub offline: bool,
 
-    /// How long a cached provider version list stays fresh, in seconds
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
-    pub versions_ttl: u64,
+    /// How long a cached provider version list stays fresh, in seconds [default: 300]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "TFSUM_VERSIONS_TTL",
+        hide_env_values = true
+    )]
+    pub versions_ttl: Option<u64>,
+
+    /// Read settings from this file instead of searching for .tfsum.toml
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "TFSUM_CONFIG",
+        hide_env_values = true
+    )]
+    pub config: Option<PathBuf>,
+
+    /// Ignore .tfsum.toml
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    /// Lock files, or directories holding one (with -r: directories to search) [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Find every .terraform.lock.hcl below the directories
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Write nothing; exit 1 and show a diff when a file is not canonical
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HashArgs {
+    /// Provider zip files or unpacked provider directories
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to print completions for
+    #[arg(value_enum, required_unless_present = "write_all")]
+    pub shell: Option<Shell>,
+
+    /// Write the completion files for every supported shell into DIR
+    #[arg(long, value_name = "DIR", conflicts_with = "shell")]
+    pub write_all: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write tfsum.1 and one page per subcommand (tfsum-lock.1, …) into DIR instead of
+    /// printing tfsum.1
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -97,3 +321,21 @@ pub enum FlavorArg {
     Terraform,
     Opentofu,
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One line per root, diffs in check mode, a summary
+    Text,
+    /// One JSON document (schema in README, "JSON report")
+    Json,
+}
+
+/// The shells `completions --write-all` generates for, with the file name each one's
+/// loader looks for.
+pub const COMPLETION_FILES: &[(Shell, &str)] = &[
+    (Shell::Bash, "tfsum.bash"),
+    (Shell::Elvish, "tfsum.elv"),
+    (Shell::Fish, "tfsum.fish"),
+    (Shell::PowerShell, "_tfsum.ps1"),
+    (Shell::Zsh, "_tfsum"),
+];

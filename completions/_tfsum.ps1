@@ -1,0 +1,150 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'tfsum'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'tfsum' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Write .terraform.lock.hcl for root modules, with hashes for every platform')
+            [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrite existing lock files in canonical form, offline')
+            [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tfsum;lock' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform OS_ARCH; repeat or separate with commas [default: this machine''s]')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Lock file flavor for new files [default: detected per root]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date')
+            [CompletionResult]::new('--retry-failed', '--retry-failed', [CompletionResultType]::ParameterName, 'Re-run only the roots that failed in the last run from this directory')
+            [CompletionResult]::new('--upgrade', '--upgrade', [CompletionResultType]::ParameterName, 'Choose the newest allowed version even when the locked one still satisfies the constraints')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore .tfsum.toml')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;fmt' {
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Find every .terraform.lock.hcl below the directories')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Find every .terraform.lock.hcl below the directories')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Write nothing; exit 1 and show a diff when a file is not canonical')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;hash' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;completions' {
+            [CompletionResult]::new('--write-all', '--write-all', [CompletionResultType]::ParameterName, 'Write the completion files for every supported shell into DIR')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;man' {
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write tfsum.1 and one page per subcommand (tfsum-lock.1, …) into DIR instead of printing tfsum.1')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;help' {
+            [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Write .terraform.lock.hcl for root modules, with hashes for every platform')
+            [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrite existing lock files in canonical form, offline')
+            [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tfsum;help;lock' {
+            break
+        }
+        'tfsum;help;fmt' {
+            break
+        }
+        'tfsum;help;hash' {
+            break
+        }
+        'tfsum;help;completions' {
+            break
+        }
+        'tfsum;help;man' {
+            break
+        }
+        'tfsum;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

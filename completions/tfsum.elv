@@ -1,0 +1,132 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[tfsum] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'tfsum'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'tfsum'= {
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand lock 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
+            cand fmt 'Rewrite existing lock files in canonical form, offline'
+            cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff) or write one page per command into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tfsum;lock'= {
+            cand --format 'Report format on stdout'
+            cand --platform 'Target platform OS_ARCH; repeat or separate with commas [default: this machine''s]'
+            cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --flavor 'Lock file flavor for new files [default: detected per root]'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand -r 'Search the paths recursively for root modules'
+            cand --recursive 'Search the paths recursively for root modules'
+            cand --check 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date'
+            cand --retry-failed 'Re-run only the roots that failed in the last run from this directory'
+            cand --upgrade 'Choose the newest allowed version even when the locked one still satisfies the constraints'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-config 'Ignore .tfsum.toml'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;fmt'= {
+            cand -r 'Find every .terraform.lock.hcl below the directories'
+            cand --recursive 'Find every .terraform.lock.hcl below the directories'
+            cand --check 'Write nothing; exit 1 and show a diff when a file is not canonical'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;hash'= {
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;completions'= {
+            cand --write-all 'Write the completion files for every supported shell into DIR'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;man'= {
+            cand --output 'Write tfsum.1 and one page per subcommand (tfsum-lock.1, …) into DIR instead of printing tfsum.1'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;help'= {
+            cand lock 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
+            cand fmt 'Rewrite existing lock files in canonical form, offline'
+            cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+            cand completions 'Print a shell completion script'
+            cand man 'Print the man page (roff) or write one page per command into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tfsum;help;lock'= {
+        }
+        &'tfsum;help;fmt'= {
+        }
+        &'tfsum;help;hash'= {
+        }
+        &'tfsum;help;completions'= {
+        }
+        &'tfsum;help;man'= {
+        }
+        &'tfsum;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,84 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_tfsum_global_optspecs
+    string join \n q/quiet v/verbose h/help V/version
+end
+
+function __fish_tfsum_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_tfsum_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_tfsum_using_subcommand
+    set -l cmd (__fish_tfsum_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c tfsum -n "__fish_tfsum_needs_command" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_needs_command" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tfsum -n "__fish_tfsum_needs_command" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "lock" -d 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "fmt" -d 'Rewrite existing lock files in canonical form, offline'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "hash" -d 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'One line per root, diffs in check mode, a summary'
+json\t'One JSON document (schema in README, "JSON report")'"
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
+opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s r -l recursive -d 'Search the paths recursively for root modules'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l check -d 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l retry-failed -d 'Re-run only the roots that failed in the last run from this directory'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l upgrade -d 'Choose the newest allowed version even when the locked one still satisfies the constraints'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-cache -d 'Do not read or write the persistent hash cache'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-config -d 'Ignore .tfsum.toml'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s r -l recursive -d 'Find every .terraform.lock.hcl below the directories'
+complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -l check -d 'Write nothing; exit 1 and show a diff when a file is not canonical'
+complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -l write-all -d 'Write the completion files for every supported shell into DIR' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_using_subcommand man" -l output -d 'Write tfsum.1 and one page per subcommand (tfsum-lock.1, …) into DIR instead of printing tfsum.1' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s h -l help -d 'Print help'
+complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash completions man help" -f -a "lock" -d 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash completions man help" -f -a "fmt" -d 'Rewrite existing lock files in canonical form, offline'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash completions man help" -f -a "hash" -d 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash completions man help" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,776 @@
+//! The command line as its three users meet it — a developer's shell, a pre-commit hook,
+//! a Renovate task — and CI's check: output format, exit codes, the config file and
+//! its precedence, `--retry-failed`, `hash`, `fmt`, help and completions.
+//!
+//! Output is compared with insta snapshots in `tests/snapshots/` after redacting what
+//! changes between runs (temporary paths, the fake registry's port, timings). To accept
+//! intended changes: `INSTA_UPDATE=always cargo test --test it cli::` (or `cargo insta
+//! review`), then read the diff of `tests/snapshots/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+use tempfile::TempDir;
+
+use crate::support::fake_registry::{FakeRegistry, RegistryHandle};
+use crate::support::terraform::{repo_root, REGISTRY_PLACEHOLDER};
+
+const PLATFORMS: &[&str] = &["linux_amd64", "darwin_arm64", "windows_amd64"];
+
+fn registry() -> FakeRegistry {
+    FakeRegistry::builder()
+        .provider("hashicorp", "null")
+        .version("3.1.0")
+        .platforms(PLATFORMS)
+        .version("3.2.1")
+        .platforms(PLATFORMS)
+        .provider("hashicorp", "random")
+        .version("3.6.0")
+        .platforms(PLATFORMS)
+        .start()
+}
+
+fn requires(providers: &[(&str, &str)]) -> String {
+    let mut out = String::from("terraform {\n  required_providers {\n");
+    for (name, version) in providers {
+        out.push_str(&format!(
+            "    {name} = {{\n      source  = \"{REGISTRY_PLACEHOLDER}/hashicorp/{name}\"\n      version = \"{version}\"\n    }}\n"
+        ));
+    }
+    out.push_str("  }\n}\n");
+    out
+}
+
+/// A repository (it has `.git/`, so the config search stops at it) in a temporary
+/// directory, plus a scratch directory with the CLI config, a private HOME and cache.
+struct Repo {
+    dir: TempDir,
+    scratch: TempDir,
+    host: String,
+}
+
+impl Repo {
+    fn new(registry: &RegistryHandle, files: &[(&str, &str)]) -> Repo {
+        let repo = Repo {
+            dir: TempDir::new().expect("temp repo"),
+            scratch: TempDir::new().expect("temp scratch"),
+            host: registry.host(),
+        };
+        std::fs::create_dir(repo.path().join(".git")).expect("create .git");
+        registry.write_cli_config(&repo.scratch.path().join("cli.tfrc"));
+        for (path, content) in files {
+            repo.write(path, content);
+        }
+        repo
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn scratch(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    fn write(&self, relative: &str, content: &str) {
+        let path = self.path().join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("create dirs");
+        let content = content.replace(REGISTRY_PLACEHOLDER, &self.host);
+        std::fs::write(&path, content).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+
+    fn lock_file(&self, root: &str) -> Option<String> {
+        std::fs::read_to_string(self.path().join(root).join(".terraform.lock.hcl")).ok()
+    }
+
+    /// Every lock file in the repository, to prove a command changed nothing.
+    fn lock_files(&self) -> Vec<(PathBuf, String)> {
+        let mut found: Vec<(PathBuf, String)> = walkdir::WalkDir::new(self.path())
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name() == ".terraform.lock.hcl")
+            .map(|e| {
+                let text = std::fs::read_to_string(e.path()).expect("read lock file");
+                (e.into_path(), text)
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    /// `tfsum ARGS` in the repository root with a clean environment: no TTY, the fake
+    /// registry's CLI config, the private cache (`TFSUM_CACHE_DIR`) and HOME.
+    fn tfsum(&self, args: &[&str]) -> Run {
+        self.command(args).run(self)
+    }
+
+    fn command(&self, args: &[&str]) -> Cmd {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tfsum"));
+        command
+            .args(args)
+            .current_dir(self.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.scratch().join("home"))
+            .env("TF_CLI_CONFIG_FILE", self.scratch().join("cli.tfrc"))
+            .env("TFSUM_CACHE_DIR", self.scratch().join("cache"))
+            .env("NO_PROXY", "*")
+            .env("COLUMNS", "100");
+        Cmd { command }
+    }
+
+    /// Replaces what differs between runs: temporary paths, the registry port, times.
+    fn redact(&self, text: &str) -> String {
+        let mut text = text
+            .replace(&self.path().display().to_string(), "[REPO]")
+            .replace(&self.scratch().display().to_string(), "[SCRATCH]")
+            .replace(&self.host, "[REGISTRY]");
+        for (pattern, replacement) in [
+            (r"\b\d+\.\d\ds\b", "[TIME]"),
+            (r#""elapsed_ms": \d+"#, r#""elapsed_ms": "[MS]""#),
+            (r"v1/runs/[0-9a-f]+\.json", "v1/runs/[KEY].json"),
+        ] {
+            let re = regex::Regex::new(pattern).expect("redaction pattern");
+            text = re.replace_all(&text, replacement).into_owned();
+        }
+        text
+    }
+}
+
+struct Cmd {
+    command: Command,
+}
+
+impl Cmd {
+    fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cmd {
+        self.command.env(key, value);
+        self
+    }
+
+    fn env_remove(mut self, key: &str) -> Cmd {
+        self.command.env_remove(key);
+        self
+    }
+
+    fn cwd(mut self, dir: &Path) -> Cmd {
+        self.command.current_dir(dir);
+        self
+    }
+
+    fn run(mut self, repo: &Repo) -> Run {
+        let output = self.command.output().expect("run tfsum");
+        Run {
+            code: output.status.code(),
+            stdout: repo.redact(&String::from_utf8_lossy(&output.stdout)),
+            stderr: repo.redact(&String::from_utf8_lossy(&output.stderr)),
+        }
+    }
+}
+
+/// A finished run, redacted.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Exit code and both streams, for snapshots and failure messages.
+    fn text(&self) -> String {
+        format!(
+            "exit: {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+
+    fn assert_code(&self, code: i32) -> &Run {
+        assert_eq!(self.code, Some(code), "{}", self.text());
+        self
+    }
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+/// Three roots: `envs/a` and `envs/b` call the shared module (null), `envs/c` uses
+/// random only.
+fn monorepo(registry: &RegistryHandle) -> Repo {
+    Repo::new(
+        registry,
+        &[
+            ("modules/shared/main.tf", &requires(&[("null", ">= 3.1.0")])),
+            (
+                "envs/a/main.tf",
+                "module \"shared\" {\n  source = \"../../modules/shared\"\n}\n",
+            ),
+            (
+                "envs/b/main.tf",
+                "module \"shared\" {\n  source = \"../../modules/shared\"\n}\n",
+            ),
+            ("envs/c/main.tf", &requires(&[("random", "~> 3.0")])),
+        ],
+    )
+}
+
+#[test]
+fn help_for_every_command() {
+    let registry = registry();
+    let repo = Repo::new(&registry, &[]);
+    for (name, args) in [
+        ("help", &["--help"][..]),
+        ("help_lock", &["lock", "--help"]),
+        ("help_fmt", &["fmt", "--help"]),
+        ("help_hash", &["hash", "--help"]),
+        ("help_completions", &["completions", "--help"]),
+    ] {
+        let run = repo.tfsum(args);
+        run.assert_code(0);
+        snapshot(name, &run.stdout);
+    }
+}
+
+/// The files in `completions/` are what `tfsum completions SHELL` prints today.
+#[test]
+fn completions_are_up_to_date() {
+    let registry = registry();
+    let repo = Repo::new(&registry, &[]);
+    for (shell, file) in [
+        ("bash", "tfsum.bash"),
+        ("elvish", "tfsum.elv"),
+        ("fish", "tfsum.fish"),
+        ("powershell", "_tfsum.ps1"),
+        ("zsh", "_tfsum"),
+    ] {
+        let run = repo.tfsum(&["completions", shell]);
+        run.assert_code(0);
+        let path = repo_root().join("completions").join(file);
+        let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            run.stdout == checked_in,
+            "completions/{file} is stale: regenerate with `make completions` \
+             (cargo run -- completions --write-all completions/) and commit the result"
+        );
+    }
+}
+
+/// Off a terminal: one line per root, then the summary, and nothing on stderr. A second
+/// run changes nothing and downloads nothing.
+#[test]
+fn plain_output_and_summary() {
+    let registry = registry();
+    let repo = monorepo(&registry);
+    let first = repo.tfsum(&["lock", "-r", "--platform", "linux_amd64", "."]);
+    first.assert_code(0);
+    let second = repo.tfsum(&["lock", "-r", "--platform", "linux_amd64", "."]);
+    second.assert_code(0);
+    let quiet = repo.tfsum(&["lock", "-q", "-r", "--platform", "linux_amd64", "."]);
+    quiet.assert_code(0);
+    assert_eq!(quiet.stdout, "", "-q prints nothing when all is well");
+    snapshot(
+        "plain_output_and_summary",
+        &format!(
+            "## first run\n{}\n## second run\n{}",
+            first.text(),
+            second.text()
+        ),
+    );
+}
+
+/// `--check` writes nothing, names what is wrong per file with a diff, and exits 1;
+/// on an up-to-date repository it exits 0.
+#[test]
+fn check_mode() {
+    let registry = registry();
+    let repo = Repo::new(
+        &registry,
+        &[
+            ("ok/main.tf", &requires(&[("null", ">= 3.1.0")])),
+            ("missing/main.tf", &requires(&[("random", "~> 3.0")])),
+            ("moved/main.tf", &requires(&[("null", ">= 3.1.0")])),
+            (
+                "pruned/main.tf",
+                &requires(&[("null", ">= 3.1.0"), ("random", "~> 3.0")]),
+            ),
+        ],
+    );
+    repo.tfsum(&["lock", "-r", "--platform", "linux_amd64", "."])
+        .assert_code(0);
+    let clean = repo.tfsum(&["lock", "--check", "-r", "--platform", "linux_amd64", "."]);
+    clean.assert_code(0);
+
+    std::fs::remove_file(repo.path().join("missing/.terraform.lock.hcl")).unwrap();
+    repo.write("moved/main.tf", &requires(&[("null", "3.1.0")]));
+    repo.write("pruned/main.tf", &requires(&[("null", ">= 3.1.0")]));
+    let before = repo.lock_files();
+    let drift = repo.tfsum(&["lock", "--check", "-r", "--platform", "linux_amd64", "."]);
+    drift.assert_code(1);
+    let platform = repo.tfsum(&[
+        "lock",
+        "--check",
+        "--platform",
+        "linux_amd64,darwin_arm64",
+        "ok",
+    ]);
+    platform.assert_code(1);
+    let quiet = repo.tfsum(&[
+        "lock",
+        "-q",
+        "--check",
+        "-r",
+        "--platform",
+        "linux_amd64",
+        ".",
+    ]);
+    quiet.assert_code(1);
+    assert_eq!(repo.lock_files(), before, "--check must not write");
+    snapshot(
+        "check_mode",
+        &format!(
+            "## up to date\n{}\n## drift\n{}\n## a platform missing\n{}\n## quiet\n{}",
+            clean.text(),
+            drift.text(),
+            platform.text(),
+            quiet.text()
+        ),
+    );
+}
+
+#[test]
+fn json_report() {
+    let registry = registry();
+    let repo = monorepo(&registry);
+    repo.write("broken/main.tf", &requires(&[("null", ">= 9.0.0")]));
+    let run = repo.tfsum(&[
+        "lock",
+        "--format",
+        "json",
+        "-r",
+        "--platform",
+        "linux_amd64",
+        ".",
+    ]);
+    run.assert_code(1);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["ok"], false);
+    let check = repo.tfsum(&[
+        "lock",
+        "--check",
+        "--format",
+        "json",
+        "--platform",
+        "linux_amd64,darwin_arm64",
+        "envs/a",
+    ]);
+    check.assert_code(1);
+    snapshot(
+        "json_report",
+        &format!("## lock\n{}\n## check\n{}", run.text(), check.text()),
+    );
+}
+
+/// 0 all good, 1 a root failed or drift found, 2 usage: one row per way to get each.
+#[test]
+fn exit_codes() {
+    let registry = registry();
+    let repo = monorepo(&registry);
+    repo.tfsum(&["lock", "-r", "--platform", "linux_amd64", "."])
+        .assert_code(0);
+    let mut table = String::new();
+    for args in [
+        &["lock", "-r", "--platform", "linux_amd64", "."][..],
+        &["lock", "--check", "-r", "--platform", "linux_amd64", "."],
+        &["lock", "--check", "--platform", "darwin_arm64", "envs/c"],
+        &[
+            "lock",
+            "--platform",
+            "linux_amd64",
+            "--offline",
+            "--cache-dir=empty",
+            "envs/c",
+        ],
+        &["lock", "--bogus"],
+        &["lock", "no/such/dir"],
+        &["lock", "--jobs", "0", "."],
+        &["lock", "-i", "(", "."],
+        &["lock", "--platform", "linux", "."],
+        &["lock", "--retry-failed", "envs/a"],
+        &["lock", "--config", "nope.toml", "."],
+        &["completions"],
+    ] {
+        let run = repo.tfsum(args);
+        let first_error = run
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("error"))
+            .unwrap_or("");
+        table.push_str(&format!(
+            "{:?} -> {:?} {first_error}\n",
+            args.join(" "),
+            run.code
+        ));
+    }
+    snapshot("exit_codes", &table);
+}
+
+/// Which platforms, cache dir and job count win when the file, the environment and
+/// the flags each say something: file < env < flags.
+#[test]
+fn config_precedence() {
+    let registry = registry();
+    let repo = Repo::new(
+        &registry,
+        &[("root/main.tf", &requires(&[("null", "3.2.1")]))],
+    );
+    let h1 = |platform: &str| registry.expected_h1("hashicorp", "null", "3.2.1", platform);
+    let s = |p: &Path| p.display().to_string();
+    let file_cache = repo.path().join("file-cache");
+    let env_cache = repo.scratch().join("env-cache");
+    let flag_cache = repo.scratch().join("flag-cache");
+    struct Case<'a> {
+        file: &'a str,
+        env: &'a [(&'a str, String)],
+        flags: &'a [&'a str],
+        platforms: &'a [&'a str],
+        cache: &'a Path,
+        jobs: usize,
+    }
+    let flag_cache_arg = format!("--cache-dir={}", s(&flag_cache));
+    let cases = [
+        Case {
+            file: "platforms = [\"darwin_arm64\"]\ncache_dir = \"file-cache\"\njobs = 3\n",
+            env: &[],
+            flags: &[],
+            platforms: &["darwin_arm64"],
+            cache: &file_cache,
+            jobs: 3,
+        },
+        Case {
+            file: "platforms = [\"darwin_arm64\"]\ncache_dir = \"file-cache\"\njobs = 3\n",
+            env: &[
+                ("TFSUM_PLATFORMS", "windows_amd64,linux_amd64".to_string()),
+                ("TFSUM_CACHE_DIR", s(&env_cache)),
+                ("TFSUM_JOBS", "4".to_string()),
+            ],
+            flags: &[],
+            platforms: &["linux_amd64", "windows_amd64"],
+            cache: &env_cache,
+            jobs: 4,
+        },
+        Case {
+            file: "platforms = [\"darwin_arm64\"]\ncache_dir = \"file-cache\"\njobs = 3\n",
+            env: &[
+                ("TFSUM_PLATFORMS", "windows_amd64".to_string()),
+                ("TFSUM_CACHE_DIR", s(&env_cache)),
+                ("TFSUM_JOBS", "4".to_string()),
+            ],
+            flags: &["--platform=linux_amd64", &flag_cache_arg, "--jobs=5"],
+            platforms: &["linux_amd64"],
+            cache: &flag_cache,
+            jobs: 5,
+        },
+        Case {
+            file: "",
+            env: &[],
+            flags: &["--platform=windows_amd64", &flag_cache_arg],
+            platforms: &["windows_amd64"],
+            cache: &flag_cache,
+            jobs: 8,
+        },
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        repo.write(".tfsum.toml", case.file);
+        for dir in [&file_cache, &env_cache, &flag_cache] {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        let _ = std::fs::remove_file(repo.path().join("root/.terraform.lock.hcl"));
+        let mut args = vec!["-v", "lock"];
+        args.extend_from_slice(case.flags);
+        args.push("root");
+        let mut cmd = repo.command(&args).env_remove("TFSUM_CACHE_DIR");
+        for (key, value) in case.env {
+            cmd = cmd.env(key, value);
+        }
+        let run = cmd.run(&repo);
+        run.assert_code(0);
+        let lock = repo.lock_file("root").expect("lock file written");
+        for platform in PLATFORMS {
+            assert_eq!(
+                lock.contains(&h1(platform)),
+                case.platforms.contains(platform),
+                "case {i}: {platform}\n{lock}\n{}",
+                run.text()
+            );
+        }
+        for dir in [&file_cache, &env_cache, &flag_cache] {
+            assert_eq!(
+                dir.join("v1").exists(),
+                dir.as_path() == case.cache,
+                "case {i}: cache in {}\n{}",
+                dir.display(),
+                run.text()
+            );
+        }
+        assert!(
+            run.stderr.contains(&format!("jobs: {}", case.jobs)),
+            "case {i}: jobs {}\n{}",
+            case.jobs,
+            run.text()
+        );
+    }
+}
+
+/// Where `.tfsum.toml` is found, and how a bad one is refused (exit 2, naming the file,
+/// the key and the line).
+#[test]
+fn config_file_search_and_errors() {
+    let registry = registry();
+    let repo = Repo::new(
+        &registry,
+        &[("envs/a/main.tf", &requires(&[("null", "3.2.1")]))],
+    );
+    // Found from a subdirectory, up to the repository root.
+    repo.write(".tfsum.toml", "platforms = [\"darwin_arm64\"]\n");
+    let run = repo
+        .command(&["lock", "."])
+        .cwd(&repo.path().join("envs/a"))
+        .run(&repo);
+    run.assert_code(0);
+    let lock = repo.lock_file("envs/a").expect("lock file");
+    assert!(lock.contains(&registry.expected_h1("hashicorp", "null", "3.2.1", "darwin_arm64")));
+    // --no-config ignores it (and then notes the host platform).
+    let run = repo.tfsum(&["lock", "--no-config", "--check", "envs/a"]);
+    assert!(run.stderr.contains("no platform given"), "{}", run.text());
+
+    let mut table = String::new();
+    for content in [
+        "platform = [\"linux_amd64\"]\n",
+        "platforms = [\"linux\"]\n",
+        "platforms = \"linux_amd64\"\n",
+        "jobs = 0\n",
+        "flavor = \"tofu\"\n",
+        "ignore_paths = [\"(\"]\n",
+        "versions_ttl = \"5m\"\n",
+        "[lock]\nplatforms = []\n",
+        "platforms = [\n",
+    ] {
+        repo.write(".tfsum.toml", content);
+        let run = repo.tfsum(&["lock", "envs/a"]);
+        run.assert_code(2);
+        assert_eq!(repo.lock_file("envs/a").as_deref(), Some(&lock[..]));
+        table.push_str(&format!("## {content}{}\n", run.stderr));
+    }
+    snapshot("config_errors", &table);
+}
+
+/// What pre-commit does: pass the changed files. Only the roots whose configuration
+/// holds a changed file are locked; the next run is a no-op.
+#[test]
+fn pre_commit_changed_files() {
+    let registry = registry();
+    let repo = monorepo(&registry);
+    repo.write(".tfsum.toml", "platforms = [\"linux_amd64\"]\n");
+    repo.tfsum(&["lock", "-r", "."]).assert_code(0);
+    let c_before = repo.lock_file("envs/c").expect("envs/c locked");
+    assert!(repo.lock_file("envs/a").unwrap().contains("3.2.1"));
+
+    repo.write("modules/shared/main.tf", &requires(&[("null", "~> 3.1.0")]));
+    let changed = repo.tfsum(&["lock", "modules/shared/main.tf"]);
+    changed.assert_code(0);
+    let again = repo.tfsum(&["lock", "modules/shared/main.tf"]);
+    again.assert_code(0);
+    for root in ["envs/a", "envs/b"] {
+        let lock = repo.lock_file(root).expect("lock file");
+        assert!(lock.contains("version     = \"3.1.0\""), "{root}:\n{lock}");
+        assert!(
+            lock.contains("constraints = \"~> 3.1.0\""),
+            "{root}:\n{lock}"
+        );
+    }
+    assert_eq!(repo.lock_file("envs/c").unwrap(), c_before);
+    snapshot(
+        "pre_commit_changed_files",
+        &format!(
+            "## the shared module changed\n{}\n## again\n{}",
+            changed.text(),
+            again.text()
+        ),
+    );
+}
+
+/// The hook definitions pre-commit reads: the file patterns select exactly the files
+/// that can change a lock file.
+#[test]
+fn pre_commit_hook_file_patterns() {
+    let yaml = std::fs::read_to_string(repo_root().join(".pre-commit-hooks.yaml"))
+        .expect("read .pre-commit-hooks.yaml");
+    let patterns: Vec<&str> = yaml
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("files: "))
+        .map(|p| p.trim_matches('\''))
+        .collect();
+    assert_eq!(patterns.len(), 2, "{yaml}");
+    for pattern in patterns {
+        let re = regex::Regex::new(pattern).expect("valid pattern");
+        for path in [
+            "main.tf",
+            "envs/prod/versions.tf",
+            "x/main.tf.json",
+            "x/main.tofu",
+            "x/main.tofu.json",
+            ".terraform.lock.hcl",
+            "envs/prod/.terraform.lock.hcl",
+            "live/prod/terragrunt.hcl",
+        ] {
+            assert!(re.is_match(path), "{pattern} should match {path}");
+        }
+        for path in [
+            "README.md",
+            "main.tfvars",
+            "x/main.tf.bak",
+            "terraform.lock.hcl",
+            "x/other.hcl",
+            "x.tf/readme",
+        ] {
+            assert!(!re.is_match(path), "{pattern} should not match {path}");
+        }
+    }
+}
+
+/// `--retry-failed` runs only what failed last time, and says so when nothing did or
+/// nothing was recorded.
+#[test]
+fn retry_failed() {
+    let registry = registry();
+    let repo = monorepo(&registry);
+    let none = repo.tfsum(&["lock", "--retry-failed"]);
+    none.assert_code(2);
+    repo.write(".tfsum.toml", "platforms = [\"linux_amd64\"]\n");
+    repo.write("broken/main.tf", &requires(&[("null", ">= 9.0.0")]));
+    let first = repo.tfsum(&["lock", "-r", "."]);
+    first.assert_code(1);
+    repo.write("broken/main.tf", &requires(&[("null", ">= 3.0.0")]));
+    let retry = repo.tfsum(&["lock", "--retry-failed"]);
+    retry.assert_code(0);
+    assert!(repo.lock_file("broken").is_some());
+    let nothing = repo.tfsum(&["lock", "--retry-failed"]);
+    nothing.assert_code(0);
+    snapshot(
+        "retry_failed",
+        &format!(
+            "## no record\n{}\n## first run\n{}\n## retry\n{}\n## nothing left\n{}",
+            none.text(),
+            first.text(),
+            retry.text(),
+            nothing.text()
+        ),
+    );
+}
+
+#[test]
+fn hash_command() {
+    let registry = registry();
+    let repo = Repo::new(&registry, &[]);
+    let run = repo
+        .command(&[
+            "hash",
+            "testdata/hash/terraform-provider-null_2.1.0_linux_amd64.zip",
+            "testdata/hash/null-2.0.0-linux_amd64",
+            "testdata/hash/not-a-zip.zip",
+        ])
+        .cwd(&repo_root())
+        .run(&repo);
+    run.assert_code(1);
+    snapshot("hash_command", &run.text());
+}
+
+#[test]
+fn fmt_command() {
+    let registry = registry();
+    let repo = Repo::new(&registry, &[]);
+    let fixture = |name: &str| {
+        std::fs::read_to_string(repo_root().join("testdata/fmt").join(name)).expect("fixture")
+    };
+    repo.write(
+        "a/.terraform.lock.hcl",
+        &fixture("messy.terraform.lock.hcl"),
+    );
+    repo.write(
+        "b/.terraform.lock.hcl",
+        &fixture("canonical.terraform.lock.hcl"),
+    );
+    let check = repo.tfsum(&["fmt", "--check", "-r", "."]);
+    check.assert_code(1);
+    let write = repo.tfsum(&["fmt", "-r", "."]);
+    write.assert_code(0);
+    assert_eq!(
+        repo.lock_file("a").unwrap(),
+        fixture("messy.expected.terraform.lock.hcl")
+    );
+    let again = repo.tfsum(&["fmt", "--check", "-r", "."]);
+    again.assert_code(0);
+    repo.write(
+        "c/.terraform.lock.hcl",
+        &fixture("conflict.terraform.lock.hcl"),
+    );
+    let broken = repo.tfsum(&["fmt", "-q", "-r", "."]);
+    broken.assert_code(1);
+    snapshot(
+        "fmt_command",
+        &format!(
+            "## check\n{}\n## write\n{}\n## check again\n{}\n## a conflict, quiet\n{}",
+            check.text(),
+            write.text(),
+            again.text(),
+            broken.text()
+        ),
+    );
+}
+
+/// The fenced block of `lang` that follows `marker` in README.md.
+fn readme_block(marker: &str, lang: &str) -> String {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let start = readme
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker} in README"));
+    let fence = format!("```{lang}\n");
+    let body = &readme[start..];
+    let from = body.find(&fence).expect("code block") + fence.len();
+    let to = from + body[from..].find("```").expect("closing fence");
+    body[from..to].to_string()
+}
+
+/// The README's documentation stays true: its `.tfsum.toml` example is accepted, and its
+/// JSON report example has exactly the fields tfsum writes.
+#[test]
+fn readme_examples_match() {
+    let registry = registry();
+    let repo = Repo::new(&registry, &[]);
+    repo.write(".tfsum.toml", &readme_block("### Shared settings", "toml"));
+    repo.tfsum(&["lock", "-r", "."]).assert_code(0);
+
+    fn shape(value: &serde_json::Value) -> serde_json::Value {
+        match value {
+            serde_json::Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| (k.clone(), shape(v)))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+            serde_json::Value::Array(items) => items.first().map(shape).into_iter().collect(),
+            _ => serde_json::Value::Null,
+        }
+    }
+    let documented: serde_json::Value =
+        serde_json::from_str(&readme_block("## JSON report", "json")).expect("README JSON");
+    let repo = monorepo(&registry);
+    let run = repo.tfsum(&["lock", "--format=json", "--platform=linux_amd64", "-r", "."]);
+    let actual: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    assert_eq!(shape(&actual), shape(&documented));
+}
