@@ -2,7 +2,7 @@
 CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test lint oracle bench demo clean
+.PHONY: build install test lint oracle bench demo completions man clean
 
 build:
 	$(CARGO) build --release
@@ -29,6 +29,12 @@ bench: oracle
 
 demo:
 	$(CARGO) run --locked --release --example demo
+
+completions:
+	$(CARGO) run --locked --quiet -- completions --write-all completions/
+
+man:
+	$(CARGO) run --locked --quiet -- man --output target/man
 
 clean:
 	$(CARGO) clean

@@ -17,6 +17,7 @@ use crate::cache::Cache;
 use crate::config::{self, tree, ConfigError, Module};
 use crate::diff;
 use crate::discover::{self, normalize_path};
+use crate::drift;
 use crate::hash::Hash;
 use crate::index::{HashIndex, IndexOptions, IndexStats, PackageError};
 use crate::lockfile::{self, Flavor, LockFile};
@@ -661,6 +662,8 @@ fn finish_root(
                 WriteOutcome::Unchanged => Outcome::Unchanged,
             };
             if check && outcome != WriteOutcome::Unchanged {
+                let old_text = old.map(String::from_utf8_lossy);
+                report.detail = Some(drift::explain(old_text.as_deref(), &content).join("\n"));
                 let label = path.display().to_string();
                 let label = label.strip_prefix("./").unwrap_or(&label);
                 let old_text = old.map(String::from_utf8_lossy).unwrap_or_default();

@@ -182,7 +182,12 @@ mod tests {
     }
 
     /// (constraints, locked, upgrade, expected): `Err` holds a fragment of the message.
-    type Row = (&'static str, Option<&'static str>, bool, Result<&'static str, &'static str>);
+    type Row = (
+        &'static str,
+        Option<&'static str>,
+        bool,
+        Result<&'static str, &'static str>,
+    );
 
     #[test]
     fn selection_table() {
