@@ -225,13 +225,10 @@ impl FsMirror {
             return Ok(());
         };
         match parts.len() {
-            3 if is_real_dir => self.walk(path, parts)?,
-            4 if stat.is_dir() => {
-                if is_real_dir {
-                    self.walk(path, parts)?;
-                }
-            }
-            4 => self.packed(path, &parts[3], provider),
+            // Only real directories are descended into; a symlinked VERSION directory
+            // is neither a package nor walked.
+            3 | 4 if is_real_dir => self.walk(path, parts)?,
+            4 if !stat.is_dir() => self.packed(path, &parts[3], provider),
             5 if stat.is_dir() => self.unpacked(path, &parts[3], &parts[4], provider),
             _ => {}
         }

@@ -65,7 +65,8 @@ pub struct ClientConfig {
     /// connection ends in a retryable error instead of a hang.
     pub stream_idle_timeout: Duration,
     pub user_agent: String,
-    /// Extra trusted root certificates (PEM), for private registries and for tests.
+    /// Extra trusted root certificates (PEM; each entry may be a bundle), for private
+    /// registries, mirrors and tests.
     pub extra_root_certs: Vec<Vec<u8>>,
 }
 
@@ -197,9 +198,12 @@ impl RegistryClient {
                 .connect_timeout(config.connect_timeout)
                 .redirect(reqwest::redirect::Policy::limited(redirects));
             for pem in &config.extra_root_certs {
-                let cert = reqwest::Certificate::from_pem(pem)
+                // A bundle (`SSL_CERT_FILE` usually names one) may hold many.
+                let certs = reqwest::Certificate::from_pem_bundle(pem)
                     .map_err(|e| RegistryError::Setup(format!("invalid root certificate: {e}")))?;
-                builder = builder.add_root_certificate(cert);
+                for cert in certs {
+                    builder = builder.add_root_certificate(cert);
+                }
             }
             builder
                 .build()

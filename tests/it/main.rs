@@ -4,6 +4,9 @@
 mod support;
 
 mod conformance;
+mod credentials;
 mod fake_registry;
+mod mirrors;
+mod opentofu;
 mod oracle;
 mod tfsum;
