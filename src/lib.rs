@@ -11,6 +11,9 @@
 //! | hash     | [`index`]     | `h1:`/`zh:` per package, via [`cache`] and [`registry`] |
 //! | write    | [`write`]     | render ([`lockfile`]) and replace files atomically      |
 //!
+//! [`mirror`] is the hash stage's other sources: filesystem and network mirrors, and the
+//! routing between them and the registry.
+//!
 //! [`lock`] runs the stages for the `lock` command; [`addr`], [`version`] and [`hash`]
 //! hold the shared vocabulary (provider addresses, versions, hash strings).
 
@@ -27,6 +30,7 @@ pub mod index;
 pub mod interrupt;
 pub mod lock;
 pub mod lockfile;
+pub mod mirror;
 pub mod progress;
 pub mod progress_bar;
 pub mod registry;

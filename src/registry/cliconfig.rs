@@ -7,8 +7,10 @@
 //! `dev_overrides { "hashicorp/null" = … }`), is rewritten into the equivalent
 //! attribute form before a second attempt.
 //!
-//! Only `host` and `credentials` are read; `provider_installation`, `plugin_cache_dir`,
-//! `credentials_helper` and anything else are accepted and ignored for now.
+//! Read: `host`, `credentials` and `provider_installation` (whose methods keep their
+//! order, which decides where a package comes from, so they are read from the parsed
+//! file in order rather than from the key-sorted tree). `plugin_cache_dir`,
+//! `credentials_helper` and anything else are accepted and ignored.
 //!
 //! Nothing here reads the process environment except [`Env::from_process`], so tests
 //! describe the environment as a value.
@@ -17,7 +19,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::addr::Hostname;
+use crate::addr::{Hostname, ProviderAddr, TERRAFORM_REGISTRY};
 
 /// A registry token. Its `Debug` and `Display` never show the value, so a token cannot
 /// leak through a log line or an error message by accident.
@@ -136,8 +138,118 @@ pub struct CliConfig {
     pub hosts: BTreeMap<Hostname, HostServices>,
     /// `credentials` blocks per host; later files win per host.
     pub credentials: BTreeMap<Hostname, ConfiguredToken>,
+    /// Every `provider_installation` block, in file order. Terraform uses only the first
+    /// ([`CliConfig::provider_installation`]).
+    pub installations: Vec<ProviderInstallation>,
     /// The files that were read, in the order they were merged.
     pub files: Vec<PathBuf>,
+}
+
+/// A `provider_installation` block (spec §8): installation methods in the order given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderInstallation {
+    pub methods: Vec<InstallationMethod>,
+    /// The file the block came from, for messages.
+    pub file: PathBuf,
+}
+
+/// One method of a `provider_installation` block and the providers it is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstallationMethod {
+    pub location: MethodLocation,
+    pub include: Vec<ProviderPattern>,
+    pub exclude: Vec<ProviderPattern>,
+}
+
+/// Where a method installs from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MethodLocation {
+    /// `direct`: the provider's origin registry.
+    Direct,
+    /// `filesystem_mirror { path = … }`
+    FilesystemMirror(PathBuf),
+    /// `network_mirror { url = … }`, as written; https is checked where it is used.
+    NetworkMirror(String),
+    /// `dev_overrides`: provider source to local directory. Terraform keeps no lock
+    /// entries for overridden providers, so a lock tool can only point them out.
+    DevOverrides(BTreeMap<String, String>),
+}
+
+/// The hostname part of a [`ProviderPattern`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostPattern {
+    /// No hostname given: the default registry of the flavor in use.
+    Default,
+    /// `*`
+    Any,
+    Exact(Hostname),
+}
+
+/// An `include`/`exclude` pattern `[HOST/]NAMESPACE/TYPE` (spec §8); `None` is `*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderPattern {
+    pub host: HostPattern,
+    pub namespace: Option<String>,
+    pub r#type: Option<String>,
+}
+
+impl ProviderPattern {
+    /// `ParseMultiSourceMatchingPatterns`: two or three parts; `*` may be the type; the
+    /// namespace only if the type is too; the host only if both are.
+    pub fn parse(given: &str) -> Result<ProviderPattern, String> {
+        let err = |reason: &str| format!("invalid provider matching pattern {given:?}: {reason}");
+        let parts: Vec<&str> = given.split('/').collect();
+        let (host, namespace, ty) = match parts.as_slice() {
+            [ns, ty] => (None, *ns, *ty),
+            [host, ns, ty] => (Some(*host), *ns, *ty),
+            _ => return Err(err("must have either two or three slash-separated parts")),
+        };
+        let host = match host {
+            None => HostPattern::Default,
+            Some("*") => HostPattern::Any,
+            Some(h) => HostPattern::Exact(
+                Hostname::parse(h).map_err(|e| err(&format!("invalid hostname: {e}")))?,
+            ),
+        };
+        let wild_ns = namespace == "*";
+        let wild_ty = ty == "*";
+        if wild_ns && !wild_ty {
+            return Err(err(
+                "the provider type must be a wildcard when the namespace is",
+            ));
+        }
+        if host == HostPattern::Any && !wild_ns {
+            return Err(err(
+                "the namespace and type must be wildcards when the hostname is",
+            ));
+        }
+        // Validate and case-fold the concrete parts the way source addresses are.
+        let probe = format!(
+            "{}/{}",
+            if wild_ns { "x" } else { namespace },
+            if wild_ty { "x" } else { ty }
+        );
+        let parsed =
+            ProviderAddr::parse(&probe, TERRAFORM_REGISTRY).map_err(|e| err(&e.to_string()))?;
+        Ok(ProviderPattern {
+            host,
+            namespace: (!wild_ns).then_some(parsed.namespace),
+            r#type: (!wild_ty).then_some(parsed.r#type),
+        })
+    }
+
+    pub fn matches(&self, provider: &ProviderAddr, default_host: &str) -> bool {
+        let host = match &self.host {
+            HostPattern::Any => true,
+            HostPattern::Default => provider.hostname.as_str() == default_host,
+            HostPattern::Exact(h) => *h == provider.hostname,
+        };
+        host && self
+            .namespace
+            .as_ref()
+            .is_none_or(|n| *n == provider.namespace)
+            && self.r#type.as_ref().is_none_or(|t| *t == provider.r#type)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -172,6 +284,7 @@ pub fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError> {
         let path = PathBuf::from(file);
         if path.is_file() {
             config.merge(load_file(&path)?);
+            warn_extra_installations(&config, &mut warnings);
         } else {
             warnings.push(format!(
                 "the CLI configuration file {} named by the environment does not exist; continuing without it",
@@ -193,7 +306,20 @@ pub fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError> {
             }
         }
     }
+    warn_extra_installations(&config, &mut warnings);
     Ok((config, warnings))
+}
+
+fn warn_extra_installations(config: &CliConfig, warnings: &mut Vec<String>) {
+    if let [first, rest @ ..] = config.installations.as_slice() {
+        for extra in rest {
+            warnings.push(format!(
+                "only one provider_installation block is allowed; the one in {} is ignored in favour of the one in {}",
+                extra.file.display(),
+                first.file.display()
+            ));
+        }
+    }
 }
 
 /// The main configuration file for the tool being imitated (spec §8, §10).
@@ -268,7 +394,14 @@ impl CliConfig {
     pub fn merge(&mut self, later: CliConfig) {
         self.hosts.extend(later.hosts);
         self.credentials.extend(later.credentials);
+        self.installations.extend(later.installations);
         self.files.extend(later.files);
+    }
+
+    /// The `provider_installation` block in effect: the first one read, as in Terraform
+    /// (which warns about the others; [`load`] does too).
+    pub fn provider_installation(&self) -> Option<&ProviderInstallation> {
+        self.installations.first()
     }
 
     /// The token for `host` and where it came from: a `TF_TOKEN_*` variable first, then
@@ -326,24 +459,238 @@ pub fn load_file(path: &Path) -> Result<CliConfig, CliConfigError> {
         .file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.ends_with(".json"));
-    let tree = if is_json {
-        serde_json::from_str::<serde_json::Value>(&text).map_err(|e| CliConfigError::Parse {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?
-    } else {
-        parse_hcl(&text).map_err(|message| CliConfigError::Parse {
-            path: path.to_path_buf(),
-            message,
-        })?
+    let parse_err = |message: String| CliConfigError::Parse {
+        path: path.to_path_buf(),
+        message,
     };
-    from_tree(&tree, path)
+    let (tree, installations) = if is_json {
+        let tree = serde_json::from_str::<serde_json::Value>(&text)
+            .map_err(|e| parse_err(e.to_string()))?;
+        (tree, json_installation_blocks(&text).map_err(parse_err)?)
+    } else {
+        let body = parse_hcl(&text).map_err(parse_err)?;
+        (body_to_tree(&body), hcl_installation_blocks(&body))
+    };
+    let mut config = from_tree(&tree, path)?;
+    for methods in installations {
+        config
+            .installations
+            .push(installation_from_blocks(methods, path)?);
+    }
+    Ok(config)
 }
 
-/// Parses HCL v1 text into a JSON-shaped tree: attributes become keys, and a block
-/// `name "label" { … }` becomes `name: [{ "label": { … } }]`, which is also how HCL v1's
-/// JSON form may write blocks, so both formats share [`from_tree`].
-fn parse_hcl(text: &str) -> Result<serde_json::Value, String> {
+/// A `provider_installation` block as `(method name, method body)` pairs in file order.
+type MethodBlocks = Vec<(String, serde_json::Value)>;
+
+/// The `provider_installation` blocks of an HCL file. A method may appear as a block or,
+/// after the quoted-key rewrite (`dev_overrides = { … }`), as an attribute.
+fn hcl_installation_blocks(body: &hcl::Body) -> Vec<MethodBlocks> {
+    body.blocks()
+        .filter(|b| b.identifier.as_str() == "provider_installation")
+        .map(|block| {
+            block
+                .body
+                .iter()
+                .map(|structure| match structure {
+                    hcl::Structure::Block(b) => (b.identifier.to_string(), body_to_tree(&b.body)),
+                    hcl::Structure::Attribute(a) => (a.key.to_string(), expr_to_json(&a.expr)),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The `provider_installation` blocks of a `.tfrc.json` file, methods in the order of
+/// their keys (which `serde_json::Value` would sort away). The block may be an object or
+/// a list of objects; a method's value an object or a list of objects (repeated).
+fn json_installation_blocks(text: &str) -> Result<Vec<MethodBlocks>, String> {
+    let Ordered::Object(top) = serde_json::from_str::<Ordered>(text).map_err(|e| e.to_string())?
+    else {
+        return Ok(Vec::new()); // from_tree reports a top level that is not an object
+    };
+    let mut blocks = Vec::new();
+    for (key, value) in top {
+        if key != "provider_installation" {
+            continue;
+        }
+        let items = match value {
+            Ordered::Array(items) => items,
+            other => vec![other],
+        };
+        for item in items {
+            let Ordered::Object(methods) = item else {
+                return Err("provider_installation must be an object or a list of objects".into());
+            };
+            let mut block = Vec::new();
+            for (name, value) in methods {
+                match value {
+                    Ordered::Array(items) => {
+                        block.extend(items.into_iter().map(|v| (name.clone(), v.into_value())))
+                    }
+                    other => block.push((name, other.into_value())),
+                }
+            }
+            blocks.push(block);
+        }
+    }
+    Ok(blocks)
+}
+
+/// A JSON value whose objects keep their keys in document order.
+enum Ordered {
+    Object(Vec<(String, Ordered)>),
+    Array(Vec<Ordered>),
+    Scalar(serde_json::Value),
+}
+
+impl Ordered {
+    fn into_value(self) -> serde_json::Value {
+        match self {
+            Ordered::Object(entries) => serde_json::Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_value()))
+                    .collect(),
+            ),
+            Ordered::Array(items) => {
+                serde_json::Value::Array(items.into_iter().map(Ordered::into_value).collect())
+            }
+            Ordered::Scalar(value) => value,
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Ordered>()? {
+                    entries.push(entry);
+                }
+                Ok(Ordered::Object(entries))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Ordered>()? {
+                    items.push(item);
+                }
+                Ok(Ordered::Array(items))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(v.into()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(v.into()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(v.into()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(v.into()))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(v.into()))
+            }
+            fn visit_unit<E>(self) -> Result<Ordered, E> {
+                Ok(Ordered::Scalar(serde_json::Value::Null))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// Validates one block's methods (`decodeProviderInstallationFromConfig`).
+fn installation_from_blocks(
+    methods: MethodBlocks,
+    path: &Path,
+) -> Result<ProviderInstallation, CliConfigError> {
+    let invalid = |message: String| CliConfigError::Invalid {
+        path: path.to_path_buf(),
+        message: format!("provider_installation: {message}"),
+    };
+    let mut out = Vec::new();
+    for (name, body) in methods {
+        let Some(body) = merged_objects(&body) else {
+            return Err(invalid(format!("{name} must be a block")));
+        };
+        let string = |key: &str| -> Result<Option<String>, CliConfigError> {
+            match body.get(key) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(invalid(format!("{name}: {key} must be a string"))),
+            }
+        };
+        let patterns = |key: &str| -> Result<Vec<ProviderPattern>, CliConfigError> {
+            match body.get(key) {
+                None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+                Some(serde_json::Value::Array(items)) => items
+                    .iter()
+                    .map(|item| {
+                        item.as_str()
+                            .ok_or_else(|| format!("{key} must be a list of strings"))
+                            .and_then(ProviderPattern::parse)
+                            .map_err(|e| invalid(format!("{name}: {e}")))
+                    })
+                    .collect(),
+                Some(_) => Err(invalid(format!("{name}: {key} must be a list of strings"))),
+            }
+        };
+        let location = match name.as_str() {
+            "direct" => MethodLocation::Direct,
+            "filesystem_mirror" => match string("path")? {
+                Some(p) => MethodLocation::FilesystemMirror(PathBuf::from(p)),
+                None => return Err(invalid("filesystem_mirror requires a path".to_string())),
+            },
+            "network_mirror" => match string("url")? {
+                Some(u) => MethodLocation::NetworkMirror(u),
+                None => return Err(invalid("network_mirror requires a url".to_string())),
+            },
+            "dev_overrides" => MethodLocation::DevOverrides(
+                body.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect(),
+            ),
+            other => {
+                return Err(invalid(format!(
+                    "unknown provider installation method {other:?}"
+                )))
+            }
+        };
+        let (include, exclude) = match location {
+            MethodLocation::DevOverrides(_) => (Vec::new(), Vec::new()),
+            _ => (patterns("include")?, patterns("exclude")?),
+        };
+        out.push(InstallationMethod {
+            location,
+            include,
+            exclude,
+        });
+    }
+    Ok(ProviderInstallation {
+        methods: out,
+        file: path.to_path_buf(),
+    })
+}
+
+/// Parses HCL v1 text (see [`quoted_key_blocks_as_attributes`] for the one v1 form
+/// that needs help). [`body_to_tree`] turns the result into a JSON-shaped tree:
+/// attributes become keys, and a block `name "label" { … }` becomes
+/// `name: [{ "label": { … } }]`, which is also how HCL v1's JSON form may write
+/// blocks, so both formats share [`from_tree`].
+fn parse_hcl(text: &str) -> Result<hcl::Body, String> {
     let body = match hcl::parse(text) {
         Ok(body) => body,
         Err(first) => {
@@ -354,7 +701,7 @@ fn parse_hcl(text: &str) -> Result<serde_json::Value, String> {
             hcl::parse(&rewritten).map_err(|_| first.to_string())?
         }
     };
-    Ok(body_to_tree(&body))
+    Ok(body)
 }
 
 /// HCL v1 lets a label-less block have quoted keys (`services { "providers.v1" = … }`);
@@ -845,6 +1192,160 @@ provider_installation {
         ];
         for (text, want) in cases {
             std::fs::write(&path, text).unwrap();
+            let err = load(&env_with(home.path(), &[], false)).unwrap_err();
+            assert!(err.to_string().contains(want), "{text:?}: {err}");
+        }
+    }
+
+    /// Patterns (spec §8): which spellings parse, and what each matches.
+    #[test]
+    fn provider_patterns() {
+        let providers = [
+            "registry.terraform.io/hashicorp/aws",
+            "registry.terraform.io/acme/aws",
+            "example.com/hashicorp/aws",
+        ];
+        let cases = [
+            ("hashicorp/aws", Ok("yes no no")),
+            ("HashiCorp/AWS", Ok("yes no no")),
+            ("hashicorp/*", Ok("yes no no")),
+            ("*/*", Ok("yes yes no")),
+            ("example.com/*/*", Ok("no no yes")),
+            ("Example.COM:443/hashicorp/aws", Ok("no no yes")),
+            ("*/*/*", Ok("yes yes yes")),
+            (
+                "*/aws",
+                Err("the provider type must be a wildcard when the namespace is"),
+            ),
+            (
+                "*/hashicorp/*",
+                Err("the namespace and type must be wildcards when the hostname is"),
+            ),
+            (
+                "aws",
+                Err("must have either two or three slash-separated parts"),
+            ),
+            (
+                "a/b/c/d",
+                Err("must have either two or three slash-separated parts"),
+            ),
+            ("xn--caf-dma.fr/a/b", Err("invalid hostname")),
+            ("hashicorp/a.b", Err("dots are not allowed")),
+        ];
+        for (pattern, want) in cases {
+            match (ProviderPattern::parse(pattern), want) {
+                (Ok(parsed), Ok(want)) => {
+                    let got: Vec<&str> = providers
+                        .iter()
+                        .map(|p| {
+                            let addr = ProviderAddr::parse(p, TERRAFORM_REGISTRY).unwrap();
+                            if parsed.matches(&addr, TERRAFORM_REGISTRY) {
+                                "yes"
+                            } else {
+                                "no"
+                            }
+                        })
+                        .collect();
+                    assert_eq!(got.join(" "), want, "{pattern}");
+                }
+                (Err(e), Err(want)) => assert!(e.contains(want), "{pattern}: {e}"),
+                (got, want) => panic!("{pattern}: got {got:?}, want {want:?}"),
+            }
+        }
+        // Without a hostname a pattern means the flavor's default registry.
+        let tofu = ProviderAddr::parse("hashicorp/aws", "registry.opentofu.org").unwrap();
+        let pattern = ProviderPattern::parse("hashicorp/aws").unwrap();
+        assert!(pattern.matches(&tofu, "registry.opentofu.org"));
+        assert!(!pattern.matches(&tofu, TERRAFORM_REGISTRY));
+    }
+
+    /// Method order is kept, in HCL (including the v1 quoted-key form that needs the
+    /// rewrite) and in JSON; only the first block is used, the others are warned about.
+    #[test]
+    fn provider_installation_blocks() {
+        let home = tempfile::tempdir().unwrap();
+        let hcl = r#"
+provider_installation {
+  network_mirror {
+    url     = "https://mirror.example/"
+    include = ["example.com/*/*"]
+  }
+  filesystem_mirror {
+    path    = "/opt/providers"
+    exclude = ["hashicorp/aws"]
+  }
+  dev_overrides {
+    "hashicorp/null" = "/home/u/null"
+  }
+  direct {}
+}
+"#;
+        let json = r#"{"provider_installation": [{
+            "network_mirror": {"url": "https://z.example/"},
+            "direct": [{"exclude": ["a/b"]}, {"include": ["c/d"]}],
+            "filesystem_mirror": {"path": "/a"}
+        }]}"#;
+        let describe = |inst: &ProviderInstallation| -> Vec<String> {
+            inst.methods
+                .iter()
+                .map(|m| {
+                    let location = match &m.location {
+                        MethodLocation::Direct => "direct".to_string(),
+                        MethodLocation::FilesystemMirror(p) => format!("fs {}", p.display()),
+                        MethodLocation::NetworkMirror(u) => format!("net {u}"),
+                        MethodLocation::DevOverrides(o) => format!("dev {o:?}"),
+                    };
+                    format!("{location} +{} -{}", m.include.len(), m.exclude.len())
+                })
+                .collect()
+        };
+        std::fs::write(home.path().join(".terraformrc"), hcl).unwrap();
+        let dir = home.path().join(".terraform.d");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("mirrors.tfrc.json"), json).unwrap();
+        let (config, warnings) = load(&env_with(home.path(), &[], false)).unwrap();
+        assert_eq!(config.installations.len(), 2);
+        assert_eq!(
+            describe(config.provider_installation().unwrap()),
+            [
+                "net https://mirror.example/ +1 -0",
+                "fs /opt/providers +0 -1",
+                "dev {\"hashicorp/null\": \"/home/u/null\"} +0 -0",
+                "direct +0 -0",
+            ]
+        );
+        assert_eq!(
+            describe(&config.installations[1]),
+            [
+                "net https://z.example/ +0 -0",
+                "direct +0 -1",
+                "direct +1 -0",
+                "fs /a +0 -0",
+            ]
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("only one provider_installation block"));
+
+        for (text, want) in [
+            (
+                "provider_installation {\n  mirror {}\n}\n",
+                "unknown provider installation method \"mirror\"",
+            ),
+            (
+                "provider_installation {\n  filesystem_mirror {}\n}\n",
+                "filesystem_mirror requires a path",
+            ),
+            (
+                "provider_installation {\n  network_mirror {\n    url = 1\n  }\n}\n",
+                "url must be a string",
+            ),
+            (
+                "provider_installation {\n  direct {\n    include = [\"aws\"]\n  }\n}\n",
+                "invalid provider matching pattern \"aws\"",
+            ),
+        ] {
+            std::fs::write(home.path().join(".terraformrc"), text).unwrap();
+            std::fs::remove_file(dir.join("mirrors.tfrc.json")).ok();
             let err = load(&env_with(home.path(), &[], false)).unwrap_err();
             assert!(err.to_string().contains(want), "{text:?}: {err}");
         }

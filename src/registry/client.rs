@@ -19,7 +19,7 @@
 //! `providers.v1` URL that host's discovery names, as Terraform does. reqwest drops the
 //! header when a redirect leaves the origin.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -31,6 +31,7 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::addr::{Hostname, Platform, ProviderAddr};
+use crate::hash::Hash;
 
 use super::cliconfig::{CliConfig, CredentialSource, Env, Token};
 use super::error::{RegistryError, SafeUrl, Status, TransportKind, TriedCredential};
@@ -64,7 +65,8 @@ pub struct ClientConfig {
     /// connection ends in a retryable error instead of a hang.
     pub stream_idle_timeout: Duration,
     pub user_agent: String,
-    /// Extra trusted root certificates (PEM), for private registries and for tests.
+    /// Extra trusted root certificates (PEM; each entry may be a bundle), for private
+    /// registries, mirrors and tests.
     pub extra_root_certs: Vec<Vec<u8>>,
 }
 
@@ -112,6 +114,26 @@ pub struct PackageMeta {
     pub signing_keys: Vec<(String, String)>,
     /// Plugin protocol versions as given ("5.0"); the caller checks compatibility.
     pub protocols: Vec<String>,
+    /// OpenTofu's optional `packages` map: hashes and size of **every** platform's
+    /// package of this version (spec §10). `None` when the registry sent no usable map.
+    pub packages: Option<BTreeMap<Platform, PlatformHashes>>,
+}
+
+/// One platform's entry in OpenTofu's `packages` map (spec §10): what the registry
+/// reports, not yet verified by anything.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PlatformHashes {
+    /// `h1:` and `zh:` hashes (other schemes are kept; callers use the preferred ones).
+    pub hashes: Vec<Hash>,
+    /// Size of the zip in bytes, when given.
+    pub package_size: Option<u64>,
+}
+
+impl PlatformHashes {
+    /// The first hash of `scheme` (`"h1"` or `"zh"`).
+    pub fn first(&self, scheme: &str) -> Option<&Hash> {
+        self.hashes.iter().find(|h| h.scheme() == scheme)
+    }
 }
 
 /// Talks to provider registries; clone it freely.
@@ -176,9 +198,12 @@ impl RegistryClient {
                 .connect_timeout(config.connect_timeout)
                 .redirect(reqwest::redirect::Policy::limited(redirects));
             for pem in &config.extra_root_certs {
-                let cert = reqwest::Certificate::from_pem(pem)
+                // A bundle (`SSL_CERT_FILE` usually names one) may hold many.
+                let certs = reqwest::Certificate::from_pem_bundle(pem)
                     .map_err(|e| RegistryError::Setup(format!("invalid root certificate: {e}")))?;
-                builder = builder.add_root_certificate(cert);
+                for cert in certs {
+                    builder = builder.add_root_certificate(cert);
+                }
             }
             builder
                 .build()
@@ -282,6 +307,57 @@ impl RegistryClient {
             return Err(status_error(what, &got));
         }
         Ok(got.body)
+    }
+
+    /// Fetches a network-mirror JSON document (spec §6: `index.json`, `<version>.json`)
+    /// with the token configured for the **mirror's** host (with its port, unless 443)
+    /// and `X-Terraform-Version`, like registry JSON; retried like it too.
+    ///
+    /// `Ok(None)` means 404: the mirror does not have it. 401/403 name the host and the
+    /// credential tried. The media type must be `application/json`. On success returns
+    /// the final URL, against which relative archive URLs resolve (spec §11 item 13),
+    /// and the body.
+    pub async fn mirror_json(
+        &self,
+        what: &str,
+        url: &Url,
+    ) -> Result<Option<(Url, Bytes)>, RegistryError> {
+        check_scheme(url, what)?;
+        let host = url_hostname(url);
+        let credential = host.as_ref().and_then(|h| self.credential(h));
+        let got = self
+            .fetch(&Get {
+                what,
+                url,
+                token: credential.as_ref().map(|(token, _)| token),
+                terraform_version: true,
+                accept_json: true,
+                max: MAX_REGISTRY_JSON_BYTES,
+                discovery: false,
+            })
+            .await?;
+        match (got.status, &host) {
+            (200, _) => {}
+            (404, _) => return Ok(None),
+            (status @ (401 | 403), Some(host)) => {
+                return Err(refused(what, host, &got, status, credential))
+            }
+            _ => return Err(status_error(what, &got)),
+        }
+        let content_type = got
+            .headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let media_type = content_type.split(';').next().unwrap_or("").trim();
+        if !media_type.eq_ignore_ascii_case("application/json") {
+            return Err(invalid(
+                what,
+                &got.url,
+                format!("Content-Type must be application/json, got {content_type:?}"),
+            ));
+        }
+        Ok(Some((got.url, got.body)))
     }
 
     /// Starts a streaming download (a provider zip) without credentials. Returns the
@@ -448,6 +524,17 @@ impl RegistryClient {
     }
 }
 
+/// The host a URL's credentials are looked up by: its name with the port, unless that
+/// is the scheme's default (spec §6). `None` for hosts tfsum cannot name (IPv6).
+fn url_hostname(url: &Url) -> Option<Hostname> {
+    let host = url.host_str()?;
+    let given = match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    };
+    Hostname::parse(&given).ok()
+}
+
 fn timed_out(what: &str, url: &Url, after: Duration) -> RegistryError {
     RegistryError::Transport {
         what: what.to_string(),
@@ -557,6 +644,10 @@ struct PackageJson {
     shasum: String,
     #[serde(default, deserialize_with = "null_as_default")]
     signing_keys: SigningKeysJson,
+    /// OpenTofu's extension (spec §10); kept loose so a malformed map never breaks the
+    /// response, which is complete without it.
+    #[serde(default)]
+    packages: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -623,7 +714,47 @@ fn parse_package(
             .map(|k| (k.ascii_armor, k.trust_signature))
             .collect(),
         protocols: json.protocols,
+        packages: json.packages.as_ref().and_then(parse_packages_map),
     })
+}
+
+/// Reads OpenTofu's `packages` map: `{"<os_arch>": {"hashes": [...], "package_size": N}}`.
+///
+/// The map only ever saves downloads, so it is read leniently: entries with an invalid
+/// platform key or no parsable hash are dropped, and anything that is not an object
+/// means no map at all. Whatever is kept is still checked against the package tfsum
+/// downloads before any of it is trusted.
+fn parse_packages_map(value: &serde_json::Value) -> Option<BTreeMap<Platform, PlatformHashes>> {
+    let object = value.as_object()?;
+    let mut map = BTreeMap::new();
+    for (key, entry) in object {
+        let Ok(platform) = key.parse::<Platform>() else {
+            continue;
+        };
+        let hashes: Vec<Hash> = entry
+            .get("hashes")
+            .and_then(|h| h.as_array())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|h| h.as_str())
+                    .filter_map(|h| Hash::parse(h).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if hashes.is_empty() {
+            continue;
+        }
+        let package_size = entry.get("package_size").and_then(|n| n.as_u64());
+        map.insert(
+            platform,
+            PlatformHashes {
+                hashes,
+                package_size,
+            },
+        );
+    }
+    (!map.is_empty()).then_some(map)
 }
 
 /// Go's `encoding/json` decodes `null` into a field as its zero value, and registries
@@ -838,6 +969,7 @@ mod tests {
                     ("ARMOR-2".into(), "TRUST-2".into()),
                 ],
                 protocols: vec!["5.0".into(), "6.0".into()],
+                packages: None,
             }
         );
     }

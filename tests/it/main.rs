@@ -5,8 +5,11 @@ mod support;
 
 mod cli;
 mod conformance;
+mod credentials;
 mod fake_registry;
 mod interrupt;
+mod mirrors;
+mod opentofu;
 mod oracle;
 mod resolution;
 mod terragrunt;

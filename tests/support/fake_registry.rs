@@ -14,6 +14,15 @@
 //! - `GET /v1/providers/:ns/:type/versions` — version list (§5.2)
 //! - `GET /v1/providers/:ns/:type/:version/download/:os/:arch` — package metadata (§5.3)
 //! - `GET /files/:ns/:type/:version/:filename` — zips, `SHA256SUMS`, `.sig`, `manifest.json`
+//! - `GET /mirror/:host/:ns/:type/index.json`, `…/:version.json` and `…/:zip` — the same
+//!   packages as a network mirror (§6) for any `:host`, laid out as `terraform providers
+//!   mirror` writes them (relative archive URLs, an `h1:` per archive)
+//!
+//! Switches for other protocol shapes: [`RegistryHandle::set_packages_map`] adds OpenTofu's
+//! `packages` map (§10) to the download JSON; [`RegistryBuilder::tls`] serves https with
+//! the test CA in `testdata/registry/tls/` (Terraform requires https for `-net-mirror`);
+//! [`UrlStyle::OtherHost`] points downloads at `localhost:PORT`, another host as far as
+//! credentials go.
 //!
 //! Real Terraform discovers services only over https, so tests reach the fake through the
 //! CLI configuration `host` block that [`RegistryHandle::write_cli_config`] writes (§8).
@@ -98,6 +107,9 @@ pub enum UrlStyle {
     RootRelative,
     /// `../../../../../../../files/…`, relative to `…/download/:os/:arch`.
     PathRelative,
+    /// `http://localhost:PORT/files/…`: the same server under another hostname, so
+    /// downloads go to a host no credentials are configured for.
+    OtherHost,
 }
 
 /// Declares the registry's content, then starts it.
@@ -120,6 +132,7 @@ pub enum UrlStyle {
 pub struct RegistryBuilder {
     providers: Vec<ProviderSpec>,
     url_style: UrlStyle,
+    tls: bool,
 }
 
 impl RegistryBuilder {
@@ -206,6 +219,13 @@ impl RegistryBuilder {
         self
     }
 
+    /// Serve https with `testdata/registry/tls/server.pem` (valid for `127.0.0.1` and
+    /// `localhost`), signed by the test CA [`TEST_CA_PEM`].
+    pub fn tls(mut self) -> Self {
+        self.tls = true;
+        self
+    }
+
     fn current_version(&mut self) -> &mut VersionSpec {
         self.providers
             .last_mut()
@@ -240,6 +260,7 @@ impl RegistryBuilder {
 
         let shared = Arc::new(Shared {
             addr,
+            tls: self.tls,
             releases,
             state: Mutex::new(Mutable {
                 url_style: self.url_style,
@@ -260,12 +281,23 @@ impl RegistryBuilder {
                 runtime.block_on(async move {
                     let listener = tokio::net::TcpListener::from_std(listener)
                         .expect("fake registry: tokio listener");
+                    let tls = server_state.tls;
                     let app = Router::new().fallback(serve).with_state(server_state);
-                    tokio::select! {
-                        result = axum::serve(listener, app).into_future() => {
-                            result.expect("fake registry: server failed");
+                    if tls {
+                        let listener = tls::TlsListener::new(listener);
+                        tokio::select! {
+                            result = axum::serve(listener, app).into_future() => {
+                                result.expect("fake registry: server failed");
+                            }
+                            _ = shutdown_rx => {}
                         }
-                        _ = shutdown_rx => {}
+                    } else {
+                        tokio::select! {
+                            result = axum::serve(listener, app).into_future() => {
+                                result.expect("fake registry: server failed");
+                            }
+                            _ = shutdown_rx => {}
+                        }
                     }
                 });
             })
@@ -383,6 +415,7 @@ struct Package {
 #[derive(Debug)]
 struct Shared {
     addr: SocketAddr,
+    tls: bool,
     releases: BTreeMap<String, Release>,
     state: Mutex<Mutable>,
 }
@@ -399,6 +432,7 @@ struct Mutable {
     token: Option<String>,
     url_style: UrlStyle,
     discovery: Value,
+    packages_map: bool,
 }
 
 /// Shared access to a running fake registry: addresses, expectations, recorded requests
@@ -411,9 +445,15 @@ pub struct RegistryHandle {
 impl RegistryHandle {
     // ---- addresses --------------------------------------------------------------------
 
-    /// `http://127.0.0.1:PORT`
+    /// `http://127.0.0.1:PORT` (`https://` with [`RegistryBuilder::tls`])
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.shared.addr)
+        self.shared.base_url()
+    }
+
+    /// `http://127.0.0.1:PORT/mirror/`, the base URL of the network mirror the fake
+    /// also is (`https://` with [`RegistryBuilder::tls`]).
+    pub fn mirror_url(&self) -> String {
+        format!("{}/mirror/", self.base_url())
     }
 
     /// `127.0.0.1:PORT`, the registry host as it appears in provider source addresses.
@@ -622,6 +662,12 @@ impl RegistryHandle {
         self.state().url_style = style;
     }
 
+    /// Adds OpenTofu's `packages` map (every platform's `h1:`, `zh:` and size) to the
+    /// download JSON (§10), or stops sending it.
+    pub fn set_packages_map(&self, on: bool) {
+        self.state().packages_map = on;
+    }
+
     /// Replaces the `/.well-known/terraform.json` document.
     pub fn set_discovery(&self, document: Value) {
         self.state().discovery = document;
@@ -791,6 +837,11 @@ fn generated(seed: &str, len: usize) -> Vec<u8> {
 // ---- serving ----------------------------------------------------------------------------
 
 impl Shared {
+    fn base_url(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
+    }
+
     fn state(&self) -> MutexGuard<'_, Mutable> {
         // A panicking test thread must not hide the registry from the others.
         self.state
@@ -874,6 +925,18 @@ impl Shared {
                 _ => Reply::not_found(),
             };
         }
+        if let Some(rest) = path.strip_prefix("/mirror/") {
+            let segments: Vec<&str> = rest.split('/').collect();
+            if let [_host, ns, ty, leaf] = segments.as_slice() {
+                if leaf.ends_with(".json") {
+                    if let Some(reply) = self.check_token(headers) {
+                        return reply;
+                    }
+                }
+                return self.mirror(ns, ty, leaf);
+            }
+            return Reply::not_found();
+        }
         if let Some(rest) = path.strip_prefix("/files/") {
             if let [ns, ty, ver, filename] = rest.split('/').collect::<Vec<_>>().as_slice() {
                 return self.file(ns, ty, ver, filename);
@@ -941,7 +1004,12 @@ impl Shared {
             return Reply::not_found();
         }
         let url = |file: &str| match state.url_style {
-            UrlStyle::Absolute => format!("http://{}/files/{ns}/{ty}/{ver}/{file}", self.addr),
+            UrlStyle::Absolute => format!("{}/files/{ns}/{ty}/{ver}/{file}", self.base_url()),
+            UrlStyle::OtherHost => format!(
+                "{}://localhost:{}/files/{ns}/{ty}/{ver}/{file}",
+                if self.tls { "https" } else { "http" },
+                self.addr.port()
+            ),
             UrlStyle::RootRelative => format!("/files/{ns}/{ty}/{ver}/{file}"),
             UrlStyle::PathRelative => format!("../../../../../../../files/{ns}/{ty}/{ver}/{file}"),
         };
@@ -951,9 +1019,7 @@ impl Shared {
             let first = if shasum.starts_with('0') { "1" } else { "0" };
             shasum.replace_range(0..1, first);
         }
-        Reply::json(
-            StatusCode::OK,
-            &json!({
+        let mut document = json!({
                 "protocols": release.protocols,
                 "os": os,
                 "arch": arch,
@@ -971,8 +1037,80 @@ impl Shared {
                         "source_url": "https://tfsum.invalid/test-signing-key",
                     }]
                 }
-            }),
-        )
+        });
+        if state.packages_map {
+            let packages: serde_json::Map<String, Value> = release
+                .packages
+                .iter()
+                .filter(|(p, _)| {
+                    !state
+                        .removed_platforms
+                        .contains(&package_key(ns, ty, ver, p))
+                })
+                .map(|(p, pkg)| {
+                    let h1 = dirhash::h1(&package_files(release, p));
+                    let entry = json!({
+                        "hashes": [h1, format!("zh:{}", pkg.sha256)],
+                        "package_size": pkg.zip.len(),
+                    });
+                    (p.clone(), entry)
+                })
+                .collect();
+            document["packages"] = Value::Object(packages);
+        }
+        Reply::json(StatusCode::OK, &document)
+    }
+
+    /// The network mirror view (§6) of the releases, for any hostname.
+    fn mirror(&self, ns: &str, ty: &str, leaf: &str) -> Reply {
+        let state = self.state();
+        let releases: Vec<&Release> = self
+            .releases
+            .values()
+            .filter(|r| r.namespace == ns && r.type_ == ty)
+            .collect();
+        if leaf == "index.json" {
+            if releases.is_empty() {
+                return Reply::not_found();
+            }
+            let versions: serde_json::Map<String, Value> = releases
+                .iter()
+                .map(|r| (r.version.clone(), json!({})))
+                .collect();
+            return Reply::json(StatusCode::OK, &json!({ "versions": versions }));
+        }
+        if let Some(ver) = leaf.strip_suffix(".json") {
+            let Some(release) = releases.iter().find(|r| r.version == ver) else {
+                return Reply::not_found();
+            };
+            let archives: serde_json::Map<String, Value> = release
+                .packages
+                .iter()
+                .filter(|(p, _)| {
+                    !state
+                        .removed_platforms
+                        .contains(&package_key(ns, ty, ver, p))
+                })
+                .map(|(p, pkg)| {
+                    let h1 = dirhash::h1(&package_files(release, p));
+                    (p.clone(), json!({ "url": pkg.filename, "hashes": [h1] }))
+                })
+                .collect();
+            return Reply::json(StatusCode::OK, &json!({ "archives": archives }));
+        }
+        for release in releases {
+            for (platform, package) in &release.packages {
+                if package.filename == leaf {
+                    let mut zip = package.zip.clone();
+                    let key = package_key(ns, ty, &release.version, platform);
+                    if state.corrupt_zips.contains(&key) {
+                        zip = flip_byte(&zip, zip.len() / 2);
+                    }
+                    return Reply::bytes("application/zip", zip);
+                }
+            }
+        }
+        Reply::not_found()
     }
 
     fn file(&self, ns: &str, ty: &str, ver: &str, filename: &str) -> Reply {
@@ -1129,4 +1267,76 @@ fn shaped_body(body: Bytes, drop_after: Option<usize>, bandwidth: Option<u64>) -
         }
     });
     Body::from_stream(stream)
+}
+
+/// The test CA that signed the fake's TLS certificate (for `SSL_CERT_FILE` and
+/// `ClientConfig::extra_root_certs`).
+pub const TEST_CA_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/ca.pem");
+
+/// The path of [`TEST_CA_PEM`], for `SSL_CERT_FILE`.
+pub fn test_ca_path() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/registry/tls/ca.pem")
+}
+
+mod tls {
+    //! An axum listener that terminates TLS with the test certificate.
+
+    use std::net::SocketAddr;
+    use std::sync::Arc;
+
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    use tokio_rustls::TlsAcceptor;
+
+    const SERVER_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/server.pem");
+    const SERVER_KEY: &[u8] = include_bytes!("../../testdata/registry/tls/server.key");
+
+    pub struct TlsListener {
+        tcp: TcpListener,
+        acceptor: TlsAcceptor,
+    }
+
+    impl TlsListener {
+        pub fn new(tcp: TcpListener) -> TlsListener {
+            let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(SERVER_PEM)
+                .collect::<Result<_, _>>()
+                .expect("fake registry: test certificate");
+            let key = PrivateKeyDer::from_pem_slice(SERVER_KEY).expect("fake registry: test key");
+            let config = tokio_rustls::rustls::ServerConfig::builder_with_provider(Arc::new(
+                tokio_rustls::rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .expect("fake registry: TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .expect("fake registry: TLS config");
+            TlsListener {
+                tcp,
+                acceptor: TlsAcceptor::from(Arc::new(config)),
+            }
+        }
+    }
+
+    impl axum::serve::Listener for TlsListener {
+        type Io = tokio_rustls::server::TlsStream<TcpStream>;
+        type Addr = SocketAddr;
+
+        async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+            loop {
+                let Ok((tcp, addr)) = self.tcp.accept().await else {
+                    continue;
+                };
+                // A client that fails the handshake (an untrusting Terraform, say) must
+                // not stop the server.
+                if let Ok(tls) = self.acceptor.accept(tcp).await {
+                    return (tls, addr);
+                }
+            }
+        }
+
+        fn local_addr(&self) -> std::io::Result<Self::Addr> {
+            self.tcp.local_addr()
+        }
+    }
 }

@@ -1,0 +1,74 @@
+//! OpenTofu's `packages` map (spec §10): when the registry's download document lists
+//! every platform's `h1:`/`zh:`, one download per (provider, version), verified against
+//! the map, stands for all platforms, and the lock file is the same as when every
+//! platform is downloaded.
+
+use pretty_assertions::assert_eq;
+use tempfile::TempDir;
+
+use crate::support::fake_registry::FakeRegistry;
+use crate::support::terraform;
+use crate::tfsum;
+
+const PLATFORMS: &[&str] = &[
+    "linux_amd64",
+    "darwin_arm64",
+    "darwin_amd64",
+    "windows_amd64",
+];
+
+/// Locks a fresh OpenTofu root (a `.tofu` file) for every platform with an empty cache;
+/// returns the lock file and how many zips were downloaded.
+fn lock(registry: &FakeRegistry) -> (String, usize) {
+    let config = format!(
+        "terraform {{\n  required_providers {{\n    null   = {{ source = \"{}\", version = \"~> 3.0\" }}\n    random = {{ source = \"{}\" }}\n  }}\n}}\n",
+        registry.source("hashicorp", "null"),
+        registry.source("hashicorp", "random"),
+    );
+    let root = terraform::module_dir(&[("main.tofu", &config)], "");
+    let scratch = TempDir::new().unwrap();
+    let cli = scratch.path().join("cli.tfrc");
+    registry.write_cli_config(&cli);
+    registry.reset_counts();
+    let platforms = format!("--platform={}", PLATFORMS.join(","));
+    let out = tfsum::run(
+        root.path(),
+        &cli,
+        scratch.path(),
+        &["lock", &platforms, "."],
+    );
+    tfsum::assert_ok(&out);
+    (
+        terraform::read_lock_file(root.path()),
+        registry.count(".zip"),
+    )
+}
+
+#[test]
+#[ignore = "needs the packages-map integration in index.rs"]
+fn packages_map_means_one_download_per_version() {
+    let registry = FakeRegistry::builder()
+        .provider("hashicorp", "null")
+        .version("3.2.1")
+        .platforms(PLATFORMS)
+        .provider("hashicorp", "random")
+        .version("3.6.0")
+        .platforms(PLATFORMS)
+        .binary()
+        .file("LICENSE", "MPL-2.0\n")
+        .start();
+
+    let (all_downloads, downloads) = lock(&registry);
+    assert_eq!(downloads, 2 * PLATFORMS.len());
+
+    registry.set_packages_map(true);
+    let (from_map, downloads) = lock(&registry);
+    assert_eq!(downloads, 2, "one package per (provider, version)");
+    assert_eq!(from_map, all_downloads);
+    assert!(from_map.starts_with("# This file is maintained automatically by \"tofu init\"."));
+    assert_eq!(
+        from_map.matches("\"h1:").count(),
+        2 * PLATFORMS.len(),
+        "{from_map}"
+    );
+}
