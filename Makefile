@@ -27,8 +27,14 @@ lint:
 bench: oracle
 	$(CARGO) bench --locked --bench lock
 
+# Locks the example roots in testdata/demo from the bundled filesystem mirror: offline.
 demo:
-	$(CARGO) run --locked --release --example demo
+	$(CARGO) build --locked --release
+	@d=$$(mktemp -d) && cp -r testdata/demo/roots "$$d/" && \
+	  ./target/release/tfsum lock -r --no-cache --fs-mirror testdata/demo/mirror \
+	    --platform linux_amd64 --platform darwin_arm64 "$$d/roots" && \
+	  for f in "$$d"/roots/*/.terraform.lock.hcl; do echo "==> $${f#$$d/}"; cat "$$f"; done; \
+	  rm -rf "$$d"
 
 completions:
 	$(CARGO) run --locked --quiet -- completions --write-all completions/

@@ -45,6 +45,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l per-host -d 'Maximu
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); records h1: hashes only' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); records h1: hashes only' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s r -l recursive -d 'Search the paths recursively for root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l check -d 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l retry-failed -d 'Re-run only the roots that failed in the last run from this directory'
@@ -52,6 +54,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l upgrade -d 'Choose 
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-config -d 'Ignore .tfsum.toml'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s h -l help -d 'Print help (see more with \'--help\')'

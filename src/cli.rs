@@ -273,6 +273,21 @@ pub struct LockArgs {
     /// Ignore .tfsum.toml
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
+
+    /// Take every package from this filesystem mirror instead of the registries (as
+    /// terraform providers lock -fs-mirror); records h1: hashes only
+    #[arg(long, value_name = "DIR")]
+    pub fs_mirror: Option<PathBuf>,
+
+    /// Take every package from this https network mirror instead of the registries (as
+    /// terraform providers lock -net-mirror); records h1: hashes only
+    #[arg(long, value_name = "URL")]
+    pub net_mirror: Option<String>,
+
+    /// Take packages where the CLI configuration's provider_installation block says
+    /// (filesystem and network mirrors, direct, include/exclude), as terraform init does
+    #[arg(long, conflicts_with_all = ["fs_mirror", "net_mirror"])]
+    pub use_cli_config_installation: bool,
 }
 
 #[derive(Debug, Args)]

@@ -21,8 +21,9 @@ use crate::drift;
 use crate::hash::Hash;
 use crate::index::{HashIndex, IndexOptions, IndexStats, PackageError};
 use crate::lockfile::{self, Flavor, LockFile};
+use crate::mirror::{Sources, VersionsError, VersionsFound};
 use crate::progress::Progress;
-use crate::registry::RegistryClient;
+use crate::registry::{RegistryClient, RegistryError};
 use crate::resolve::{self, ProviderReqs};
 use crate::terragrunt::{self, TerragruntError, UnitConfig};
 use crate::version::Version;
@@ -46,6 +47,9 @@ pub struct LockOptions {
     pub index: IndexOptions,
     /// `None` when offline.
     pub client: Option<RegistryClient>,
+    /// Where packages come from: each provider's registry, or mirrors (`--fs-mirror`,
+    /// `--net-mirror`, `--use-cli-config-installation`).
+    pub sources: Sources,
     /// Write nothing; report what would change, with a diff.
     pub check: bool,
     pub progress: Arc<dyn Progress>,
@@ -236,10 +240,13 @@ pub async fn run(options: LockOptions) -> Result<RunReport, FatalError> {
         options.progress.clone(),
     );
     let platforms = &options.platforms;
+    let sources = &options.sources;
     let results = futures::future::join_all(packages.iter().map(|(addr, v)| {
         let index = &index;
         async move {
-            let hashes = index.package_hashes(addr, v, platforms).await;
+            let registry =
+                |wanted: Vec<Platform>| async move { index.package_hashes(addr, v, &wanted).await };
+            let hashes = sources.package_hashes(addr, v, platforms, registry).await;
             ((addr.clone(), v.clone()), hashes)
         }
     }))
@@ -553,21 +560,11 @@ async fn fetch_version_lists(
         options.versions_ttl
     };
     let fetches = wanted.into_iter().map(|addr| async move {
-        if let Some(raw) = options.cache.versions(&addr, ttl) {
-            return (addr, Ok((raw, Vec::new())));
-        }
-        let Some(client) = options.client.as_ref().filter(|_| !options.offline) else {
-            let msg = format!("offline, and the cache holds no version list for {addr}");
-            return (addr, Err(msg));
-        };
-        match client.versions(&addr).await {
-            Ok(list) => {
-                let raw: Vec<String> = list.versions.iter().map(|v| v.version.clone()).collect();
-                options.cache.put_versions(&addr, &raw);
-                (addr, Ok((raw, list.warnings)))
-            }
-            Err(e) => (addr, Err(e.to_string())),
-        }
+        let found = options
+            .sources
+            .versions(&addr, || registry_versions(options, &addr, ttl))
+            .await;
+        (addr, found.map(|f| (f.versions, f.warnings)))
     });
     let mut lists = HashMap::new();
     for (addr, raw) in futures::future::join_all(fetches).await {
@@ -589,6 +586,41 @@ async fn fetch_version_lists(
         lists.insert(addr, parsed);
     }
     lists
+}
+
+/// The origin registry's version list: from the cache while fresh, else fetched and
+/// cached. Mirror lists are never cached: they are another source's answer.
+async fn registry_versions(
+    options: &LockOptions,
+    addr: &ProviderAddr,
+    ttl: Duration,
+) -> Result<VersionsFound, VersionsError> {
+    if let Some(versions) = options.cache.versions(addr, ttl) {
+        return Ok(VersionsFound {
+            versions,
+            warnings: Vec::new(),
+        });
+    }
+    let Some(client) = options.client.as_ref().filter(|_| !options.offline) else {
+        return Err(VersionsError {
+            message: format!("offline, and the cache holds no version list for {addr}"),
+            not_found: false,
+        });
+    };
+    match client.versions(addr).await {
+        Ok(list) => {
+            let raw: Vec<String> = list.versions.iter().map(|v| v.version.clone()).collect();
+            options.cache.put_versions(addr, &raw);
+            Ok(VersionsFound {
+                versions: raw,
+                warnings: list.warnings,
+            })
+        }
+        Err(e) => Err(VersionsError {
+            not_found: matches!(e, RegistryError::ProviderNotFound { .. }),
+            message: e.to_string(),
+        }),
+    }
 }
 
 fn select_versions(root: &mut Root, lists: &VersionLists, upgrade: bool) {

@@ -22,8 +22,10 @@ use tfsum::hash::{self, ZipLimits};
 use tfsum::index::IndexOptions;
 use tfsum::lock::{self, LockOptions};
 use tfsum::lockfile::Flavor;
+use tfsum::mirror::{FsMirror, NetMirror, Source, Sources};
 use tfsum::progress::{NoProgress, Progress};
 use tfsum::progress_bar::{LogProgress, TerminalProgress};
+use tfsum::registry::cliconfig::ProviderInstallation;
 use tfsum::registry::{cliconfig, ClientConfig, RegistryClient};
 use tfsum::report::{self, Verbosity};
 use tfsum::settings::{self, LockSettings};
@@ -158,13 +160,43 @@ fn lock_command(args: LockArgs, global: &Global) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return failure(format!("cannot start the async runtime: {e}")),
     };
-    let client = if args.offline {
-        None
+    if args.fs_mirror.is_some() && args.net_mirror.is_some() {
+        // Terraform's words (spec §9).
+        return usage_error("the --fs-mirror and --net-mirror options are mutually exclusive");
+    }
+    if args.offline && args.net_mirror.is_some() {
+        return usage_error("--net-mirror needs the network; it cannot be used with --offline");
+    }
+    // Like Go programs (Terraform included), trust the CA bundle SSL_CERT_FILE names; here
+    // in addition to the built-in roots.
+    let mut client_config = ClientConfig::default();
+    if let Some(path) = std::env::var_os("SSL_CERT_FILE").filter(|p| !p.is_empty()) {
+        match std::fs::read(&path) {
+            Ok(pem) => client_config.extra_root_certs.push(pem),
+            Err(e) => {
+                let path = std::path::Path::new(&path).display().to_string();
+                return usage_error(format!("cannot read SSL_CERT_FILE {path}: {e}"));
+            }
+        }
+    }
+    let (client, installation) = if args.offline && !args.use_cli_config_installation {
+        (None, None)
     } else {
-        match registry_client(settings.flavor, global) {
-            Ok(client) => Some(client),
+        match registry_client(settings.flavor, client_config, global) {
+            Ok((client, installation)) => (Some(client).filter(|_| !args.offline), installation),
             Err(code) => return code,
         }
+    };
+    let sources = match package_sources(
+        &args,
+        client.as_ref(),
+        installation,
+        settings.flavor,
+        settings.jobs,
+        global,
+    ) {
+        Ok(sources) => sources,
+        Err(code) => return code,
     };
 
     let terminal = if global.logging || global.verbosity == Verbosity::Quiet {
@@ -197,6 +229,7 @@ fn lock_command(args: LockArgs, global: &Global) -> ExitCode {
             zip_limits: ZipLimits::default(),
         },
         client,
+        sources,
         check: args.check,
         progress,
     };
@@ -284,7 +317,12 @@ fn paths_to_retry(
     Ok(Some(paths))
 }
 
-fn registry_client(flavor: Option<Flavor>, global: &Global) -> Result<RegistryClient, ExitCode> {
+/// The registry client, and the CLI configuration's `provider_installation` block.
+fn registry_client(
+    flavor: Option<Flavor>,
+    client_config: ClientConfig,
+    global: &Global,
+) -> Result<(RegistryClient, Option<ProviderInstallation>), ExitCode> {
     let env = cliconfig::Env::from_process(flavor == Some(Flavor::OpenTofu));
     let (config, warnings) = cliconfig::load(&env).map_err(failure)?;
     if global.verbosity != Verbosity::Quiet {
@@ -292,7 +330,51 @@ fn registry_client(flavor: Option<Flavor>, global: &Global) -> Result<RegistryCl
             eprintln!("warning: {w}");
         }
     }
-    RegistryClient::new(ClientConfig::default(), config, env).map_err(failure)
+    let installation = config.provider_installation().cloned();
+    let client = RegistryClient::new(client_config, config, env).map_err(failure)?;
+    Ok((client, installation))
+}
+
+/// Where packages come from: the registries, or the mirror the flags name.
+fn package_sources(
+    args: &LockArgs,
+    client: Option<&RegistryClient>,
+    installation: Option<ProviderInstallation>,
+    flavor: Option<Flavor>,
+    jobs: usize,
+    global: &Global,
+) -> Result<Sources, ExitCode> {
+    if let Some(dir) = &args.fs_mirror {
+        let mirror = FsMirror::scan(dir).map_err(usage_error)?;
+        if global.verbosity != Verbosity::Quiet {
+            for w in mirror.warnings() {
+                eprintln!("warning: {w}");
+            }
+        }
+        return Ok(Sources::only(Source::FsMirror(Arc::new(mirror))));
+    }
+    if let (Some(url), Some(client)) = (&args.net_mirror, client) {
+        let mirror = NetMirror::new(url, client.clone()).map_err(usage_error)?;
+        return Ok(Sources::only(Source::NetMirror(Arc::new(
+            mirror.with_jobs(jobs),
+        ))));
+    }
+    if !args.use_cli_config_installation {
+        return Ok(Sources::registry());
+    }
+    let default_host = flavor.unwrap_or(Flavor::Terraform).default_registry();
+    let Some(installation) = installation else {
+        global.note("the CLI configuration has no provider_installation block; every provider comes from its registry".to_string());
+        return Ok(Sources::registry());
+    };
+    let (sources, warnings) =
+        Sources::from_installation(&installation, client, default_host).map_err(usage_error)?;
+    if global.verbosity != Verbosity::Quiet {
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+    }
+    Ok(sources)
 }
 
 fn fmt_command(args: FmtArgs, global: &Global) -> ExitCode {

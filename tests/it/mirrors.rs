@@ -189,7 +189,6 @@ fn build_fs_mirror(registry: &RegistryHandle, dir: &Path) {
 }
 
 #[test]
-#[ignore = "needs the --fs-mirror integration (lock.rs, cli.rs, main.rs)"]
 fn fs_mirror_both_layouts_match_terraform() {
     let registry = packages(false);
     let mirror = TempDir::new().unwrap();
@@ -211,7 +210,6 @@ fn fs_mirror_both_layouts_match_terraform() {
 }
 
 #[test]
-#[ignore = "needs the --net-mirror integration (lock.rs, cli.rs, main.rs, SSL_CERT_FILE)"]
 fn net_mirror_matches_terraform() {
     let registry = packages(true);
     // Mirror JSON needs the token configured for the mirror's host; archives do not.
@@ -250,7 +248,6 @@ fn net_mirror_matches_terraform() {
 /// A net mirror whose archive does not match its own `h1:` fails the root and names
 /// the URL, and http is refused.
 #[test]
-#[ignore = "needs the --net-mirror integration (lock.rs, cli.rs, main.rs, SSL_CERT_FILE)"]
 fn net_mirror_refuses_bad_packages_and_http() {
     let registry = packages(true);
     registry.corrupt_zip("hashicorp", "null", "3.2.1", "darwin_arm64");
@@ -305,7 +302,6 @@ fn net_mirror_refuses_bad_packages_and_http() {
 /// The offline demo (`make demo`): every root of `testdata/demo/roots` locked from
 /// `testdata/demo/mirror` in one tfsum run gives what Terraform gives per root.
 #[test]
-#[ignore = "needs the --fs-mirror integration (lock.rs, cli.rs, main.rs)"]
 fn demo_matches_terraform() {
     let demo = terraform::repo_root().join("testdata/demo");
     let mirror = demo.join("mirror");
