@@ -726,7 +726,11 @@ fn terraform_runs(
     let scaled_bytes = traffic.zip_bytes * roots as u64 / subset.len() as u64;
 
     results.rows.push(Row {
-        label: format!("terraform, {} roots", subset.len()),
+        label: format!(
+            "terraform, {} root{}",
+            subset.len(),
+            if subset.len() == 1 { "" } else { "s" }
+        ),
         wall: Some(wall),
         zip_bytes: Some(traffic.zip_bytes),
         bytes_ratio: None,
