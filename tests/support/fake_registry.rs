@@ -249,14 +249,7 @@ impl RegistryBuilder {
             .expect("fake registry: set_nonblocking");
         let addr = listener.local_addr().expect("fake registry: local_addr");
 
-        let mut releases = BTreeMap::new();
-        for provider in &self.providers {
-            for version in &provider.versions {
-                let release = build_release(provider, version);
-                let key = release_key(&provider.namespace, &provider.type_, &version.version);
-                releases.insert(key, release);
-            }
-        }
+        let releases = build_releases(&self.providers);
 
         let shared = Arc::new(Shared {
             addr,
@@ -712,6 +705,52 @@ fn release_key(namespace: &str, type_: &str, version: &str) -> String {
 
 fn package_key(namespace: &str, type_: &str, version: &str, platform: &str) -> String {
     format!("{namespace}/{type_}/{version}/{platform}")
+}
+
+/// Builds every release, spreading them over the available cores: the benchmark's
+/// multi-megabyte packages take seconds each to generate and deflate.
+fn build_releases(providers: &[ProviderSpec]) -> BTreeMap<String, Release> {
+    let work: Vec<(&ProviderSpec, &VersionSpec)> = providers
+        .iter()
+        .flat_map(|p| p.versions.iter().map(move |v| (p, v)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(work.len().max(1));
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut built = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((provider, version)) = work.get(index) else {
+                            return built;
+                        };
+                        let key =
+                            release_key(&provider.namespace, &provider.type_, &version.version);
+                        built.push((index, key, build_release(provider, version)));
+                    }
+                })
+            })
+            .collect();
+        let mut built: Vec<_> = workers
+            .into_iter()
+            // Re-raise a builder's panic as is, so its message (a bad platform…) reaches the test.
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+            .collect();
+        // In declaration order, so a version declared twice keeps its last declaration.
+        built.sort_by_key(|(index, _, _)| *index);
+        built
+            .into_iter()
+            .map(|(_, key, release)| (key, release))
+            .collect()
+    })
 }
 
 fn build_release(provider: &ProviderSpec, version: &VersionSpec) -> Release {
