@@ -153,8 +153,9 @@ fn walk(
 }
 
 /// Whether a directory (below the root) is pruned: dot-directories (`.terraform`, `.git`,
-/// …) or a match of any ignore regex against the relative or the full path.
-fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
+/// …) or a match of any ignore regex against the relative or the full path. Terragrunt
+/// unit discovery uses the same rule, so units and modules are found in the same places.
+pub fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
     let hidden = path
         .file_name()
         .and_then(|n| n.to_str())

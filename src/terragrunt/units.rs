@@ -22,7 +22,7 @@ use walkdir::WalkDir;
 
 use super::eval::{with_scope, Includes, Scope};
 use super::parse::parse_file;
-use super::paths::{absolute, slash};
+use super::paths::absolute;
 use super::source::has_config_files;
 use super::{find_repo_root, include_setting, is_unit, UNIT_FILE_NAME};
 use crate::discover::normalize_path;
@@ -46,7 +46,7 @@ pub fn find_units(paths: &[PathBuf], recursive: bool, ignore: &[Regex]) -> Vec<P
             .filter_entry(|entry| {
                 entry.depth() == 0
                     || !entry.file_type().is_dir()
-                    || !pruned(root, entry.path(), ignore)
+                    || !crate::discover::skip_dir(root, entry.path(), ignore)
             });
         for entry in walker.flatten() {
             if entry.file_name() == UNIT_FILE_NAME && entry.path().is_file() {
@@ -97,22 +97,3 @@ fn include_targets(dir: &Path) -> Vec<PathBuf> {
     })
 }
 
-/// Whether the walk prunes `path` (below `root`): a dot-directory or an ignore match.
-/// Mirrors `discover`'s rule, so units and modules are found under the same directories.
-fn pruned(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
-    let hidden = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with('.'));
-    if hidden {
-        return true;
-    }
-    if ignore.is_empty() {
-        return false;
-    }
-    let relative = path.strip_prefix(root).map(slash).unwrap_or_default();
-    let full = slash(path).replace("//", "/");
-    ignore
-        .iter()
-        .any(|re| re.is_match(&relative) || re.is_match(&full))
-}
