@@ -7,3 +7,6 @@ mod conformance;
 mod fake_registry;
 mod oracle;
 mod tfsum;
+mod faults;
+mod harness;
+mod cache;
