@@ -10,3 +10,4 @@ mod tfsum;
 mod faults;
 mod harness;
 mod cache;
+mod bad_input;
