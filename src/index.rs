@@ -61,7 +61,43 @@ pub struct IndexOptions {
     pub jobs: usize,
     pub per_host: usize,
     pub offline: bool,
+    /// Bounds on each package, uncompressed; the download itself is cut off at
+    /// [`max_download_bytes`] of them.
     pub zip_limits: ZipLimits,
+}
+
+/// Applies `TFSUM_MAX_PACKAGE_BYTES` (total uncompressed bytes of one package) and
+/// `TFSUM_MAX_PACKAGE_ENTRIES` (entries of one package) read through `lookup` to
+/// `limits`. An unparsable value is an error naming it.
+pub fn zip_limits_with_env(
+    mut limits: ZipLimits,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<ZipLimits, String> {
+    if let Some(raw) = lookup("TFSUM_MAX_PACKAGE_BYTES") {
+        limits.max_uncompressed_bytes = raw
+            .trim()
+            .parse()
+            .map_err(|_| format!("TFSUM_MAX_PACKAGE_BYTES={raw:?} is not a number of bytes"))?;
+    }
+    if let Some(raw) = lookup("TFSUM_MAX_PACKAGE_ENTRIES") {
+        limits.max_entries = raw
+            .trim()
+            .parse()
+            .map_err(|_| format!("TFSUM_MAX_PACKAGE_ENTRIES={raw:?} is not a whole number"))?;
+    }
+    Ok(limits)
+}
+
+/// The most zip bytes accepted for one package: its allowed unpacked size, plus room
+/// for deflate's worst-case growth (well under 1/64), local headers and the directory.
+/// A zip larger than that is refused while it streams instead of being read to its
+/// (possibly endless) end; bytes skipped inside an entry count towards no other limit.
+pub fn max_download_bytes(limits: &ZipLimits) -> u64 {
+    limits
+        .max_uncompressed_bytes
+        .saturating_add(limits.max_uncompressed_bytes / 64)
+        .saturating_add(limits.max_directory_bytes.saturating_mul(2))
+        .saturating_add(1 << 20)
 }
 
 pub struct HashIndex {
@@ -75,13 +111,19 @@ pub struct HashIndex {
 }
 
 impl HashIndex {
-    /// `client` is `None` when running offline.
+    /// `client` is `None` when running offline. The zip limits may be lowered through
+    /// the environment ([`zip_limits_with_env`]; unparsable values are ignored here).
     pub fn new(
         client: Option<RegistryClient>,
         cache: Cache,
-        options: IndexOptions,
+        mut options: IndexOptions,
         progress: Arc<dyn Progress>,
     ) -> HashIndex {
+        if let Ok(limits) =
+            zip_limits_with_env(options.zip_limits.clone(), |name| std::env::var(name).ok())
+        {
+            options.zip_limits = limits;
+        }
         HashIndex {
             client,
             cache,
@@ -114,7 +156,11 @@ impl HashIndex {
             reason,
         };
 
-        let cached_sums = self.cache.sums(provider, v);
+        // A cached fact whose hashes do not parse is as good as missing.
+        let cached_sums = self
+            .cache
+            .sums(provider, v)
+            .filter(|sums| parse_hashes(&sums.zh).is_some());
         let mut entries = Vec::new();
         let mut missing = Vec::new();
         for platform in platforms {
@@ -171,7 +217,9 @@ impl HashIndex {
         let sums = match cached_sums {
             Some(sums) => sums,
             None => {
-                let (platform, meta) = &metas[0];
+                let Some((platform, meta)) = metas.first() else {
+                    return Err(err(None, "no platform was requested".to_string()));
+                };
                 let _permit = self.host_permit(provider).await;
                 let entry = self
                     .fetch_sums(client, meta)
@@ -226,8 +274,12 @@ impl HashIndex {
                 trust_signature: trust_signature.clone(),
             })
             .collect();
-        let verified = verify_sums(&document, &signature, &keys)
-            .map_err(|e| format!("signature of {} does not verify: {e}", meta.shasums_url))?;
+        let verified = verify_sums(&document, &signature, &keys).map_err(|e| {
+            format!(
+                "signature {} of {} does not verify: {e}",
+                meta.shasums_signature_url, meta.shasums_url
+            )
+        })?;
         let sums = ShaSums::parse(&document);
         let zh = sums
             .acceptable_hashes()
@@ -303,7 +355,8 @@ impl HashIndex {
     }
 
     /// One attempt: the body is pushed through a bounded channel into a blocking task
-    /// that hashes it, so memory stays bounded whatever the zip's size.
+    /// that hashes it, so memory stays bounded whatever the zip's size. Each attempt
+    /// starts a fresh hasher, so a retry restarts hashing from the first byte.
     async fn download_once(
         &self,
         client: &RegistryClient,
@@ -325,12 +378,30 @@ impl HashIndex {
                 &limits,
             )
         });
+        let cap = max_download_bytes(&self.options.zip_limits);
+        let too_large = || {
+            DownloadError::Permanent(format!(
+                "{url}: the package is larger than the limit of {cap} bytes"
+            ))
+        };
+        if len.is_some_and(|n| n > cap) {
+            drop(tx);
+            let _ = hasher.await;
+            return Err(too_large());
+        }
         self.progress.download_started(label, len);
         let mut stream = std::pin::pin!(stream);
         let mut stream_error = None;
+        let mut received = 0u64;
         while let Some(chunk) = stream.next().await {
             match chunk {
                 Ok(bytes) => {
+                    received += bytes.len() as u64;
+                    if received > cap {
+                        drop(tx);
+                        let _ = hasher.await;
+                        return Err(too_large());
+                    }
                     self.progress.download_progress(label, bytes.len() as u64);
                     if tx.send(bytes).await.is_err() {
                         break; // the hasher stopped early: its error explains why
@@ -393,8 +464,8 @@ fn verify_listed(sums: &SumsEntry, meta: &PackageMeta) -> Result<(), String> {
     match sums.entry(&meta.filename) {
         Some(Some(listed)) if listed == want => Ok(()),
         Some(Some(listed)) => Err(format!(
-            "SHA256SUMS lists {listed} for {} but the registry reports shasum {want}",
-            meta.filename
+            "SHA256SUMS from {} lists {listed} for {}, but the registry reports shasum {want}",
+            meta.shasums_url, meta.filename
         )),
         Some(None) => Err(format!(
             "SHA256SUMS from {} has an invalid checksum for {}",
@@ -442,5 +513,40 @@ impl Read for ChannelReader {
         buf[..n].copy_from_slice(&self.current[..n]);
         self.current = self.current.slice(n..);
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zip_limits_from_the_environment() {
+        let lookup = |name: &str| match name {
+            "TFSUM_MAX_PACKAGE_BYTES" => Some("1000".to_string()),
+            "TFSUM_MAX_PACKAGE_ENTRIES" => Some("3".to_string()),
+            _ => None,
+        };
+        let limits = zip_limits_with_env(ZipLimits::default(), lookup).unwrap();
+        assert_eq!(limits.max_uncompressed_bytes, 1000);
+        assert_eq!(limits.max_entries, 3);
+        assert_eq!(
+            limits.max_directory_bytes,
+            ZipLimits::default().max_directory_bytes
+        );
+        let err = zip_limits_with_env(ZipLimits::default(), |_| Some("1e3".to_string()));
+        assert!(err.unwrap_err().starts_with("TFSUM_MAX_PACKAGE_BYTES"));
+    }
+
+    #[test]
+    fn download_cap_covers_the_unpacked_limit_and_never_overflows() {
+        let limits = ZipLimits::default();
+        assert!(max_download_bytes(&limits) > limits.max_uncompressed_bytes);
+        let huge = ZipLimits {
+            max_uncompressed_bytes: u64::MAX,
+            max_entries: usize::MAX,
+            max_directory_bytes: u64::MAX,
+        };
+        assert_eq!(max_download_bytes(&huge), u64::MAX);
     }
 }

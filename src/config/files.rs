@@ -62,8 +62,7 @@ impl FileSet {
             let Some(name) = entry.file_name().to_str().map(str::to_string) else {
                 continue;
             };
-            // `is_file` follows symlinks, as Terraform's os.Stat-based listing does.
-            if is_config_file_name(&name) && entry.path().is_file() {
+            if is_config_file_name(&name) && config_entry_is_file(&entry.path())? {
                 names.insert(name);
             }
         }
@@ -99,6 +98,19 @@ impl FileSet {
         }
         set
     }
+}
+
+/// Whether an entry with a configuration file name is a file to read, following
+/// symlinks. Terraform lists a directory with `Lstat` and then reads every such name, so
+/// a link it cannot resolve (dangling, or a loop) fails the module; skipping it would
+/// silently drop part of the configuration.
+pub(crate) fn config_entry_is_file(path: &Path) -> Result<bool, ConfigError> {
+    std::fs::metadata(path)
+        .map(|meta| meta.is_file())
+        .map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Splits a configuration file name into stem and extension (the JSON forms first, so

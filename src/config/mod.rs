@@ -340,7 +340,9 @@ pub fn load_module_with_overlay(
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue;
         };
-        if crate::discover::is_config_file_name(&name) && entry.path().is_file() {
+        if crate::discover::is_config_file_name(&name)
+            && files::config_entry_is_file(&entry.path())?
+        {
             names.insert(name);
         }
     }

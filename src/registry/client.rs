@@ -71,7 +71,21 @@ pub struct ClientConfig {
 }
 
 impl Default for ClientConfig {
+    /// The built-in values, adjusted by the `TFSUM_HTTP_*`/`TFSUM_RETR*` variables of
+    /// [`ClientConfig::with_env`]; a value that does not parse is ignored here (the CLI
+    /// layer reports it when it calls `with_env` itself).
     fn default() -> ClientConfig {
+        let builtin = ClientConfig::builtin();
+        builtin
+            .clone()
+            .with_env(|name| std::env::var(name).ok())
+            .unwrap_or(builtin)
+    }
+}
+
+impl ClientConfig {
+    /// The values tfsum uses when nothing is configured.
+    pub fn builtin() -> ClientConfig {
         ClientConfig {
             retry: RetryPolicy::default(),
             connect_timeout: Duration::from_secs(10),
@@ -80,6 +94,54 @@ impl Default for ClientConfig {
             user_agent: concat!("tfsum/", env!("CARGO_PKG_VERSION")).to_string(),
             extra_root_certs: Vec::new(),
         }
+    }
+
+    /// Applies the operational knobs read through `lookup` (the process environment in
+    /// practice), so CI jobs and the test suite can bound a run without flags:
+    ///
+    /// | variable                     | sets                                              |
+    /// |------------------------------|---------------------------------------------------|
+    /// | `TFSUM_HTTP_TIMEOUT_SECS`    | connect, request and stream-idle timeouts          |
+    /// | `TFSUM_RETRIES`              | retries after the first attempt (0: none)          |
+    /// | `TFSUM_RETRY_DELAY_SECS`     | first backoff delay (doubled per retry, capped)    |
+    /// | `TFSUM_RETRY_MAX_WAIT_SECS`  | the longest `Retry-After` honoured                 |
+    ///
+    /// Seconds may be fractional (`0.2`). An unparsable value is an error naming it.
+    pub fn with_env(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<ClientConfig, String> {
+        let seconds = |name: &str| -> Result<Option<Duration>, String> {
+            let Some(raw) = lookup(name) else {
+                return Ok(None);
+            };
+            raw.trim()
+                .parse::<f64>()
+                .ok()
+                .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                .map(Some)
+                .ok_or_else(|| format!("{name}={raw:?} is not a number of seconds"))
+        };
+        if let Some(timeout) = seconds("TFSUM_HTTP_TIMEOUT_SECS")? {
+            self.connect_timeout = timeout;
+            self.request_timeout = timeout;
+            self.stream_idle_timeout = timeout;
+        }
+        if let Some(raw) = lookup("TFSUM_RETRIES") {
+            let retries: u32 = raw
+                .trim()
+                .parse()
+                .map_err(|_| format!("TFSUM_RETRIES={raw:?} is not a whole number"))?;
+            self.retry.max_attempts = retries.saturating_add(1);
+        }
+        if let Some(delay) = seconds("TFSUM_RETRY_DELAY_SECS")? {
+            self.retry.base_delay = delay;
+            self.retry.max_delay = self.retry.max_delay.max(delay);
+        }
+        if let Some(wait) = seconds("TFSUM_RETRY_MAX_WAIT_SECS")? {
+            self.retry.max_retry_after = wait;
+        }
+        Ok(self)
     }
 }
 
@@ -1216,5 +1278,44 @@ mod tests {
             "{err}"
         );
         assert_eq!(log.count("/big"), 1);
+    }
+
+    #[test]
+    fn environment_knobs() {
+        let lookup = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let config = ClientConfig::builtin()
+            .with_env(lookup(&[
+                ("TFSUM_HTTP_TIMEOUT_SECS", "0.25"),
+                ("TFSUM_RETRIES", "0"),
+                ("TFSUM_RETRY_DELAY_SECS", "0.01"),
+                ("TFSUM_RETRY_MAX_WAIT_SECS", "2"),
+            ]))
+            .unwrap();
+        assert_eq!(config.request_timeout, Duration::from_millis(250));
+        assert_eq!(config.connect_timeout, Duration::from_millis(250));
+        assert_eq!(config.stream_idle_timeout, Duration::from_millis(250));
+        assert_eq!(config.retry.max_attempts, 1);
+        assert_eq!(config.retry.base_delay, Duration::from_millis(10));
+        assert_eq!(config.retry.max_retry_after, Duration::from_secs(2));
+        let untouched = ClientConfig::builtin().with_env(lookup(&[])).unwrap();
+        assert_eq!(untouched.retry, ClientConfig::builtin().retry);
+        for (name, value) in [
+            ("TFSUM_HTTP_TIMEOUT_SECS", "-1"),
+            ("TFSUM_HTTP_TIMEOUT_SECS", "soon"),
+            ("TFSUM_RETRIES", "1.5"),
+            ("TFSUM_RETRY_DELAY_SECS", "inf"),
+        ] {
+            let pairs: &'static [(&'static str, &'static str)] =
+                Box::leak(Box::new([(name, value)]));
+            let err = ClientConfig::builtin().with_env(lookup(pairs)).unwrap_err();
+            assert!(err.starts_with(name), "{err}");
+        }
     }
 }

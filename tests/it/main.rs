@@ -14,3 +14,7 @@ mod oracle;
 mod resolution;
 mod terragrunt;
 mod tfsum;
+mod faults;
+mod harness;
+mod cache;
+mod bad_input;

@@ -87,6 +87,8 @@ struct VersionSpec {
     protocols: Vec<String>,
     files: Vec<FileSpec>,
     zip_style: ZipStyle,
+    /// Bytes served as every platform's zip instead of a built one.
+    raw_zip: Option<Vec<u8>>,
 }
 
 #[derive(Clone, Debug)]
@@ -169,6 +171,7 @@ impl RegistryBuilder {
             protocols: DEFAULT_PROTOCOLS.iter().map(|s| s.to_string()).collect(),
             files: Vec::new(),
             zip_style: ZipStyle::default(),
+            raw_zip: None,
         });
         self
     }
@@ -209,6 +212,15 @@ impl RegistryBuilder {
     /// The zip layout of the current version's packages.
     pub fn zip_style(mut self, style: ZipStyle) -> Self {
         self.current_version().zip_style = style;
+        self
+    }
+
+    /// Serves `zip` as the package of every platform of the current version, verbatim:
+    /// for malformed archives the zip writer cannot produce. SHA256SUMS, `shasum` and the
+    /// signature cover these bytes, so only tfsum's own zip checks can object.
+    /// ([`RegistryHandle::expected_h1`] does not apply to such a version.)
+    pub fn raw_zip(mut self, zip: impl Into<Vec<u8>>) -> Self {
+        self.current_version().raw_zip = Some(zip.into());
         self
     }
 
@@ -788,7 +800,10 @@ fn build_release(provider: &ProviderSpec, version: &VersionSpec) -> Release {
                 executable: name.starts_with("terraform-provider-"),
             })
             .collect();
-        let zip = go_zip::write_zip(&entries, version.zip_style);
+        let zip = match &version.raw_zip {
+            Some(raw) => raw.clone(),
+            None => go_zip::write_zip(&entries, version.zip_style),
+        };
         let package = Package {
             filename: format!("terraform-provider-{ty}_{ver}_{platform}.zip"),
             sha256: hex::encode(Sha256::digest(&zip)),

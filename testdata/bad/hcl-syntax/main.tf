@@ -1,0 +1,9 @@
+terraform {
+  required_providers {
+    null = {
+      source  = "{{REGISTRY}}/hashicorp/null"
+      version = "3.2.1"
+  }
+}
+
+resource "null_resource" "x" {

@@ -1,0 +1,8 @@
+terraform {
+  required_providers {
+    null = {
+      source  = "{{REGISTRY}}/hashi corp/null"
+      version = "3.2.1"
+    }
+  }
+}

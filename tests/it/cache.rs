@@ -1,0 +1,234 @@
+//! The persistent hash cache, end to end: shared by concurrent processes, healed when an
+//! entry is damaged, enough on its own for `--offline`, and enough for a warm run to
+//! make no request at all.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+
+use crate::harness::{self, leftovers, root_report, run, text, Repo, FAST_RETRIES};
+use crate::support::fake_registry::{Fault, RegistryHandle};
+
+const PLATFORMS: &[&str] = &["darwin_arm64", "linux_amd64"];
+
+/// Where the cache keeps facts about `null` 3.2.1.
+fn package_dir(cache: &Path, registry: &RegistryHandle, ty: &str, version: &str) -> PathBuf {
+    cache
+        .join("v1/packages")
+        .join(registry.host().replace(':', "_"))
+        .join("hashicorp")
+        .join(ty)
+        .join(version)
+}
+
+/// Runs `tfsum lock -r` for `repo` against `cache` (not the repository's own).
+fn lock_with_cache(repo: &Repo, cache: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["lock".to_string(), "-r".to_string()];
+    args.extend(PLATFORMS.iter().map(|p| format!("--platform={p}")));
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args.push(".".to_string());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(repo.path(), &repo.cli_config(), cache, &args, FAST_RETRIES)
+}
+
+/// The lock file both roots of [`Repo::two_roots`] must get, from the fake's own hashes.
+fn assert_locks_correct(repo: &Repo, registry: &RegistryHandle) {
+    let a = repo.lock("a").expect("lock of a");
+    let b = repo.lock("b").expect("lock of b");
+    for (lock, packages) in [
+        (&a, &[("null", "3.2.1"), ("random", "3.6.0")][..]),
+        (&b, &[("random", "3.6.0")][..]),
+    ] {
+        for (ty, version) in packages {
+            for platform in PLATFORMS {
+                let h1 = registry.expected_h1("hashicorp", ty, version, platform);
+                assert!(lock.contains(&h1), "{ty} {platform}: {h1} missing:\n{lock}");
+            }
+            for zh in registry.expected_zh("hashicorp", ty, version) {
+                assert!(lock.contains(&zh), "{ty}: {zh} missing:\n{lock}");
+            }
+        }
+    }
+}
+
+#[test]
+fn concurrent_processes_share_one_cache() {
+    let registry = harness::registry();
+    // Every zip is slow to start, so the processes are all downloading at once.
+    registry.inject(".zip", Fault::Delay(Duration::from_millis(300)));
+    let shared = tempfile::TempDir::new().expect("shared cache");
+    let repos: Vec<Repo> = (0..4).map(|_| Repo::two_roots(&registry)).collect();
+    let children: Vec<_> = repos
+        .iter()
+        .map(|repo| {
+            let cache = shared.path().to_path_buf();
+            let (dir, config) = (repo.path().to_path_buf(), repo.cli_config());
+            std::thread::spawn(move || {
+                let mut args = vec!["lock".to_string(), "-r".to_string()];
+                args.extend(PLATFORMS.iter().map(|p| format!("--platform={p}")));
+                args.push(".".to_string());
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                run(&dir, &config, &cache, &args, FAST_RETRIES)
+            })
+        })
+        .collect();
+    for (repo, child) in repos.iter().zip(children) {
+        let out = child.join().expect("tfsum thread");
+        assert!(out.status.success(), "{}", text(&out));
+        assert_locks_correct(repo, &registry);
+        assert_eq!(leftovers(repo.path()), Vec::<String>::new());
+    }
+    assert!(
+        registry.count(".zip") >= 4,
+        "the processes did not overlap: {} zip requests",
+        registry.count(".zip")
+    );
+    assert_eq!(leftovers(shared.path()), Vec::<String>::new());
+
+    // The cache they left is complete and valid: a fresh repository locks from it
+    // alone, with the registry asked nothing.
+    registry.reset_counts();
+    let fresh = Repo::two_roots(&registry);
+    let out = lock_with_cache(&fresh, shared.path(), &["--offline"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_locks_correct(&fresh, &registry);
+    assert_eq!(registry.requests().len(), 0);
+}
+
+#[test]
+fn damaged_cache_entries_are_healed() {
+    let registry = harness::registry();
+    let repo = Repo::two_roots(&registry);
+    let out = repo.lock_all(PLATFORMS, &[], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let dir = package_dir(&repo.cache(), &registry, "null", "3.2.1");
+    let entry = dir.join("linux_amd64.json");
+    let sums = dir.join("sums.json");
+    let good_entry = std::fs::read(&entry).expect("cached platform entry");
+    let good_sums = std::fs::read(&sums).expect("cached sums entry");
+
+    type Damage = fn(&[u8]) -> Vec<u8>;
+    let cases: &[(&str, Damage)] = &[
+        ("truncated", |b| b[..b.len() / 2].to_vec()),
+        ("empty", |_| Vec::new()),
+        ("not JSON", |_| b"\x00\xffgarbage".to_vec()),
+        ("edited", |b| {
+            // Well-formed JSON whose payload no longer matches its checksum.
+            String::from_utf8_lossy(b)
+                .replacen("h1:", "h1:AAAA", 1)
+                .replacen("zh:", "zh:00", 1)
+                .into_bytes()
+        }),
+    ];
+    for (what, damage) in cases {
+        std::fs::write(&entry, damage(&good_entry)).expect("damage entry");
+        std::fs::write(&sums, damage(&good_sums)).expect("damage sums");
+        registry.reset_counts();
+        let fresh = Repo::two_roots(&registry);
+        let out = lock_with_cache(&fresh, &repo.cache(), &[]);
+        assert!(out.status.success(), "{what}: {}", text(&out));
+        assert_locks_correct(&fresh, &registry);
+        // Only what was damaged is fetched again.
+        let refetched = [
+            registry.count("/terraform-provider-null_3.2.1_linux_amd64.zip"),
+            registry.count("/terraform-provider-null_3.2.1_darwin_arm64.zip"),
+            registry.count("/terraform-provider-null_3.2.1_SHA256SUMS"),
+            registry.count("/terraform-provider-random_3.6.0_linux_amd64.zip"),
+        ];
+        assert_eq!(refetched, [1, 0, 1, 0], "{what}");
+        assert_eq!(std::fs::read(&entry).expect("healed"), good_entry, "{what}");
+        assert_eq!(std::fs::read(&sums).expect("healed"), good_sums, "{what}");
+        assert_eq!(leftovers(&repo.cache()), Vec::<String>::new(), "{what}");
+    }
+}
+
+#[test]
+fn offline_runs_from_the_cache_against_a_stopped_registry() {
+    let registry = harness::registry();
+    let host = registry.host();
+    let repo = Repo::new(
+        &registry,
+        &[("pinned/main.tf", &harness::main_tf(&[("null", "3.2.1")]))],
+    );
+    let out = repo.lock_all(PLATFORMS, &[], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let locked = repo.lock("pinned").expect("lock of pinned");
+    drop(registry);
+    // Locked and pinned needs no version list: prove it by removing them.
+    std::fs::remove_dir_all(repo.cache().join("v1/versions")).expect("rm version lists");
+
+    let out = repo.lock_all(PLATFORMS, &["--offline"], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        root_report(&out, "pinned").starts_with("unchanged"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(repo.lock("pinned").as_deref(), Some(locked.as_str()));
+
+    // Without the cache's facts, each root says exactly what is missing.
+    repo.write("other/main.tf", &harness::main_tf(&[("null", "3.2.0")]));
+    let lock_320 = locked.replace("3.2.1", "3.2.0");
+    repo.write(&format!("other/{}", harness::LOCK), &lock_320);
+    repo.write("unlocked/main.tf", &harness::main_tf(&[("null", "~> 3.2")]));
+    // One run per root: a root that needs a missing version list currently fails the
+    // other roots of the provider too (see
+    // faults::a_version_list_failure_fails_only_the_roots_that_need_it).
+    let offline = |root: &str| {
+        let mut args = vec!["lock".to_string(), "--offline".to_string()];
+        args.extend(PLATFORMS.iter().map(|p| format!("--platform={p}")));
+        args.push(root.to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(
+            repo.path(),
+            &repo.cli_config(),
+            &repo.cache(),
+            &args,
+            FAST_RETRIES,
+        );
+        assert_eq!(out.status.code(), Some(1), "{root}: {}", text(&out));
+        out
+    };
+    let out = offline("other");
+    let other = root_report(&out, "other");
+    for word in [
+        "failed",
+        &format!("{host}/hashicorp/null 3.2.0"),
+        "offline",
+        "darwin_arm64, linux_amd64",
+    ] {
+        assert!(other.contains(word), "{word:?} missing:\n{}", text(&out));
+    }
+    let out = offline("unlocked");
+    let unlocked = root_report(&out, "unlocked");
+    for word in [
+        "failed",
+        "offline",
+        "no version list",
+        &format!("{host}/hashicorp/null"),
+    ] {
+        assert!(unlocked.contains(word), "{word:?} missing:\n{}", text(&out));
+    }
+    assert_eq!(repo.lock("other").as_deref(), Some(lock_320.as_str()));
+    assert_eq!(repo.lock("unlocked"), None);
+}
+
+#[test]
+fn a_warm_run_makes_no_requests() {
+    let registry = harness::registry();
+    let cold = Repo::two_roots(&registry);
+    let out = cold.lock_all(PLATFORMS, &[], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(registry.count(".zip") > 0);
+
+    registry.reset_counts();
+    let warm = Repo::two_roots(&registry);
+    let out = lock_with_cache(&warm, &cold.cache(), &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(warm.lock("a"), cold.lock("a"));
+    assert_eq!(warm.lock("b"), cold.lock("b"));
+    assert_eq!(registry.count(".zip"), 0);
+    let paths: Vec<String> = registry.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, Vec::<String>::new());
+}
