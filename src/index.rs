@@ -15,7 +15,7 @@
 //! The caller builds the plan of unique packages before asking, so each package is
 //! requested once; concurrency is bounded by a global and a per-host semaphore.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 use std::sync::Arc;
 
@@ -31,6 +31,7 @@ use crate::hash::sums::ShaSums;
 use crate::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
 use crate::hash::Hash;
 use crate::progress::Progress;
+use crate::registry::client::PlatformHashes;
 use crate::registry::{retry, PackageMeta, RegistryClient, RegistryError};
 use crate::version::Version;
 
@@ -111,19 +112,13 @@ pub struct HashIndex {
 }
 
 impl HashIndex {
-    /// `client` is `None` when running offline. The zip limits may be lowered through
-    /// the environment ([`zip_limits_with_env`]; unparsable values are ignored here).
+    /// `client` is `None` when running offline.
     pub fn new(
         client: Option<RegistryClient>,
         cache: Cache,
-        mut options: IndexOptions,
+        options: IndexOptions,
         progress: Arc<dyn Progress>,
     ) -> HashIndex {
-        if let Ok(limits) =
-            zip_limits_with_env(options.zip_limits.clone(), |name| std::env::var(name).ok())
-        {
-            options.zip_limits = limits;
-        }
         HashIndex {
             client,
             cache,
@@ -200,34 +195,43 @@ impl HashIndex {
         } else {
             missing.iter().collect()
         };
-        let metas = futures::future::join_all(meta_platforms.iter().map(|p| async move {
+        let fetch_meta = |p: Platform| async move {
             let _permit = self.host_permit(provider).await;
             client
-                .package(provider, v, p)
+                .package(provider, v, &p)
                 .await
-                .map_err(|e| err(Some(p), e.to_string()))
-        }))
-        .await;
-        let metas: Vec<(&Platform, PackageMeta)> = meta_platforms
-            .into_iter()
-            .zip(metas)
-            .map(|(p, m)| m.map(|m| (p, m)))
-            .collect::<Result<_, _>>()?;
+                .map_err(|e| err(Some(&p), e.to_string()))
+        };
+        let Some((&first, rest)) = meta_platforms.split_first() else {
+            return Err(err(None, "no platform was requested".to_string()));
+        };
+        let first_meta = fetch_meta(first.clone()).await?;
+        // An OpenTofu registry's first document may describe every platform (spec §10);
+        // with signed sums to vouch for it, one download then stands for all.
+        let mut sums = None;
+        let mut packages_map = None;
+        if first_meta.packages.is_some() && missing.len() > 1 {
+            let entry = self
+                .sums_for(client, provider, v, cached_sums.clone(), &first_meta)
+                .await
+                .map_err(|reason| err(Some(first), reason))?;
+            packages_map = usable_packages_map(&first_meta, &missing, &entry);
+            sums = Some(entry);
+        }
+        let rest: &[&Platform] = if packages_map.is_some() { &[] } else { rest };
+        let rest_metas =
+            futures::future::join_all(rest.iter().map(|p| fetch_meta((*p).clone()))).await;
+        let mut metas: Vec<(&Platform, PackageMeta)> = vec![(first, first_meta.clone())];
+        for (p, m) in rest.iter().zip(rest_metas) {
+            metas.push((p, m?));
+        }
 
-        let sums = match cached_sums {
+        let sums = match sums {
             Some(sums) => sums,
-            None => {
-                let Some((platform, meta)) = metas.first() else {
-                    return Err(err(None, "no platform was requested".to_string()));
-                };
-                let _permit = self.host_permit(provider).await;
-                let entry = self
-                    .fetch_sums(client, meta)
-                    .await
-                    .map_err(|reason| err(Some(platform), reason))?;
-                self.cache.put_sums(provider, v, &entry);
-                entry
-            }
+            None => self
+                .sums_for(client, provider, v, cached_sums, &metas[0].1)
+                .await
+                .map_err(|reason| err(Some(metas[0].0), reason))?,
         };
 
         let sums_ref = &sums;
@@ -247,7 +251,33 @@ impl HashIndex {
         for result in futures::future::join_all(downloads).await {
             entries.push(result?);
         }
+        if let (Some(map), Some(downloaded)) = (packages_map, entries.last()) {
+            let others = entries_from_map(map, first, downloaded, &missing)
+                .map_err(|reason| err(Some(first), reason))?;
+            for (platform, entry) in others {
+                self.cache.put_platform(provider, v, platform, &entry);
+                entries.push(entry);
+            }
+        }
         Ok(finish(&entries, &sums))
+    }
+
+    /// The verified sums: from the cache, else fetched from `meta`'s URLs and cached.
+    async fn sums_for(
+        &self,
+        client: &RegistryClient,
+        provider: &ProviderAddr,
+        version: &str,
+        cached: Option<SumsEntry>,
+        meta: &PackageMeta,
+    ) -> Result<SumsEntry, String> {
+        if let Some(sums) = cached {
+            return Ok(sums);
+        }
+        let _permit = self.host_permit(provider).await;
+        let entry = self.fetch_sums(client, meta).await?;
+        self.cache.put_sums(provider, version, &entry);
+        Ok(entry)
     }
 
     /// Fetches SHA256SUMS and its signature and verifies the signature against the
@@ -455,6 +485,68 @@ fn finish(entries: &[PlatformEntry], sums: &SumsEntry) -> BTreeSet<Hash> {
     }
     hashes.extend(parse_hashes(&sums.zh).unwrap_or_default());
     hashes
+}
+
+/// OpenTofu's `packages` map (spec §10) may stand in for downloading every platform
+/// when it covers each missing platform with an `h1:` and a `zh:`, and each of those
+/// `zh:` is a line of the SHA256SUMS whose signature verified (`sums.zh` is empty when
+/// it did not look like a checksum list). What stays unsigned is each platform's `h1:`,
+/// which OpenTofu records on the registry's word too; the one package that is
+/// downloaded is checked against the map before any of it is used.
+fn usable_packages_map<'m>(
+    meta: &'m PackageMeta,
+    missing: &[Platform],
+    sums: &SumsEntry,
+) -> Option<&'m BTreeMap<Platform, PlatformHashes>> {
+    let map = meta.packages.as_ref()?;
+    let signed = |zh: &Hash| sums.zh.iter().any(|line| line == zh.as_str());
+    let covered = missing.iter().all(|p| {
+        map.get(p).is_some_and(|entry| {
+            entry.first("h1").is_some() && entry.first("zh").is_some_and(signed)
+        })
+    });
+    (covered && !sums.zh.is_empty()).then_some(map)
+}
+
+/// Checks the downloaded package against its entry in the map (`zh:`, size and the
+/// `h1:` computed while streaming), then reads the other missing platforms' entries.
+fn entries_from_map<'p>(
+    map: &BTreeMap<Platform, PlatformHashes>,
+    downloaded_platform: &Platform,
+    downloaded: &PlatformEntry,
+    missing: &'p [Platform],
+) -> Result<Vec<(&'p Platform, PlatformEntry)>, String> {
+    let entry = |p: &Platform| -> Result<PlatformEntry, String> {
+        let e = map
+            .get(p)
+            .ok_or_else(|| format!("the registry's packages map has no entry for {p}"))?;
+        let (Some(h1), Some(zh)) = (e.first("h1"), e.first("zh")) else {
+            return Err(format!(
+                "the registry's packages map lacks h1: or zh: for {p}"
+            ));
+        };
+        Ok(PlatformEntry {
+            h1: h1.to_string(),
+            zh: zh.to_string(),
+            size: e.package_size.unwrap_or(0),
+        })
+    };
+    let claimed = entry(downloaded_platform)?;
+    let size_ok = map
+        .get(downloaded_platform)
+        .and_then(|e| e.package_size)
+        .is_none_or(|size| size == downloaded.size);
+    if claimed.h1 != downloaded.h1 || claimed.zh != downloaded.zh || !size_ok {
+        return Err(format!(
+            "the registry's packages map disagrees with the package downloaded for {downloaded_platform}: it says {} {} ({} bytes), the package has {} {} ({} bytes)",
+            claimed.h1, claimed.zh, claimed.size, downloaded.h1, downloaded.zh, downloaded.size
+        ));
+    }
+    missing
+        .iter()
+        .filter(|p| *p != downloaded_platform)
+        .map(|p| entry(p).map(|e| (p, e)))
+        .collect()
 }
 
 /// The SHA256SUMS entry for the file must equal the registry's `shasum` (spec §5.4

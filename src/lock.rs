@@ -633,11 +633,12 @@ fn select_versions(root: &mut Root, lists: &VersionLists, upgrade: bool) {
             .map(|l| &l.version);
         let available: &[Version] = match lists.get(addr) {
             Some(Ok(list)) => list,
-            Some(Err(e)) => {
+            // Another root needed the list; this one fails only if it needs it too.
+            Some(Err(e)) if resolve::needs_version_list(reqs, locked, upgrade) => {
                 errors.push(e.clone());
                 continue;
             }
-            None => &[],
+            Some(Err(_)) | None => &[],
         };
         match resolve::select(addr, reqs, locked, available, upgrade) {
             Ok(v) => {

@@ -19,7 +19,7 @@ use tfsum::cli::{
 };
 use tfsum::fmt::{self as lockfmt, FmtOptions};
 use tfsum::hash::{self, ZipLimits};
-use tfsum::index::IndexOptions;
+use tfsum::index::{zip_limits_with_env, IndexOptions};
 use tfsum::lock::{self, LockOptions};
 use tfsum::lockfile::Flavor;
 use tfsum::mirror::{FsMirror, NetMirror, Source, Sources};
@@ -169,7 +169,15 @@ fn lock_command(args: LockArgs, global: &Global) -> ExitCode {
     }
     // Like Go programs (Terraform included), trust the CA bundle SSL_CERT_FILE names; here
     // in addition to the built-in roots.
-    let mut client_config = ClientConfig::default();
+    let env_var = |name: &str| std::env::var(name).ok();
+    let mut client_config = match ClientConfig::builtin().with_env(env_var) {
+        Ok(config) => config,
+        Err(e) => return usage_error(e),
+    };
+    let zip_limits = match zip_limits_with_env(ZipLimits::default(), env_var) {
+        Ok(limits) => limits,
+        Err(e) => return usage_error(e),
+    };
     if let Some(path) = std::env::var_os("SSL_CERT_FILE").filter(|p| !p.is_empty()) {
         match std::fs::read(&path) {
             Ok(pem) => client_config.extra_root_certs.push(pem),
@@ -226,7 +234,7 @@ fn lock_command(args: LockArgs, global: &Global) -> ExitCode {
             jobs: settings.jobs,
             per_host: settings.per_host,
             offline: args.offline,
-            zip_limits: ZipLimits::default(),
+            zip_limits,
         },
         client,
         sources,

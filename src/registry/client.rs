@@ -71,15 +71,10 @@ pub struct ClientConfig {
 }
 
 impl Default for ClientConfig {
-    /// The built-in values, adjusted by the `TFSUM_HTTP_*`/`TFSUM_RETR*` variables of
-    /// [`ClientConfig::with_env`]; a value that does not parse is ignored here (the CLI
-    /// layer reports it when it calls `with_env` itself).
+    /// The built-in values; the CLI layer applies the environment
+    /// ([`ClientConfig::with_env`]), so the library never reads it.
     fn default() -> ClientConfig {
-        let builtin = ClientConfig::builtin();
-        builtin
-            .clone()
-            .with_env(|name| std::env::var(name).ok())
-            .unwrap_or(builtin)
+        ClientConfig::builtin()
     }
 }
 

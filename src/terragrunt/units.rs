@@ -96,4 +96,3 @@ fn include_targets(dir: &Path) -> Vec<PathBuf> {
             .collect()
     })
 }
-

@@ -172,9 +172,7 @@ fn offline_runs_from_the_cache_against_a_stopped_registry() {
     let lock_320 = locked.replace("3.2.1", "3.2.0");
     repo.write(&format!("other/{}", harness::LOCK), &lock_320);
     repo.write("unlocked/main.tf", &harness::main_tf(&[("null", "~> 3.2")]));
-    // One run per root: a root that needs a missing version list currently fails the
-    // other roots of the provider too (see
-    // faults::a_version_list_failure_fails_only_the_roots_that_need_it).
+    // One run per root, so each message is checked on its own.
     let offline = |root: &str| {
         let mut args = vec!["lock".to_string(), "--offline".to_string()];
         args.extend(PLATFORMS.iter().map(|p| format!("--platform={p}")));

@@ -355,7 +355,6 @@ fn credentials_reach_only_the_registry_api() {
 /// (no lock, or a lock the constraints no longer allow), not the roots whose locked
 /// version still holds.
 #[test]
-#[ignore = "needs the select_versions fix in src/lock.rs (reliab report)"]
 fn a_version_list_failure_fails_only_the_roots_that_need_it() {
     let registry = harness::registry();
     let repo = Repo::new(

@@ -3,10 +3,14 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod bad_input;
+mod cache;
 mod cli;
 mod conformance;
 mod credentials;
 mod fake_registry;
+mod faults;
+mod harness;
 mod interrupt;
 mod mirrors;
 mod opentofu;
@@ -14,7 +18,3 @@ mod oracle;
 mod resolution;
 mod terragrunt;
 mod tfsum;
-mod faults;
-mod harness;
-mod cache;
-mod bad_input;

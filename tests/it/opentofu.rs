@@ -45,7 +45,6 @@ fn lock(registry: &FakeRegistry) -> (String, usize) {
 }
 
 #[test]
-#[ignore = "needs the packages-map integration in index.rs"]
 fn packages_map_means_one_download_per_version() {
     let registry = FakeRegistry::builder()
         .provider("hashicorp", "null")
