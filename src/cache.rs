@@ -17,7 +17,6 @@
 //! SHA-256 of its own payload; an entry that fails to parse or to check (truncated,
 //! edited, half-copied) is treated as missing and rewritten, never trusted.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -203,11 +202,7 @@ fn write_entry<T: Serialize>(path: &Path, entry: &T) -> std::io::Result<()> {
     let check = checksum(entry).ok_or_else(|| std::io::Error::other("unserialisable"))?;
     let bytes =
         serde_json::to_vec_pretty(&Envelope { check, entry }).map_err(std::io::Error::other)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(&bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::write::replace_file(path, &bytes)
 }
 
 fn checksum<T: Serialize>(entry: &T) -> Option<String> {
@@ -283,7 +278,7 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
             .unwrap()
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tfsum-"))
             .collect();
         assert!(leftovers.is_empty());
     }

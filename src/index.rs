@@ -16,23 +16,20 @@
 //! requested once; concurrency is bounded by a global and a per-host semaphore.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Read;
 use std::sync::Arc;
 
-use bytes::Bytes;
-use futures::StreamExt as _;
-use tokio::sync::{mpsc, Mutex, OwnedSemaphorePermit, Semaphore};
-use url::Url;
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
 use crate::addr::{Platform, ProviderAddr};
 use crate::cache::{parse_hashes, Cache, PlatformEntry, SumLine, SumsEntry};
+use crate::download::download_and_hash;
 use crate::hash::signature::{verify_sums, SigningKey};
 use crate::hash::sums::ShaSums;
-use crate::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
+use crate::hash::zipstream::ZipLimits;
 use crate::hash::Hash;
 use crate::progress::Progress;
 use crate::registry::client::PlatformHashes;
-use crate::registry::{retry, PackageMeta, RegistryClient, RegistryError};
+use crate::registry::{PackageMeta, RegistryClient};
 use crate::version::Version;
 
 /// Largest SHA256SUMS or signature document accepted.
@@ -87,18 +84,6 @@ pub fn zip_limits_with_env(
             .map_err(|_| format!("TFSUM_MAX_PACKAGE_ENTRIES={raw:?} is not a whole number"))?;
     }
     Ok(limits)
-}
-
-/// The most zip bytes accepted for one package: its allowed unpacked size, plus room
-/// for deflate's worst-case growth (well under 1/64), local headers and the directory.
-/// A zip larger than that is refused while it streams instead of being read to its
-/// (possibly endless) end; bytes skipped inside an entry count towards no other limit.
-pub fn max_download_bytes(limits: &ZipLimits) -> u64 {
-    limits
-        .max_uncompressed_bytes
-        .saturating_add(limits.max_uncompressed_bytes / 64)
-        .saturating_add(limits.max_directory_bytes.saturating_mul(2))
-        .saturating_add(1 << 20)
 }
 
 pub struct HashIndex {
@@ -349,109 +334,31 @@ impl HashIndex {
             .await
             .map_err(|e| e.to_string())?;
         let _host = self.host_permit(provider).await;
-        let policy = client.retry_policy();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            match self.download_once(client, &meta.download_url, label).await {
-                Ok(hashed) => {
-                    if hashed.sha256 != meta.shasum {
-                        return Err(format!(
-                            "the zip downloaded from {} has sha256 {} but the registry reports {}",
-                            meta.download_url,
-                            hex::encode(hashed.sha256),
-                            hex::encode(meta.shasum)
-                        ));
-                    }
-                    self.bump(|s| {
-                        s.packages_downloaded += 1;
-                        s.zip_bytes_downloaded += hashed.bytes;
-                    });
-                    return Ok(PlatformEntry {
-                        h1: hashed.h1.to_string(),
-                        zh: hashed.zh().to_string(),
-                        size: hashed.bytes,
-                    });
-                }
-                Err(DownloadError::Transient(e)) if attempt < policy.max_attempts => {
-                    retry::backoff_delay(policy, attempt, &e).await;
-                }
-                Err(DownloadError::Transient(e)) => {
-                    return Err(format!("{e} (gave up after {attempt} attempts)"))
-                }
-                Err(DownloadError::Permanent(msg)) => return Err(msg),
-            }
+        let hashed = download_and_hash(
+            client,
+            &meta.download_url,
+            &self.options.zip_limits,
+            self.progress.as_ref(),
+            label,
+        )
+        .await?;
+        if hashed.sha256 != meta.shasum {
+            return Err(format!(
+                "the zip downloaded from {} has sha256 {} but the registry reports {}",
+                meta.download_url,
+                hex::encode(hashed.sha256),
+                hex::encode(meta.shasum)
+            ));
         }
-    }
-
-    /// One attempt: the body is pushed through a bounded channel into a blocking task
-    /// that hashes it, so memory stays bounded whatever the zip's size. Each attempt
-    /// starts a fresh hasher, so a retry restarts hashing from the first byte.
-    async fn download_once(
-        &self,
-        client: &RegistryClient,
-        url: &Url,
-        label: &str,
-    ) -> Result<ZipHashes, DownloadError> {
-        let (len, stream) = client
-            .get_stream(url)
-            .await
-            .map_err(DownloadError::from_registry)?;
-        let (tx, rx) = mpsc::channel::<Bytes>(16);
-        let limits = self.options.zip_limits.clone();
-        let hasher = tokio::task::spawn_blocking(move || {
-            hash_zip_stream(
-                ChannelReader {
-                    rx,
-                    current: Bytes::new(),
-                },
-                &limits,
-            )
+        self.bump(|s| {
+            s.packages_downloaded += 1;
+            s.zip_bytes_downloaded += hashed.bytes;
         });
-        let cap = max_download_bytes(&self.options.zip_limits);
-        let too_large = || {
-            DownloadError::Permanent(format!(
-                "{url}: the package is larger than the limit of {cap} bytes"
-            ))
-        };
-        if len.is_some_and(|n| n > cap) {
-            drop(tx);
-            let _ = hasher.await;
-            return Err(too_large());
-        }
-        self.progress.download_started(label, len);
-        let mut stream = std::pin::pin!(stream);
-        let mut stream_error = None;
-        let mut received = 0u64;
-        while let Some(chunk) = stream.next().await {
-            match chunk {
-                Ok(bytes) => {
-                    received += bytes.len() as u64;
-                    if received > cap {
-                        drop(tx);
-                        let _ = hasher.await;
-                        return Err(too_large());
-                    }
-                    self.progress.download_progress(label, bytes.len() as u64);
-                    if tx.send(bytes).await.is_err() {
-                        break; // the hasher stopped early: its error explains why
-                    }
-                }
-                Err(e) => {
-                    stream_error = Some(e);
-                    break;
-                }
-            }
-        }
-        drop(tx);
-        let hashed = hasher
-            .await
-            .map_err(|e| DownloadError::Permanent(format!("hashing task failed: {e}")))?;
-        // A body cut short also makes the hasher fail; the transport error is the cause.
-        if let Some(e) = stream_error {
-            return Err(DownloadError::from_registry(e));
-        }
-        hashed.map_err(|e| DownloadError::Permanent(format!("{url}: {e}")))
+        Ok(PlatformEntry {
+            h1: hashed.h1.to_string(),
+            zh: hashed.zh().to_string(),
+            size: hashed.bytes,
+        })
     }
 
     async fn host_permit(&self, provider: &ProviderAddr) -> Option<OwnedSemaphorePermit> {
@@ -570,44 +477,6 @@ fn verify_listed(sums: &SumsEntry, meta: &PackageMeta) -> Result<(), String> {
     }
 }
 
-enum DownloadError {
-    Transient(RegistryError),
-    Permanent(String),
-}
-
-impl DownloadError {
-    fn from_registry(e: RegistryError) -> DownloadError {
-        if retry::is_transient(&e) {
-            DownloadError::Transient(e)
-        } else {
-            DownloadError::Permanent(e.to_string())
-        }
-    }
-}
-
-/// A blocking `Read` over chunks arriving on a channel: the bridge between the async
-/// download and the synchronous zip hasher. The channel is bounded, so a slow hasher
-/// slows the download instead of buffering the zip.
-struct ChannelReader {
-    rx: mpsc::Receiver<Bytes>,
-    current: Bytes,
-}
-
-impl Read for ChannelReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.current.is_empty() {
-            match self.rx.blocking_recv() {
-                Some(chunk) => self.current = chunk,
-                None => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.current.len());
-        buf[..n].copy_from_slice(&self.current[..n]);
-        self.current = self.current.slice(n..);
-        Ok(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -628,17 +497,5 @@ mod tests {
         );
         let err = zip_limits_with_env(ZipLimits::default(), |_| Some("1e3".to_string()));
         assert!(err.unwrap_err().starts_with("TFSUM_MAX_PACKAGE_BYTES"));
-    }
-
-    #[test]
-    fn download_cap_covers_the_unpacked_limit_and_never_overflows() {
-        let limits = ZipLimits::default();
-        assert!(max_download_bytes(&limits) > limits.max_uncompressed_bytes);
-        let huge = ZipLimits {
-            max_uncompressed_bytes: u64::MAX,
-            max_entries: usize::MAX,
-            max_directory_bytes: u64::MAX,
-        };
-        assert_eq!(max_download_bytes(&huge), u64::MAX);
     }
 }

@@ -23,6 +23,7 @@ pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod discover;
+pub mod download;
 pub mod drift;
 pub mod fmt;
 pub mod hash;

@@ -17,7 +17,6 @@
 //! `zh:` for them, and a network mirror's own `hashes` only verify the download
 //! (spec §5.5).
 
-pub mod download;
 pub mod fs;
 pub mod net;
 

@@ -27,8 +27,9 @@ use crate::hash::Hash;
 use crate::registry::RegistryClient;
 use crate::version::Version;
 
-use super::download::download_and_hash;
 use super::MirrorError;
+use crate::download::download_and_hash;
+use crate::progress::NoProgress;
 
 /// One platform's archive as `<version>.json` describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -252,12 +253,18 @@ impl NetMirror {
     }
 
     async fn hash_archive(&self, archive: &Archive) -> Result<Hash, MirrorError> {
-        let hashed = download_and_hash(&self.client, &archive.url, &self.limits)
-            .await
-            .map_err(|reason| MirrorError::Download {
-                url: archive.url.to_string(),
-                reason,
-            })?;
+        let hashed = download_and_hash(
+            &self.client,
+            &archive.url,
+            &self.limits,
+            &NoProgress,
+            archive.url.as_str(),
+        )
+        .await
+        .map_err(|reason| MirrorError::Download {
+            url: archive.url.to_string(),
+            reason,
+        })?;
         if !archive.hashes.is_empty() {
             verify(archive, &hashed.h1, &hashed.zh())?;
         }

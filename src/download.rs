@@ -1,0 +1,179 @@
+//! One provider zip downloaded and hashed while it streams (spec §2.1, §2.2), retried
+//! from the first byte on transient failures. The registry path ([`crate::index`]) and
+//! the network mirror ([`crate::mirror`]) both fetch packages through here.
+//!
+//! The body goes through a bounded channel into a blocking task running
+//! [`hash_zip_stream`], so memory stays bounded whatever the zip's size and hashing
+//! overlaps the network. Each attempt starts a fresh hasher. No credentials are sent:
+//! package URLs are plain downloads (spec §11 item 12).
+
+use std::io::Read;
+
+use bytes::Bytes;
+use futures::StreamExt as _;
+use tokio::sync::mpsc;
+use url::Url;
+
+use crate::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
+use crate::progress::Progress;
+use crate::registry::{retry, RegistryClient, RegistryError};
+
+/// The most zip bytes accepted for one package: its allowed unpacked size, plus room
+/// for deflate's worst-case growth (well under 1/64), local headers and the directory.
+/// A zip larger than that is refused while it streams instead of being read to its
+/// (possibly endless) end; bytes skipped inside an entry count towards no other limit.
+pub fn max_download_bytes(limits: &ZipLimits) -> u64 {
+    limits
+        .max_uncompressed_bytes
+        .saturating_add(limits.max_uncompressed_bytes / 64)
+        .saturating_add(limits.max_directory_bytes.saturating_mul(2))
+        .saturating_add(1 << 20)
+}
+
+/// Downloads `url` and returns the zip's SHA-256, size and the `h1:` it unpacks to,
+/// reporting progress under `label`. The error names the URL and, after retries, how
+/// many attempts were made.
+pub async fn download_and_hash(
+    client: &RegistryClient,
+    url: &Url,
+    limits: &ZipLimits,
+    progress: &dyn Progress,
+    label: &str,
+) -> Result<ZipHashes, String> {
+    let policy = client.retry_policy();
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match download_once(client, url, limits, progress, label).await {
+            Ok(hashed) => return Ok(hashed),
+            Err(Failure::Transient(e)) if attempt < policy.max_attempts => {
+                retry::backoff_delay(policy, attempt, &e).await;
+            }
+            Err(Failure::Transient(e)) => {
+                return Err(format!("{e} (gave up after {attempt} attempts)"))
+            }
+            Err(Failure::Permanent(message)) => return Err(message),
+        }
+    }
+}
+
+enum Failure {
+    Transient(RegistryError),
+    Permanent(String),
+}
+
+impl Failure {
+    fn from_registry(e: RegistryError) -> Failure {
+        if retry::is_transient(&e) {
+            Failure::Transient(e)
+        } else {
+            Failure::Permanent(e.to_string())
+        }
+    }
+}
+
+async fn download_once(
+    client: &RegistryClient,
+    url: &Url,
+    limits: &ZipLimits,
+    progress: &dyn Progress,
+    label: &str,
+) -> Result<ZipHashes, Failure> {
+    let (len, stream) = client
+        .get_stream(url)
+        .await
+        .map_err(Failure::from_registry)?;
+    let cap = max_download_bytes(limits);
+    let too_large = || {
+        Failure::Permanent(format!(
+            "{url}: the package is larger than the limit of {cap} bytes"
+        ))
+    };
+    if len.is_some_and(|n| n > cap) {
+        return Err(too_large());
+    }
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let hasher_limits = limits.clone();
+    let hasher = tokio::task::spawn_blocking(move || {
+        hash_zip_stream(
+            ChannelReader {
+                rx,
+                current: Bytes::new(),
+            },
+            &hasher_limits,
+        )
+    });
+    progress.download_started(label, len);
+    let mut stream = std::pin::pin!(stream);
+    let mut stream_error = None;
+    let mut received = 0u64;
+    while let Some(chunk) = stream.next().await {
+        match chunk {
+            Ok(bytes) => {
+                received += bytes.len() as u64;
+                if received > cap {
+                    drop(tx);
+                    let _ = hasher.await;
+                    return Err(too_large());
+                }
+                progress.download_progress(label, bytes.len() as u64);
+                if tx.send(bytes).await.is_err() {
+                    break; // the hasher stopped early: its error explains why
+                }
+            }
+            Err(e) => {
+                stream_error = Some(e);
+                break;
+            }
+        }
+    }
+    drop(tx);
+    let hashed = hasher
+        .await
+        .map_err(|e| Failure::Permanent(format!("hashing task failed: {e}")))?;
+    // A body cut short also makes the hasher fail; the transport error is the cause.
+    if let Some(e) = stream_error {
+        return Err(Failure::from_registry(e));
+    }
+    hashed.map_err(|e| Failure::Permanent(format!("{url}: {e}")))
+}
+
+/// A blocking `Read` over chunks arriving on a channel: the bridge between the async
+/// download and the synchronous zip hasher. The channel is bounded, so a slow hasher
+/// slows the download instead of buffering the zip.
+struct ChannelReader {
+    rx: mpsc::Receiver<Bytes>,
+    current: Bytes,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match self.rx.blocking_recv() {
+                Some(chunk) => self.current = chunk,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current[..n]);
+        self.current = self.current.slice(n..);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_cap_covers_the_unpacked_limit_and_never_overflows() {
+        let limits = ZipLimits::default();
+        assert!(max_download_bytes(&limits) > limits.max_uncompressed_bytes);
+        let huge = ZipLimits {
+            max_uncompressed_bytes: u64::MAX,
+            max_entries: usize::MAX,
+            max_directory_bytes: u64::MAX,
+        };
+        assert_eq!(max_download_bytes(&huge), u64::MAX);
+    }
+}
