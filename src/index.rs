@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 
-use crate::addr::{Platform, ProviderAddr};
+use crate::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
 use crate::cache::{parse_hashes, Cache, PlatformEntry, SumLine, SumsEntry};
 use crate::download::download_and_hash;
 use crate::hash::signature::{verify_sums, SigningKey};
@@ -260,7 +260,7 @@ impl HashIndex {
             return Ok(sums);
         }
         let _permit = self.host_permit(provider).await;
-        let entry = self.fetch_sums(client, meta).await?;
+        let entry = self.fetch_sums(client, provider, meta).await?;
         self.cache.put_sums(provider, version, &entry);
         Ok(entry)
     }
@@ -270,12 +270,25 @@ impl HashIndex {
     async fn fetch_sums(
         &self,
         client: &RegistryClient,
+        provider: &ProviderAddr,
         meta: &PackageMeta,
     ) -> Result<SumsEntry, String> {
         let document = client
             .get_bytes(&meta.shasums_url, MAX_SMALL_DOCUMENT)
             .await
             .map_err(|e| e.to_string())?;
+        // OpenTofu's registry publishes no key for some providers, and OpenTofu then
+        // skips the signature check and takes the registry's checksums as they are
+        // (spec §10). Only that host gets this exception; everywhere else a valid
+        // signature from a registry-supplied key is required, as in Terraform.
+        if meta.signing_keys.is_empty() && provider.hostname.as_str() == OPENTOFU_REGISTRY {
+            self.bump(|s| s.sums_fetched += 1);
+            return Ok(sums_entry(
+                &document,
+                "unsigned: registry.opentofu.org lists no signing key".to_string(),
+                String::new(),
+            ));
+        }
         let signature = client
             .get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
             .await
@@ -295,27 +308,11 @@ impl HashIndex {
                 meta.shasums_signature_url, meta.shasums_url
             )
         })?;
-        let sums = ShaSums::parse(&document);
-        let zh = sums
-            .acceptable_hashes()
-            .unwrap_or_default()
-            .iter()
-            .map(Hash::to_string)
-            .collect();
-        let files = sums
-            .files()
-            .into_iter()
-            .map(|(filename, sha256)| SumLine {
-                filename,
-                sha256: sha256.map(hex::encode),
-            })
-            .collect();
-        Ok(SumsEntry {
-            zh,
-            files,
-            trust: verified.trust.to_string(),
-            key_id: verified.key_id,
-        })
+        Ok(sums_entry(
+            &document,
+            verified.trust.to_string(),
+            verified.key_id,
+        ))
     }
 
     /// Downloads a zip and hashes it while it streams, retrying transient failures from
@@ -376,6 +373,31 @@ impl HashIndex {
         if let Ok(mut stats) = self.stats.lock() {
             f(&mut stats);
         }
+    }
+}
+
+/// The cache entry for a SHA256SUMS document whose origin was checked.
+fn sums_entry(document: &[u8], trust: String, key_id: String) -> SumsEntry {
+    let sums = ShaSums::parse(document);
+    let zh = sums
+        .acceptable_hashes()
+        .unwrap_or_default()
+        .iter()
+        .map(Hash::to_string)
+        .collect();
+    let files = sums
+        .files()
+        .into_iter()
+        .map(|(filename, sha256)| SumLine {
+            filename,
+            sha256: sha256.map(hex::encode),
+        })
+        .collect();
+    SumsEntry {
+        zh,
+        files,
+        trust,
+        key_id,
     }
 }
 

@@ -71,3 +71,77 @@ fn packages_map_means_one_download_per_version() {
         "{from_map}"
     );
 }
+
+/// OpenTofu's registry lists no signing key for some providers, and OpenTofu then takes
+/// its checksums without a signature check (spec §10). tfsum does the same for
+/// `registry.opentofu.org` only: any other host without keys still fails.
+#[test]
+fn opentofu_registry_without_signing_keys() {
+    let registry = FakeRegistry::builder()
+        .provider("hashicorp", "null")
+        .version("3.2.1")
+        .platforms(&["linux_amd64"])
+        .start();
+    registry.set_no_signing_keys(true);
+    let scratch = TempDir::new().unwrap();
+    let cli = scratch.path().join("cli.tfrc");
+    std::fs::write(
+        &cli,
+        format!(
+            "host \"registry.opentofu.org\" {{\n  services = {{\n    \"providers.v1\" = \"{}\"\n  }}\n}}\n{}",
+            registry.providers_url(),
+            registry.cli_config()
+        ),
+    )
+    .unwrap();
+
+    // A .tofu root: the short source means registry.opentofu.org/hashicorp/null.
+    let tofu = terraform::module_dir(
+        &[(
+            "main.tofu",
+            "terraform {\n  required_providers {\n    null = { source = \"hashicorp/null\", version = \"3.2.1\" }\n  }\n}\n",
+        )],
+        "",
+    );
+    let out = tfsum::run(
+        tofu.path(),
+        &cli,
+        scratch.path(),
+        &["lock", "--platform=linux_amd64", "."],
+    );
+    tfsum::assert_ok(&out);
+    let lock = terraform::read_lock_file(tofu.path());
+    assert!(
+        lock.starts_with("# This file is maintained automatically by \"tofu init\"."),
+        "{lock}"
+    );
+    assert!(
+        lock.contains("provider \"registry.opentofu.org/hashicorp/null\""),
+        "{lock}"
+    );
+    let mut want = vec![registry.expected_h1("hashicorp", "null", "3.2.1", "linux_amd64")];
+    want.extend(registry.expected_zh("hashicorp", "null", "3.2.1"));
+    for hash in want {
+        assert!(lock.contains(&hash), "{hash} missing from\n{lock}");
+    }
+
+    // The same registry under its own host name: no key, no lock.
+    let other = terraform::module_dir(
+        &[(
+            "main.tf",
+            &format!(
+                "terraform {{\n  required_providers {{\n    null = {{ source = \"{}\" }}\n  }}\n}}\n",
+                registry.source("hashicorp", "null")
+            ),
+        )],
+        "",
+    );
+    let out = tfsum::run(
+        other.path(),
+        &cli,
+        scratch.path(),
+        &["lock", "--platform=linux_amd64", "."],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
+    assert!(!other.path().join(".terraform.lock.hcl").exists());
+}

@@ -438,6 +438,9 @@ struct Mutable {
     url_style: UrlStyle,
     discovery: Value,
     packages_map: bool,
+    /// Leave `signing_keys.gpg_public_keys` empty, as OpenTofu's registry does for some
+    /// providers.
+    no_signing_keys: bool,
 }
 
 /// Shared access to a running fake registry: addresses, expectations, recorded requests
@@ -671,6 +674,11 @@ impl RegistryHandle {
     /// download JSON (§10), or stops sending it.
     pub fn set_packages_map(&self, on: bool) {
         self.state().packages_map = on;
+    }
+
+    /// Sends download documents without any signing key (§10), or with the test key.
+    pub fn set_no_signing_keys(&self, on: bool) {
+        self.state().no_signing_keys = on;
     }
 
     /// Replaces the `/.well-known/terraform.json` document.
@@ -1092,6 +1100,9 @@ impl Shared {
                     }]
                 }
         });
+        if state.no_signing_keys {
+            document["signing_keys"] = json!({ "gpg_public_keys": [] });
+        }
         if state.packages_map {
             let packages: serde_json::Map<String, Value> = release
                 .packages
