@@ -191,6 +191,7 @@ impl HashIndex {
             return Err(err(None, "no platform was requested".to_string()));
         };
         let first_meta = fetch_meta(first.clone()).await?;
+        check_protocols(&first_meta).map_err(|reason| err(Some(first), reason))?;
         // An OpenTofu registry's first document may describe every platform (spec §10);
         // with signed sums to vouch for it, one download then stands for all.
         let mut sums = None;
@@ -374,6 +375,24 @@ impl HashIndex {
             f(&mut stats);
         }
     }
+}
+
+/// Terraform (0.15 through today) speaks plugin protocols 5 and 6. A version whose
+/// download document lists protocols but none of those cannot be used, and Terraform
+/// fails on it rather than choosing an older version (`ErrProtocolNotSupported`, spec
+/// §5.3); tfsum refuses to lock it for the same reason. An empty list is accepted.
+fn check_protocols(meta: &PackageMeta) -> Result<(), String> {
+    let supported = |p: &String| {
+        let major = p.split('.').next().unwrap_or("");
+        major == "5" || major == "6"
+    };
+    if meta.protocols.is_empty() || meta.protocols.iter().any(supported) {
+        return Ok(());
+    }
+    Err(format!(
+        "this version supports plugin protocols {} only; Terraform and OpenTofu need 5 or 6, so it cannot be used (choose another version with a constraint)",
+        meta.protocols.join(", ")
+    ))
 }
 
 /// The cache entry for a SHA256SUMS document whose origin was checked.

@@ -388,3 +388,32 @@ fn terraform_fails_on_an_incompatible_newest_version() {
     );
     assert_eq!(registry.count("/3.2.0/download/linux/amd64"), 0);
 }
+
+/// tfsum refuses the same version Terraform refuses, before downloading anything, and
+/// says which protocols the version offers.
+#[test]
+fn tfsum_refuses_an_incompatible_newest_version_too() {
+    let registry = FakeRegistry::builder()
+        .provider("hashicorp", "null")
+        .version("3.2.0")
+        .version("3.2.1")
+        .protocols(&["4.0"])
+        .start();
+    let main_tf = required_providers(&registry, &[("null", "hashicorp", "null", ">= 3.0.0")]);
+    let dir = terraform::module_dir(&[("main.tf", &main_tf)], &registry.host());
+    let cli_config = dir.path().join("terraform.tfrc");
+    registry.write_cli_config(&cli_config);
+    let scratch = tempfile::TempDir::new().unwrap();
+    let out = crate::tfsum::run(
+        dir.path(),
+        &cli_config,
+        scratch.path(),
+        &["lock", "--platform=linux_amd64", "."],
+    );
+    let text = crate::tfsum::text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("3.2.1"), "{text}");
+    assert!(text.contains("plugin protocols 4.0 only"), "{text}");
+    assert_eq!(registry.count(".zip"), 0, "{text}");
+    assert!(!dir.path().join(".terraform.lock.hcl").exists());
+}
