@@ -21,7 +21,8 @@ macro_rules! lock_exit_status {
         "Exit status:
   0  every root succeeded (with --check: and every lock file is up to date)
   1  a root failed, or (with --check) a lock file is missing or out of date
-  2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist"
+  2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist
+  130  interrupted (SIGINT/SIGTERM); every lock file is either unchanged or fully written"
     };
 }
 
