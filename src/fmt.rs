@@ -324,6 +324,8 @@ mod tests {
     use super::*;
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/fmt");
+    /// A lock file real `terraform init` wrote: canonical by definition.
+    const CANONICAL: &str = "../lockfiles/real_tf_e2e_null_template.terraform.lock.hcl";
 
     fn fixture(name: &str) -> Vec<u8> {
         fs::read(Path::new(FIXTURES).join(name)).unwrap()
@@ -386,8 +388,8 @@ mod tests {
     #[test]
     fn formats_one_file_per_behaviour() {
         let cases: &[(&str, bool, Expect)] = &[
-            ("canonical.terraform.lock.hcl", false, Expect::Untouched),
-            ("canonical.terraform.lock.hcl", true, Expect::Untouched),
+            (CANONICAL, false, Expect::Untouched),
+            (CANONICAL, true, Expect::Untouched),
             (
                 "messy.terraform.lock.hcl",
                 false,
@@ -538,7 +540,7 @@ mod tests {
         let root = dir.path();
         let messy = "messy.terraform.lock.hcl";
         let wanted = [
-            place(root, "", "canonical.terraform.lock.hcl"),
+            place(root, "", CANONICAL),
             place(root, "envs/prod", messy),
             place(root, "envs/staging/eu", messy),
         ];
@@ -571,7 +573,7 @@ mod tests {
     fn paths_that_hold_no_lock_file_are_reported() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let lock = place(root, "a", "canonical.terraform.lock.hcl");
+        let lock = place(root, "a", CANONICAL);
         fs::create_dir_all(root.join("empty")).unwrap();
         let paths = vec![
             root.join("missing"),

@@ -14,10 +14,7 @@ use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::Router;
-use tokio::net::{TcpListener, TcpStream};
-use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use tokio_rustls::TlsAcceptor;
+use tokio::net::TcpListener;
 
 use crate::addr::Hostname;
 
@@ -26,8 +23,6 @@ use super::client::{ClientConfig, RegistryClient};
 use super::retry::RetryPolicy;
 
 const CA_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/ca.pem");
-const SERVER_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/server.pem");
-const SERVER_KEY: &[u8] = include_bytes!("../../testdata/registry/tls/server.key");
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
@@ -78,49 +73,17 @@ pub async fn serve(router: Router) -> (SocketAddr, Log) {
     (addr, log)
 }
 
-struct TlsListener {
-    tcp: TcpListener,
-    acceptor: TlsAcceptor,
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = tokio_rustls::server::TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            let Ok((tcp, addr)) = self.tcp.accept().await else {
-                continue;
-            };
-            if let Ok(tls) = self.acceptor.accept(tcp).await {
-                return (tls, addr);
-            }
-        }
-    }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.tcp.local_addr()
-    }
-}
+#[path = "../../tests/support/tls_listener.rs"]
+mod tls_listener;
+use tls_listener::TlsListener;
 
 /// Serves `router` over HTTPS for `localhost:<port>`; returns the hostname (with port)
 /// and the request log.
 pub async fn serve_tls(router: Router) -> (Hostname, Log) {
     let (router, log) = recorded(router);
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(SERVER_PEM)
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let key = PrivateKeyDer::from_pem_slice(SERVER_KEY).unwrap();
-    let config = tokio_rustls::rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .unwrap();
     let tcp = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = tcp.local_addr().unwrap().port();
-    let listener = TlsListener {
-        tcp,
-        acceptor: TlsAcceptor::from(Arc::new(config)),
-    };
+    let listener = TlsListener::new(tcp);
     tokio::spawn(async move { axum::serve(listener, router).await });
     (Hostname::parse(&format!("localhost:{port}")).unwrap(), log)
 }

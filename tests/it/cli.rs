@@ -704,7 +704,8 @@ fn fmt_command() {
     );
     repo.write(
         "b/.terraform.lock.hcl",
-        &fixture("canonical.terraform.lock.hcl"),
+        // A lock file real `terraform init` wrote: already canonical.
+        &fixture("../lockfiles/real_tf_e2e_null_template.terraform.lock.hcl"),
     );
     let check = repo.tfsum(&["fmt", "--check", "-r", "."]);
     check.assert_code(1);

@@ -366,8 +366,10 @@ fn terraform_init_writes_the_same_hashes_for_the_host_platform() {
 /// Version selection ignores `protocols`: Terraform 1.0.3 picks the newest matching version
 /// even when its download JSON declares only protocol 4, and then fails on it instead of
 /// falling back to an older, compatible version (spec §5.3, `ErrProtocolNotSupported`).
+/// tfsum refuses the same version on the same configuration, before downloading
+/// anything, and names the protocols the version offers.
 #[test]
-fn terraform_fails_on_an_incompatible_newest_version() {
+fn an_incompatible_newest_version_is_refused_by_both_tools() {
     let registry = FakeRegistry::builder()
         .provider("hashicorp", "null")
         .version("3.2.0")
@@ -378,6 +380,7 @@ fn terraform_fails_on_an_incompatible_newest_version() {
     let dir = terraform::module_dir(&[("main.tf", &main_tf)], &registry.host());
     let cli_config = dir.path().join("terraform.tfrc");
     registry.write_cli_config(&cli_config);
+
     let output = terraform::providers_lock(dir.path(), &["linux_amd64"], &cli_config);
     let text = terraform::combined_output(&output);
     assert!(!output.status.success(), "{text}");
@@ -387,22 +390,9 @@ fn terraform_fails_on_an_incompatible_newest_version() {
         "{text}"
     );
     assert_eq!(registry.count("/3.2.0/download/linux/amd64"), 0);
-}
+    assert!(!dir.path().join(".terraform.lock.hcl").exists());
 
-/// tfsum refuses the same version Terraform refuses, before downloading anything, and
-/// says which protocols the version offers.
-#[test]
-fn tfsum_refuses_an_incompatible_newest_version_too() {
-    let registry = FakeRegistry::builder()
-        .provider("hashicorp", "null")
-        .version("3.2.0")
-        .version("3.2.1")
-        .protocols(&["4.0"])
-        .start();
-    let main_tf = required_providers(&registry, &[("null", "hashicorp", "null", ">= 3.0.0")]);
-    let dir = terraform::module_dir(&[("main.tf", &main_tf)], &registry.host());
-    let cli_config = dir.path().join("terraform.tfrc");
-    registry.write_cli_config(&cli_config);
+    registry.reset_counts();
     let scratch = tempfile::TempDir::new().unwrap();
     let out = crate::tfsum::run(
         dir.path(),

@@ -289,7 +289,7 @@ impl RegistryBuilder {
                     let tls = server_state.tls;
                     let app = Router::new().fallback(serve).with_state(server_state);
                     if tls {
-                        let listener = tls::TlsListener::new(listener);
+                        let listener = super::tls_listener::TlsListener::new(listener);
                         tokio::select! {
                             result = axum::serve(listener, app).into_future() => {
                                 result.expect("fake registry: server failed");
@@ -1341,67 +1341,4 @@ pub const TEST_CA_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/ca.pe
 /// The path of [`TEST_CA_PEM`], for `SSL_CERT_FILE`.
 pub fn test_ca_path() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/registry/tls/ca.pem")
-}
-
-mod tls {
-    //! An axum listener that terminates TLS with the test certificate.
-
-    use std::net::SocketAddr;
-    use std::sync::Arc;
-
-    use tokio::net::{TcpListener, TcpStream};
-    use tokio_rustls::rustls::pki_types::pem::PemObject;
-    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    use tokio_rustls::TlsAcceptor;
-
-    const SERVER_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/server.pem");
-    const SERVER_KEY: &[u8] = include_bytes!("../../testdata/registry/tls/server.key");
-
-    pub struct TlsListener {
-        tcp: TcpListener,
-        acceptor: TlsAcceptor,
-    }
-
-    impl TlsListener {
-        pub fn new(tcp: TcpListener) -> TlsListener {
-            let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(SERVER_PEM)
-                .collect::<Result<_, _>>()
-                .expect("fake registry: test certificate");
-            let key = PrivateKeyDer::from_pem_slice(SERVER_KEY).expect("fake registry: test key");
-            let config = tokio_rustls::rustls::ServerConfig::builder_with_provider(Arc::new(
-                tokio_rustls::rustls::crypto::ring::default_provider(),
-            ))
-            .with_safe_default_protocol_versions()
-            .expect("fake registry: TLS versions")
-            .with_no_client_auth()
-            .with_single_cert(certs, key)
-            .expect("fake registry: TLS config");
-            TlsListener {
-                tcp,
-                acceptor: TlsAcceptor::from(Arc::new(config)),
-            }
-        }
-    }
-
-    impl axum::serve::Listener for TlsListener {
-        type Io = tokio_rustls::server::TlsStream<TcpStream>;
-        type Addr = SocketAddr;
-
-        async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-            loop {
-                let Ok((tcp, addr)) = self.tcp.accept().await else {
-                    continue;
-                };
-                // A client that fails the handshake (an untrusting Terraform, say) must
-                // not stop the server.
-                if let Ok(tls) = self.acceptor.accept(tcp).await {
-                    return (tls, addr);
-                }
-            }
-        }
-
-        fn local_addr(&self) -> std::io::Result<Self::Addr> {
-            self.tcp.local_addr()
-        }
-    }
 }

@@ -5,6 +5,7 @@
 //! - [`terraform`]: runs the real Terraform v1.0.3 (the conformance oracle) against it.
 //! - [`dirhash`]: an independent `h1:` implementation for expectations.
 //! - [`go_zip`] and [`signing`]: how the fake builds its packages and signs SHA256SUMS.
+//! - [`tls_listener`]: HTTPS for the fake, with the test certificate.
 //!
 //! Each user of this module compiles it separately and uses only part of it.
 #![allow(dead_code)]
@@ -14,3 +15,4 @@ pub mod fake_registry;
 pub mod go_zip;
 pub mod signing;
 pub mod terraform;
+pub mod tls_listener;
