@@ -52,21 +52,7 @@ pub struct FileSet {
 impl FileSet {
     /// Lists `dir` (not recursively) and applies the dialect's rules.
     pub fn read(dir: &Path, dialect: Dialect) -> Result<FileSet, ConfigError> {
-        let read_err = |source| ConfigError::Read {
-            path: dir.to_path_buf(),
-            source,
-        };
-        let mut names = BTreeSet::new();
-        for entry in std::fs::read_dir(dir).map_err(read_err)? {
-            let entry = entry.map_err(read_err)?;
-            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-                continue;
-            };
-            if is_config_file_name(&name) && config_entry_is_file(&entry.path())? {
-                names.insert(name);
-            }
-        }
-        Ok(FileSet::select(dir, &names, dialect))
+        Ok(FileSet::select(dir, &config_file_names(dir)?, dialect))
     }
 
     /// The pure part of [`FileSet::read`]: pick and order names.
@@ -100,11 +86,31 @@ impl FileSet {
     }
 }
 
+/// The names of the configuration files directly in `dir`, of every dialect (the
+/// dialect's rules are [`FileSet::select`]'s job).
+pub fn config_file_names(dir: &Path) -> Result<BTreeSet<String>, ConfigError> {
+    let read_err = |source| ConfigError::Read {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut names = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).map_err(read_err)? {
+        let entry = entry.map_err(read_err)?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if is_config_file_name(&name) && config_entry_is_file(&entry.path())? {
+            names.insert(name);
+        }
+    }
+    Ok(names)
+}
+
 /// Whether an entry with a configuration file name is a file to read, following
 /// symlinks. Terraform lists a directory with `Lstat` and then reads every such name, so
 /// a link it cannot resolve (dangling, or a loop) fails the module; skipping it would
 /// silently drop part of the configuration.
-pub(crate) fn config_entry_is_file(path: &Path) -> Result<bool, ConfigError> {
+fn config_entry_is_file(path: &Path) -> Result<bool, ConfigError> {
     std::fs::metadata(path)
         .map(|meta| meta.is_file())
         .map_err(|source| ConfigError::Read {

@@ -330,22 +330,7 @@ pub fn load_module_with_overlay(
     } else {
         Dialect::Terraform
     };
-    let read_err = |source| ConfigError::Read {
-        path: dir.to_path_buf(),
-        source,
-    };
-    let mut names = BTreeSet::new();
-    for entry in std::fs::read_dir(dir).map_err(read_err)? {
-        let entry = entry.map_err(read_err)?;
-        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            continue;
-        };
-        if crate::discover::is_config_file_name(&name)
-            && files::config_entry_is_file(&entry.path())?
-        {
-            names.insert(name);
-        }
-    }
+    let mut names = files::config_file_names(dir)?;
     let overlay: BTreeMap<&str, &OverlayFile> = overlay
         .iter()
         .filter(|f| crate::discover::is_config_file_name(&f.name))
