@@ -723,6 +723,26 @@ fn release_key(namespace: &str, type_: &str, version: &str) -> String {
     format!("{namespace}/{type_}/{version}")
 }
 
+/// A release's packages that are currently served (not removed by
+/// [`RegistryHandle::remove_platform`]), each with the `h1:` it unpacks to.
+fn published<'r>(
+    state: &'r Mutable,
+    release: &'r Release,
+) -> impl Iterator<Item = (&'r String, &'r Package, String)> + 'r {
+    release
+        .packages
+        .iter()
+        .filter(move |(p, _)| {
+            !state.removed_platforms.contains(&package_key(
+                &release.namespace,
+                &release.type_,
+                &release.version,
+                p,
+            ))
+        })
+        .map(move |(p, pkg)| (p, pkg, dirhash::h1(&package_files(release, p))))
+}
+
 fn package_key(namespace: &str, type_: &str, version: &str, platform: &str) -> String {
     format!("{namespace}/{type_}/{version}/{platform}")
 }
@@ -1104,16 +1124,8 @@ impl Shared {
             document["signing_keys"] = json!({ "gpg_public_keys": [] });
         }
         if state.packages_map {
-            let packages: serde_json::Map<String, Value> = release
-                .packages
-                .iter()
-                .filter(|(p, _)| {
-                    !state
-                        .removed_platforms
-                        .contains(&package_key(ns, ty, ver, p))
-                })
-                .map(|(p, pkg)| {
-                    let h1 = dirhash::h1(&package_files(release, p));
+            let packages: serde_json::Map<String, Value> = published(&state, release)
+                .map(|(p, pkg, h1)| {
                     let entry = json!({
                         "hashes": [h1, format!("zh:{}", pkg.sha256)],
                         "package_size": pkg.zip.len(),
@@ -1148,18 +1160,8 @@ impl Shared {
             let Some(release) = releases.iter().find(|r| r.version == ver) else {
                 return Reply::not_found();
             };
-            let archives: serde_json::Map<String, Value> = release
-                .packages
-                .iter()
-                .filter(|(p, _)| {
-                    !state
-                        .removed_platforms
-                        .contains(&package_key(ns, ty, ver, p))
-                })
-                .map(|(p, pkg)| {
-                    let h1 = dirhash::h1(&package_files(release, p));
-                    (p.clone(), json!({ "url": pkg.filename, "hashes": [h1] }))
-                })
+            let archives: serde_json::Map<String, Value> = published(&state, release)
+                .map(|(p, pkg, h1)| (p.clone(), json!({ "url": pkg.filename, "hashes": [h1] })))
                 .collect();
             return Reply::json(StatusCode::OK, &json!({ "archives": archives }));
         }
