@@ -4,10 +4,6 @@
 //! missing, a provider is not locked or no longer required, a version moved, a requested
 //! platform's `h1:` is missing, or only the layout differs. [`explain`] answers that by
 //! comparing the two files as lock-file models, not as text.
-//!
-//! The check report carries the old bytes' path and the diff, not the new text, so
-//! [`new_text`] rebuilds it by applying the diff (which [`crate::diff::unified`] made
-//! from exactly these bytes) to the old text.
 
 use std::collections::BTreeSet;
 
@@ -77,73 +73,8 @@ pub fn explain(old: Option<&str>, new: &str) -> Vec<String> {
     problems
 }
 
-/// The text a unified diff of `old` produces; `None` if the diff does not fit `old`.
-pub fn new_text(old: &str, diff: &str) -> Option<String> {
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let mut out = String::new();
-    let mut next = 0; // the next unread old line
-    let mut last_added = false;
-    let mut in_hunk = false;
-    for line in diff.split_inclusive('\n') {
-        if let Some(header) = line.strip_prefix("@@ -") {
-            let range = header.split(' ').next()?;
-            let (start, len) = match range.split_once(',') {
-                Some((s, l)) => (s.parse::<usize>().ok()?, l.parse::<usize>().ok()?),
-                None => (range.parse::<usize>().ok()?, 1),
-            };
-            // An empty old range names the line *after which* the hunk inserts.
-            let first = if len == 0 {
-                start
-            } else {
-                start.checked_sub(1)?
-            };
-            if first < next || first > old_lines.len() {
-                return None;
-            }
-            old_lines[next..first].iter().for_each(|l| out.push_str(l));
-            next = first;
-            in_hunk = true;
-            continue;
-        }
-        if !in_hunk {
-            continue; // the ---/+++ header
-        }
-        match line.as_bytes().first() {
-            Some(b' ') => {
-                out.push_str(old_lines.get(next)?);
-                next += 1;
-                last_added = false;
-            }
-            Some(b'-') => {
-                old_lines.get(next)?;
-                next += 1;
-                last_added = false;
-            }
-            Some(b'+') => {
-                out.push_str(&line[1..]);
-                last_added = true;
-            }
-            // "\ No newline at end of file" after an added line: that line has none.
-            Some(b'\\') if last_added && out.ends_with('\n') => {
-                out.pop();
-            }
-            Some(b'\\') => {}
-            _ => return None,
-        }
-    }
-    old_lines[next.min(old_lines.len())..]
-        .iter()
-        .for_each(|l| out.push_str(l));
-    Some(out)
-}
-
 fn parse(text: &str) -> Option<LockFile> {
-    let flavor = if text.lines().take(3).any(|l| l.contains("\"tofu init\"")) {
-        Flavor::OpenTofu
-    } else {
-        Flavor::Terraform
-    };
-    lockfile::parse(text, flavor.default_registry()).ok()
+    lockfile::parse(text, Flavor::from_header(text).default_registry()).ok()
 }
 
 fn quoted(constraints: &str) -> String {
@@ -165,7 +96,6 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::unified;
     use pretty_assertions::assert_eq;
 
     const HEADER: &str = "# This file is maintained automatically by \"terraform init\".\n# Manual edits may be lost in future updates.\n";
@@ -236,30 +166,6 @@ mod tests {
                 want,
                 "old:\n{old:?}\nnew:\n{new}"
             );
-        }
-    }
-
-    /// Applying the diff gives back the new text, for replacements, pure insertions and
-    /// deletions, and a missing final newline on either side.
-    #[test]
-    fn new_text_inverts_the_diff() {
-        let long: String = (1..=30).map(|i| format!("line {i}\n")).collect();
-        let pairs = [
-            ("", "a\nb\n"),
-            ("a\nb\n", ""),
-            ("a\nb\nc\n", "a\nB\nc\n"),
-            ("a\nb", "a\nb\n"),
-            ("a\nb\n", "a\nb"),
-            (
-                &long[..],
-                &long.replace("line 3\n", "").replace("line 25", "x")[..],
-            ),
-            (&long[..], &format!("{long}line 31\n")),
-            (&long[..], &format!("line 0\n{long}")),
-        ];
-        for (old, new) in pairs {
-            let diff = unified(old, new, "a/f", "b/f");
-            assert_eq!(new_text(old, &diff).as_deref(), Some(new), "diff:\n{diff}");
         }
     }
 }

@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use crate::addr::TERRAFORM_REGISTRY;
 use crate::diff;
 use crate::lockfile::{self, Flavor, LockFile, LockFileError};
 
@@ -267,25 +266,8 @@ fn parse(bytes: &[u8]) -> Result<LockFile, FmtError> {
     // Labels must be fully qualified, so the default host only shapes error messages; it
     // should still be the right one, or a short `hashicorp/aws` label in an OpenTofu file
     // would be "corrected" to registry.terraform.io.
-    let flavor = header_flavor(src);
+    let flavor = Flavor::from_header(src);
     lockfile::parse(src, flavor.default_registry()).map_err(FmtError::Invalid)
-}
-
-/// The flavor the header names, decided by the parser's own rule: the leading comment
-/// lines alone form an empty lock file, whose parse reports the flavor. This keeps one
-/// definition of "the header says tofu" instead of a second copy here.
-fn header_flavor(src: &str) -> Flavor {
-    let mut end = 0;
-    for line in src.split_inclusive('\n') {
-        let text = line.trim();
-        if !(text.is_empty() || text.starts_with('#') || text.starts_with("//")) {
-            break;
-        }
-        end += line.len();
-    }
-    lockfile::parse(&src[..end], TERRAFORM_REGISTRY)
-        .map(|lock| lock.flavor)
-        .unwrap_or_default()
 }
 
 /// The 1-based line of the first git conflict marker: `<<<<<<<`, `|||||||` (diff3
@@ -637,23 +619,6 @@ mod tests {
         ];
         for (src, line) in cases {
             assert_eq!(conflict_marker_line(src), *line, "{src:?}");
-        }
-    }
-
-    #[test]
-    fn header_flavor_follows_the_parser() {
-        let cases = [
-            ("", Flavor::Terraform),
-            ("# maintained by \"terraform init\".\n", Flavor::Terraform),
-            (
-                "# maintained by \"tofu init\".\n# Manual\n\nprovider \"x\" {",
-                Flavor::OpenTofu,
-            ),
-            ("\n  # by tofu init\r\n", Flavor::OpenTofu),
-            ("provider \"x\" {\n# tofu init\n", Flavor::Terraform),
-        ];
-        for (src, flavor) in cases {
-            assert_eq!(header_flavor(src), flavor, "{src:?}");
         }
     }
 

@@ -9,15 +9,12 @@
 //! README.md ("JSON report") and versioned by `schema_version`.
 
 use std::io::Write;
-use std::path::Path;
 
 use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
-use crate::drift;
 use crate::fmt::{FmtOutcome, FmtReport};
 use crate::lock::{Outcome, RootReport, RunReport};
-use crate::write::LOCK_FILE_NAME;
 
 /// Bumped on any incompatible change to the JSON report.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
@@ -116,28 +113,10 @@ fn outcome_word(check: bool, outcome: Outcome) -> &'static str {
     }
 }
 
-/// The root's reason; in check mode, for a file that would change, what is wrong with
-/// it (derived from the diff when the pipeline gave no reason).
-fn detail(check: bool, root: &RootReport) -> Option<String> {
-    if root.detail.is_some() {
-        return root.detail.clone();
-    }
-    let diff = root.diff.as_deref()?;
-    if !check {
-        return None;
-    }
-    let old = match root.outcome {
-        Outcome::Created => None,
-        Outcome::Updated => Some(read_lock(&root.dir)?),
-        _ => return None,
-    };
-    let new = drift::new_text(old.as_deref().unwrap_or(""), diff)?;
-    Some(drift::explain(old.as_deref(), &new).join("\n"))
-}
-
-/// The current lock file; check mode wrote nothing, so this is what was compared.
-fn read_lock(dir: &Path) -> Option<String> {
-    std::fs::read_to_string(dir.join(LOCK_FILE_NAME)).ok()
+/// The root's reason: why it failed or was skipped, or (check mode) what is wrong with
+/// its lock file.
+fn detail(_check: bool, root: &RootReport) -> Option<String> {
+    root.detail.clone()
 }
 
 #[derive(Serialize)]

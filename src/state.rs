@@ -8,9 +8,8 @@
 //! explicit paths. The record is replaced by every run, so after a retry it holds only
 //! the roots that still fail.
 //!
-//! The record is written atomically (temporary file, then rename), like cache entries.
+//! The record is written atomically by [`crate::write::replace_file`], like lock files.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -80,13 +79,9 @@ pub fn load(path: &Path, cwd: &Path) -> Result<Option<RunState>, String> {
 }
 
 pub fn save(path: &Path, state: &RunState) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
     let bytes = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
-    tmp.write_all(&bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::write::replace_file(path, &bytes)
 }
 
 #[cfg(test)]

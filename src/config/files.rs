@@ -22,6 +22,16 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// The dialect a default registry host stands for: `registry.opentofu.org` means
+    /// OpenTofu (spec §10), anything else Terraform.
+    pub fn for_registry(default_host: &str) -> Dialect {
+        if default_host == crate::addr::OPENTOFU_REGISTRY {
+            Dialect::OpenTofu
+        } else {
+            Dialect::Terraform
+        }
+    }
+
     /// The extensions this dialect reads, for messages.
     pub fn extensions(self) -> &'static str {
         match self {
@@ -50,12 +60,7 @@ pub struct FileSet {
 }
 
 impl FileSet {
-    /// Lists `dir` (not recursively) and applies the dialect's rules.
-    pub fn read(dir: &Path, dialect: Dialect) -> Result<FileSet, ConfigError> {
-        Ok(FileSet::select(dir, &config_file_names(dir)?, dialect))
-    }
-
-    /// The pure part of [`FileSet::read`]: pick and order names.
+    /// Picks and orders the configuration files among `names` by the dialect's rules.
     pub fn select(dir: &Path, names: &BTreeSet<String>, dialect: Dialect) -> FileSet {
         let mut set = FileSet::default();
         for name in names {

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::addr::{AddrError, ProviderAddr, OPENTOFU_REGISTRY};
+use crate::addr::{AddrError, ProviderAddr};
 
 pub use files::{Dialect, FileSet};
 pub use manifest::{read_modules_manifest, ManifestEntry, ModulesManifest};
@@ -250,48 +250,7 @@ impl ConfigError {
 /// provider sources; it also selects the dialect: `registry.opentofu.org` means OpenTofu
 /// (reads `.tofu` files, spec §10), anything else Terraform (which ignores them).
 pub fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError> {
-    let dialect = if default_host == OPENTOFU_REGISTRY {
-        Dialect::OpenTofu
-    } else {
-        Dialect::Terraform
-    };
-    let set = FileSet::read(dir, dialect)?;
-    if set.primary.is_empty() && set.overrides.is_empty() {
-        let hint = if dialect == Dialect::Terraform && set.skipped_tofu {
-            "; its *.tofu files are read only by OpenTofu".to_string()
-        } else {
-            String::new()
-        };
-        return Err(ConfigError::NoConfiguration {
-            dir: dir.to_path_buf(),
-            dialect,
-            hint,
-        });
-    }
-    let parse = |path: &PathBuf| -> Result<FileContent, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        if files::is_json(path) {
-            json::parse_file(path, &text, default_host)
-        } else {
-            hcl::parse_file(path, &text, default_host)
-        }
-    };
-    let primary = set
-        .primary
-        .iter()
-        .map(parse)
-        .collect::<Result<Vec<_>, _>>()?;
-    let overrides = set
-        .overrides
-        .iter()
-        .map(parse)
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut module = merge(dir, primary, overrides, default_host)?;
-    module.files = set.primary.into_iter().chain(set.overrides).collect();
-    Ok(module)
+    load_module_with_overlay(dir, default_host, &[])
 }
 
 /// A configuration file given in memory, laid over a module directory by
@@ -325,11 +284,7 @@ pub fn load_module_with_overlay(
     default_host: &str,
     overlay: &[OverlayFile],
 ) -> Result<Module, ConfigError> {
-    let dialect = if default_host == OPENTOFU_REGISTRY {
-        Dialect::OpenTofu
-    } else {
-        Dialect::Terraform
-    };
+    let dialect = Dialect::for_registry(default_host);
     let mut names = files::config_file_names(dir)?;
     let overlay: BTreeMap<&str, &OverlayFile> = overlay
         .iter()
@@ -370,11 +325,7 @@ pub fn load_module_with_overlay(
                 (path.clone(), text)
             }
         };
-        if files::is_json(path) {
-            json::parse_file(&shown, &text, default_host)
-        } else {
-            hcl::parse_file(&shown, &text, default_host)
-        }
+        parse_file(&shown, &text, files::is_json(path), default_host)
     };
     let primary = set
         .primary
@@ -394,6 +345,20 @@ pub fn load_module_with_overlay(
         .map(|path| in_overlay(&path).map_or(path, |file| file.origin.clone()))
         .collect();
     Ok(module)
+}
+
+/// Parses one file's text, native or JSON syntax, into the syntax-neutral content.
+fn parse_file(
+    shown: &Path,
+    text: &str,
+    is_json: bool,
+    default_host: &str,
+) -> Result<FileContent, ConfigError> {
+    if is_json {
+        json::parse_file(shown, text, default_host)
+    } else {
+        hcl::parse_file(shown, text, default_host)
+    }
 }
 
 /// The provider-relevant content of one file, before merging. Shared by both syntaxes.
@@ -498,32 +463,87 @@ fn merge(
     overrides: Vec<FileContent>,
     default_host: &str,
 ) -> Result<Module, ConfigError> {
-    // required_providers
-    let mut required: BTreeMap<String, ProviderRequirement> = BTreeMap::new();
-    let mut first_block: Option<Location> = None;
-    for file in &primary {
-        for (at, entries) in &file.required_providers {
-            if let Some(previous) = &first_block {
-                return Err(ConfigError::invalid(
-                    at.clone(),
-                    format!("duplicate required_providers block; a module may have only one, and it was already declared at {previous}"),
-                ));
-            }
-            first_block = Some(at.clone());
-            for entry in entries {
-                required.insert(entry.local_name.clone(), entry.clone());
-            }
-        }
-    }
-    for file in &overrides {
-        for (_, entries) in &file.required_providers {
-            for entry in entries {
-                required.insert(entry.local_name.clone(), entry.clone());
-            }
-        }
-    }
+    let required = merge_required_providers(&primary, &overrides)?;
+    let providers = merge_provider_blocks(&primary, &overrides)?;
+    let resources = merge_resources(&primary, &overrides)?;
+    let calls = merge_module_calls(&primary, &overrides)?;
+    let all_files = || primary.iter().chain(&overrides);
 
-    // provider blocks, keyed by (name, alias)
+    // Local names used by provider blocks, resources and imports.
+    let provider_names: BTreeSet<String> = providers.keys().map(|(n, _)| n.clone()).collect();
+    let mut implied: BTreeSet<String> = provider_names.clone();
+    implied.extend(resources.values().cloned());
+    for import in all_files().flat_map(|f| &f.imports) {
+        let Some((ty, name)) = &import.target else {
+            continue;
+        };
+        // An import into a declared resource takes its provider from that resource.
+        if resources.contains_key(&(ResourceMode::Managed, ty.clone(), name.clone())) {
+            continue;
+        }
+        implied.insert(
+            import
+                .provider
+                .clone()
+                .unwrap_or_else(|| implied_local_name(ty).to_string()),
+        );
+    }
+    let local_names = map_local_names(
+        dir,
+        &required,
+        &providers,
+        &implied,
+        &provider_names,
+        default_host,
+    )?;
+    implied.retain(|name| local_names.contains_key(name));
+
+    Ok(Module {
+        dir: dir.to_path_buf(),
+        files: Vec::new(),
+        required_providers: required.into_values().collect(),
+        provider_blocks: providers.into_values().collect(),
+        implied_local_names: implied,
+        module_calls: calls.into_values().collect(),
+        has_backend: all_files().any(|f| !f.backends.is_empty()),
+        local_names,
+    })
+}
+
+/// At most one `required_providers` block among the primary files; override entries
+/// replace whole entries by local name, in override-file order.
+fn merge_required_providers(
+    primary: &[FileContent],
+    overrides: &[FileContent],
+) -> Result<BTreeMap<String, ProviderRequirement>, ConfigError> {
+    let mut required = BTreeMap::new();
+    let mut first_block: Option<&Location> = None;
+    for (at, entries) in primary.iter().flat_map(|f| &f.required_providers) {
+        if let Some(previous) = first_block {
+            return Err(ConfigError::invalid(
+                at.clone(),
+                format!("duplicate required_providers block; a module may have only one, and it was already declared at {previous}"),
+            ));
+        }
+        first_block = Some(at);
+        for entry in entries {
+            required.insert(entry.local_name.clone(), entry.clone());
+        }
+    }
+    for (_, entries) in overrides.iter().flat_map(|f| &f.required_providers) {
+        for entry in entries {
+            required.insert(entry.local_name.clone(), entry.clone());
+        }
+    }
+    Ok(required)
+}
+
+/// Provider blocks keyed by (name, alias). An override merges into the block it names
+/// (its `version`, when set, wins); a default block may be new, an aliased one may not.
+fn merge_provider_blocks(
+    primary: &[FileContent],
+    overrides: &[FileContent],
+) -> Result<BTreeMap<(String, Option<String>), ProviderBlock>, ConfigError> {
     let mut providers: BTreeMap<(String, Option<String>), ProviderBlock> = BTreeMap::new();
     for block in primary.iter().flat_map(|f| &f.provider_blocks) {
         providers
@@ -541,21 +561,26 @@ fn merge(
             None if block.alias.is_none() => {
                 providers.insert(key, block.clone());
             }
-            None => {
-                return Err(ConfigError::invalid(
-                    block.at.clone(),
-                    format!(
+            None => return Err(ConfigError::invalid(
+                block.at.clone(),
+                format!(
                     "override for provider {:?} with alias {:?}, but no primary file configures it",
                     block.local_name,
                     block.alias.as_deref().unwrap_or_default()
                 ),
-                ))
-            }
+            )),
         }
     }
+    Ok(providers)
+}
 
-    // resources: (mode, type, name) -> provider local name
-    let mut resources: BTreeMap<(ResourceMode, String, String), String> = BTreeMap::new();
+/// Resources as (mode, type, name) → provider local name; an override must match an
+/// existing resource, and its `provider` argument, when set, wins.
+fn merge_resources(
+    primary: &[FileContent],
+    overrides: &[FileContent],
+) -> Result<BTreeMap<(ResourceMode, String, String), String>, ConfigError> {
+    let mut resources = BTreeMap::new();
     for r in primary.iter().flat_map(|f| &f.resources) {
         let local = r
             .provider
@@ -567,30 +592,33 @@ fn merge(
     }
     for r in overrides.iter().flat_map(|f| &f.resources) {
         let key = (r.mode, r.r#type.clone(), r.name.clone());
-        match resources.get_mut(&key) {
-            Some(existing) => {
-                if let Some(provider) = &r.provider {
-                    *existing = provider.clone();
-                }
-            }
-            None => {
-                let kind = match r.mode {
-                    ResourceMode::Managed => "resource",
-                    ResourceMode::Data => "data",
-                    ResourceMode::Ephemeral => "ephemeral",
-                };
-                return Err(ConfigError::invalid(
-                    r.at.clone(),
-                    format!(
-                        "override for {kind} {:?} {:?}, but no primary file declares it",
-                        r.r#type, r.name
-                    ),
-                ));
-            }
+        let Some(existing) = resources.get_mut(&key) else {
+            let kind = match r.mode {
+                ResourceMode::Managed => "resource",
+                ResourceMode::Data => "data",
+                ResourceMode::Ephemeral => "ephemeral",
+            };
+            return Err(ConfigError::invalid(
+                r.at.clone(),
+                format!(
+                    "override for {kind} {:?} {:?}, but no primary file declares it",
+                    r.r#type, r.name
+                ),
+            ));
+        };
+        if let Some(provider) = &r.provider {
+            *existing = provider.clone();
         }
     }
+    Ok(resources)
+}
 
-    // module calls
+/// Module calls by name; an override must match an existing call, and its `source`,
+/// when set, wins.
+fn merge_module_calls(
+    primary: &[FileContent],
+    overrides: &[FileContent],
+) -> Result<BTreeMap<String, ModuleCall>, ConfigError> {
     let mut calls: BTreeMap<String, ModuleCall> = BTreeMap::new();
     for call in primary.iter().flat_map(|f| &f.module_calls) {
         let Some((source, literal)) = &call.source else {
@@ -624,37 +652,25 @@ fn merge(
             existing.at = call.at.clone();
         }
     }
+    Ok(calls)
+}
 
-    // implied local names
-    let mut implied: BTreeSet<String> = BTreeSet::new();
-    let mut provider_names: BTreeSet<String> = BTreeSet::new();
-    for (name, _) in providers.keys() {
-        provider_names.insert(name.clone());
-    }
-    implied.extend(provider_names.iter().cloned());
-    implied.extend(resources.values().cloned());
-    for import in primary.iter().chain(&overrides).flat_map(|f| &f.imports) {
-        let Some((ty, name)) = &import.target else {
-            continue;
-        };
-        // An import into a declared resource takes its provider from that resource.
-        if resources.contains_key(&(ResourceMode::Managed, ty.clone(), name.clone())) {
-            continue;
-        }
-        implied.insert(
-            import
-                .provider
-                .clone()
-                .unwrap_or_else(|| implied_local_name(ty).to_string()),
-        );
-    }
-
-    // local name -> address
+/// Every local name mapped to its provider: `required_providers` first, else the
+/// address implied by the name. Terraform rejects provider blocks with invalid names; for
+/// resource types it silently skips the implied provider (configs/module.go, #25560).
+fn map_local_names(
+    dir: &Path,
+    required: &BTreeMap<String, ProviderRequirement>,
+    providers: &BTreeMap<(String, Option<String>), ProviderBlock>,
+    implied: &BTreeSet<String>,
+    provider_names: &BTreeSet<String>,
+    default_host: &str,
+) -> Result<BTreeMap<String, ProviderAddr>, ConfigError> {
     let mut local_names: BTreeMap<String, ProviderAddr> = required
         .iter()
         .map(|(name, rp)| (name.clone(), rp.addr.clone()))
         .collect();
-    for name in &implied {
+    for name in implied {
         if local_names.contains_key(name) {
             continue;
         }
@@ -662,8 +678,6 @@ fn merge(
             Ok(addr) => {
                 local_names.insert(name.clone(), addr);
             }
-            // Terraform rejects provider blocks with invalid names; for resource types it
-            // silently skips the implied provider (configs/module.go, issue #25560).
             Err(e) if provider_names.contains(name) => {
                 let at = providers
                     .values()
@@ -681,23 +695,7 @@ fn merge(
             Err(_) => {}
         }
     }
-    implied.retain(|name| local_names.contains_key(name));
-
-    let has_backend = primary
-        .iter()
-        .chain(&overrides)
-        .any(|f| !f.backends.is_empty());
-
-    Ok(Module {
-        dir: dir.to_path_buf(),
-        files: Vec::new(),
-        required_providers: required.into_values().collect(),
-        provider_blocks: providers.into_values().collect(),
-        implied_local_names: implied,
-        module_calls: calls.into_values().collect(),
-        has_backend,
-        local_names,
-    })
+    Ok(local_names)
 }
 
 /// Byte offset → one-based line number, for spans from hcl-edit and the JSON reader.

@@ -10,6 +10,7 @@ use pretty_assertions::assert_eq;
 
 use super::tree::{find_roots, module_tree_requirements};
 use super::*;
+use crate::addr::OPENTOFU_REGISTRY;
 use crate::addr::TERRAFORM_REGISTRY;
 
 fn fixtures() -> PathBuf {

@@ -5,8 +5,8 @@
 //! - [`LockFile::render`] writes the whole file from the model, byte for byte as
 //!   Terraform's hclwrite output (spec §1.2–1.7). Files are always rendered, never patched:
 //!   comments and odd spacing in an old file are not kept, just as Terraform drops them.
-//! - [`merge_providers_lock`] and [`LockFile::retain_required`] are the rules the write
-//!   stage applies to an existing file (spec §9, §1.9).
+//! - [`merge_providers_lock`] is the rule the write stage applies to an existing entry
+//!   (spec §9).
 
 mod parse;
 mod render;
@@ -40,6 +40,21 @@ impl Flavor {
         match self {
             Flavor::Terraform => TERRAFORM_REGISTRY,
             Flavor::OpenTofu => OPENTOFU_REGISTRY,
+        }
+    }
+
+    /// The flavor a lock file's header names: a comment before the first block that
+    /// mentions `tofu init` means OpenTofu; anything else, no header included, Terraform.
+    /// The one place that decides it (the parser, `fmt` and root detection all ask here).
+    pub fn from_header(src: &str) -> Flavor {
+        let mut header = src
+            .lines()
+            .map(str::trim)
+            .take_while(|l| l.is_empty() || l.starts_with('#') || l.starts_with("//"));
+        if header.any(|line| line.contains("tofu init")) {
+            Flavor::OpenTofu
+        } else {
+            Flavor::Terraform
         }
     }
 
@@ -77,26 +92,6 @@ impl LockFile {
             flavor,
             providers: BTreeMap::new(),
         }
-    }
-
-    /// Drops entries for providers the configuration no longer requires, as `terraform
-    /// init` does at the end of installation (spec §1.9). `terraform providers lock` never
-    /// drops entries (spec §9), so a caller emulating it must not call this.
-    pub fn retain_required(&mut self, required: &BTreeSet<ProviderAddr>) {
-        self.providers.retain(|addr, _| required.contains(addr));
-    }
-
-    /// Terraform's `Locks.Equal` (spec §1.9): same providers, versions and hashes.
-    /// Constraints are ignored, so `init` does not rewrite a file whose only change is a
-    /// constraint; the flavor (header) is ignored too, since `Equal` never sees it.
-    pub fn equal_ignoring_constraints(&self, other: &LockFile) -> bool {
-        self.providers.len() == other.providers.len()
-            && self.providers.iter().all(|(addr, lock)| {
-                other
-                    .providers
-                    .get(addr)
-                    .is_some_and(|o| o.version == lock.version && o.hashes == lock.hashes)
-            })
     }
 }
 

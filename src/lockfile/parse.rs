@@ -73,7 +73,7 @@ pub fn parse(src: &str, default_host: &str) -> Result<LockFile, LockFileError> {
     let providers = reader.body(&body);
     if reader.problems.is_empty() {
         Ok(LockFile {
-            flavor: detect_flavor(src),
+            flavor: Flavor::from_header(src),
             providers,
         })
     } else {
@@ -81,20 +81,6 @@ pub fn parse(src: &str, default_host: &str) -> Result<LockFile, LockFileError> {
             problems: reader.problems,
         })
     }
-}
-
-/// Looks for `tofu init` in the comment lines before the first block.
-fn detect_flavor(src: &str) -> Flavor {
-    let header = src
-        .lines()
-        .map(str::trim)
-        .take_while(|l| l.is_empty() || l.starts_with('#') || l.starts_with("//"));
-    for line in header {
-        if line.contains("tofu init") {
-            return Flavor::OpenTofu;
-        }
-    }
-    Flavor::Terraform
 }
 
 struct Reader<'a> {

@@ -451,43 +451,18 @@ fn merge_keeps_old_hashes_for_same_version() {
 }
 
 #[test]
-fn retain_required_and_equality() {
-    let mut file = LockFile::new(Flavor::Terraform);
-    file.providers
-        .insert(addr("hashicorp/aws"), lock("5.0.0", "~> 5.0", &["h1:a"]));
-    file.providers
-        .insert(addr("hashicorp/null"), lock("3.0.0", "", &["h1:b"]));
-
-    let mut constraints_only = file.clone();
-    if let Some(aws) = constraints_only.providers.get_mut(&addr("hashicorp/aws")) {
-        aws.constraints = Constraints::parse(">= 5.0").unwrap();
+fn flavor_from_the_header() {
+    let cases = [
+        ("", Flavor::Terraform),
+        ("# maintained by \"terraform init\".\n", Flavor::Terraform),
+        (
+            "# maintained by \"tofu init\".\n# Manual\n\nprovider \"x\" {",
+            Flavor::OpenTofu,
+        ),
+        ("\n  # by tofu init\r\n", Flavor::OpenTofu),
+        ("provider \"x\" {\n# tofu init\n", Flavor::Terraform),
+    ];
+    for (src, flavor) in cases {
+        assert_eq!(Flavor::from_header(src), flavor, "{src:?}");
     }
-    constraints_only.flavor = Flavor::OpenTofu;
-    assert!(file.equal_ignoring_constraints(&constraints_only));
-    assert_ne!(file, constraints_only);
-
-    let mut new_hash = file.clone();
-    if let Some(aws) = new_hash.providers.get_mut(&addr("hashicorp/aws")) {
-        aws.hashes.insert(Hash::parse("zh:c").unwrap());
-    }
-    assert!(!file.equal_ignoring_constraints(&new_hash));
-
-    let mut new_version = file.clone();
-    if let Some(aws) = new_version.providers.get_mut(&addr("hashicorp/aws")) {
-        aws.version = Version::parse("5.0.0+meta").unwrap();
-    }
-    assert!(!file.equal_ignoring_constraints(&new_version));
-
-    let mut pruned = file.clone();
-    pruned.retain_required(&[addr("hashicorp/aws"), addr("hashicorp/other")].into());
-    assert_eq!(
-        pruned
-            .providers
-            .keys()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>(),
-        ["registry.terraform.io/hashicorp/aws"]
-    );
-    assert!(!file.equal_ignoring_constraints(&pruned));
-    assert!(!pruned.equal_ignoring_constraints(&file));
 }
