@@ -20,6 +20,7 @@
 pub mod addr;
 pub mod cache;
 pub mod cli;
+pub mod cliconfig;
 pub mod config;
 pub mod diff;
 pub mod discover;
@@ -29,6 +30,7 @@ pub mod fmt;
 pub mod hash;
 pub mod index;
 pub mod interrupt;
+pub mod json;
 pub mod lock;
 pub mod lockfile;
 pub mod mirror;

@@ -17,6 +17,8 @@ use tfsum::cache::Cache;
 use tfsum::cli::{
     Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs, COMPLETION_FILES,
 };
+use tfsum::cliconfig;
+use tfsum::cliconfig::ProviderInstallation;
 use tfsum::fmt::{self as lockfmt, FmtOptions};
 use tfsum::hash::{self, ZipLimits};
 use tfsum::index::{zip_limits_with_env, IndexOptions};
@@ -25,8 +27,7 @@ use tfsum::lockfile::Flavor;
 use tfsum::mirror::{FsMirror, NetMirror, Source, Sources};
 use tfsum::progress::{NoProgress, Progress};
 use tfsum::progress_bar::{LogProgress, TerminalProgress};
-use tfsum::registry::cliconfig::ProviderInstallation;
-use tfsum::registry::{cliconfig, ClientConfig, RegistryClient};
+use tfsum::registry::{ClientConfig, RegistryClient};
 use tfsum::report::{self, Verbosity};
 use tfsum::settings::{self, LockSettings};
 use tfsum::state::{self, RunState};

@@ -6,11 +6,13 @@
 //! level an array of objects may stand for several blocks, property names `"//"` are
 //! comments, and a property name may repeat (each is another block).
 //!
-//! serde_json would drop repeated names and all positions, so this file carries a small
-//! JSON reader ([`JsonNode`]) that keeps both: every object member remembers the line of
-//! its name, which is the line tfsum reports for constraints and errors.
+//! serde_json would drop repeated names and all positions, so this file reads with
+//! [`crate::json`], which keeps both: every object member remembers the line of its
+//! name, which is the line tfsum reports for constraints and errors.
 
 use std::path::Path;
+
+use crate::json::{JsonKind, JsonNode, Member};
 
 use super::{
     requirement, ConfigError, FileContent, ImportDecl, Location, ModuleCallDecl, ProviderBlock,
@@ -44,12 +46,12 @@ pub(super) fn parse_file(
         match member.name.as_str() {
             "terraform" => {
                 for (_, body) in blocks(&member.value, 0) {
-                    for inner in object_members(body) {
+                    for inner in body.members() {
                         match inner.name.as_str() {
                             "required_providers" => {
                                 for (_, rp_body) in blocks(&inner.value, 0) {
                                     let mut entries = Vec::new();
-                                    for entry in object_members(rp_body) {
+                                    for entry in rp_body.members() {
                                         entries.push(required_provider(entry, &at, default_host)?);
                                     }
                                     out.required_providers.push((at(inner.line), entries));
@@ -66,11 +68,11 @@ pub(super) fn parse_file(
                     let [(name, line)] = labels.as_slice() else {
                         continue;
                     };
-                    let alias = match get(body, "alias") {
+                    let alias = match body.get("alias") {
                         Some(m) => Some(string(m, "alias", &at)?),
                         None => None,
                     };
-                    let version = match get(body, "version") {
+                    let version = match body.get("version") {
                         Some(m) => Some(RawConstraint {
                             text: string(m, "version", &at)?,
                             at: at(m.line),
@@ -90,18 +92,18 @@ pub(super) fn parse_file(
             "ephemeral" => resources(member, ResourceMode::Ephemeral, &at, &mut out)?,
             "check" => {
                 for (_, body) in blocks(&member.value, 1) {
-                    for inner in object_members(body).filter(|m| m.name == "data") {
+                    for inner in body.members().filter(|m| m.name == "data") {
                         resources(inner, ResourceMode::Data, &at, &mut out)?;
                     }
                 }
             }
             "import" => {
                 for (_, body) in blocks(&member.value, 0) {
-                    let target = match get(body, "to") {
+                    let target = match body.get("to") {
                         Some(m) => resource_target_text(&string(m, "to", &at)?),
                         None => None,
                     };
-                    let provider = match get(body, "provider") {
+                    let provider = match body.get("provider") {
                         Some(m) => Some(provider_ref(m, &at)?),
                         None => None,
                     };
@@ -113,7 +115,7 @@ pub(super) fn parse_file(
                     let [(name, line)] = labels.as_slice() else {
                         continue;
                     };
-                    let source = match get(body, "source") {
+                    let source = match body.get("source") {
                         Some(m) => Some(string(m, "source", &at)?),
                         None => None,
                     };
@@ -152,11 +154,11 @@ fn required_provider(
             default_host,
         ),
         JsonKind::Object(_) => {
-            let source = match get(&entry.value, "source") {
+            let source = match entry.value.get("source") {
                 Some(m) => Some((string(m, "source", at)?, at(m.line))),
                 None => None,
             };
-            let version = match get(&entry.value, "version") {
+            let version = match entry.value.get("version") {
                 Some(m) => Some(RawConstraint {
                     text: string(m, "version", at)?,
                     at: at(m.line),
@@ -191,7 +193,7 @@ fn resources(
         let [(ty, line), (name, _)] = labels.as_slice() else {
             continue;
         };
-        let provider = match get(body, "provider") {
+        let provider = match body.get("provider") {
             Some(m) => Some(provider_ref(m, at)?),
             None => None,
         };
@@ -260,18 +262,6 @@ fn string(
     }
 }
 
-fn object_members(node: &JsonNode) -> impl Iterator<Item = &Member> {
-    let members: &[Member] = match &node.kind {
-        JsonKind::Object(members) => members,
-        _ => &[],
-    };
-    members.iter().filter(|m| m.name != "//")
-}
-
-fn get<'a>(node: &'a JsonNode, name: &str) -> Option<&'a Member> {
-    object_members(node).find(|m| m.name == name)
-}
-
 /// A labelled block's label with the line it was written on.
 type Label<'a> = (&'a str, usize);
 
@@ -292,7 +282,7 @@ fn blocks(node: &JsonNode, labels: usize) -> Vec<(Vec<Label<'_>>, &JsonNode)> {
             }
             JsonKind::Object(_) if labels == 0 => out.push((prefix, node)),
             JsonKind::Object(_) => {
-                for member in object_members(node) {
+                for member in node.members() {
                     let mut labels_so_far = prefix.clone();
                     labels_so_far.push((member.name.as_str(), member.line));
                     go(&member.value, labels - 1, labels_so_far, out);
@@ -306,295 +296,9 @@ fn blocks(node: &JsonNode, labels: usize) -> Vec<(Vec<Label<'_>>, &JsonNode)> {
     out
 }
 
-// ---------------------------------------------------------------------------------------
-// A minimal JSON reader that keeps member order, repeated names and line numbers.
-
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct JsonNode {
-    pub line: usize,
-    pub kind: JsonKind,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum JsonKind {
-    Null,
-    Bool(bool),
-    /// Numbers are irrelevant to provider selection; the text is kept as written.
-    Number(String),
-    String(String),
-    Array(Vec<JsonNode>),
-    Object(Vec<Member>),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Member {
-    pub name: String,
-    /// The line of the member's name.
-    pub line: usize,
-    pub value: JsonNode,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct JsonError {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-/// Deeper nesting than this is rejected rather than risking the stack.
-const MAX_DEPTH: usize = 256;
-
-impl JsonNode {
-    pub fn parse(text: &str) -> Result<JsonNode, JsonError> {
-        let mut p = Parser {
-            chars: text.char_indices().peekable(),
-            line: 1,
-            line_start: 0,
-            pos: 0,
-        };
-        p.skip_ws();
-        let node = p.value(0)?;
-        p.skip_ws();
-        if p.peek().is_some() {
-            return Err(p.error("unexpected text after the JSON value"));
-        }
-        Ok(node)
-    }
-}
-
-struct Parser<'a> {
-    chars: std::iter::Peekable<std::str::CharIndices<'a>>,
-    line: usize,
-    line_start: usize,
-    pos: usize,
-}
-
-impl Parser<'_> {
-    fn peek(&mut self) -> Option<char> {
-        self.chars.peek().map(|&(_, c)| c)
-    }
-
-    fn next(&mut self) -> Option<char> {
-        let (i, c) = self.chars.next()?;
-        self.pos = i + c.len_utf8();
-        if c == '\n' {
-            self.line += 1;
-            self.line_start = self.pos;
-        }
-        Some(c)
-    }
-
-    fn error(&mut self, message: &str) -> JsonError {
-        let at = self.chars.peek().map_or(self.pos, |&(i, _)| i);
-        JsonError {
-            line: self.line,
-            column: at.saturating_sub(self.line_start) + 1,
-            message: message.to_string(),
-        }
-    }
-
-    fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r')) {
-            self.next();
-        }
-    }
-
-    fn expect(&mut self, want: char) -> Result<(), JsonError> {
-        if self.peek() == Some(want) {
-            self.next();
-            Ok(())
-        } else {
-            Err(self.error(&format!("expected {want:?}")))
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Result<JsonNode, JsonError> {
-        if depth > MAX_DEPTH {
-            return Err(self.error("JSON nested too deeply"));
-        }
-        let line = self.line;
-        let kind = match self.peek() {
-            Some('{') => {
-                self.next();
-                let mut members = Vec::new();
-                self.skip_ws();
-                if self.peek() == Some('}') {
-                    self.next();
-                } else {
-                    loop {
-                        self.skip_ws();
-                        let name_line = self.line;
-                        if self.peek() != Some('"') {
-                            return Err(self.error("expected a property name in double quotes"));
-                        }
-                        let name = self.string()?;
-                        self.skip_ws();
-                        self.expect(':')?;
-                        self.skip_ws();
-                        let value = self.value(depth + 1)?;
-                        members.push(Member {
-                            name,
-                            line: name_line,
-                            value,
-                        });
-                        self.skip_ws();
-                        match self.next() {
-                            Some(',') => continue,
-                            Some('}') => break,
-                            _ => return Err(self.error("expected ',' or '}' in object")),
-                        }
-                    }
-                }
-                JsonKind::Object(members)
-            }
-            Some('[') => {
-                self.next();
-                let mut items = Vec::new();
-                self.skip_ws();
-                if self.peek() == Some(']') {
-                    self.next();
-                } else {
-                    loop {
-                        self.skip_ws();
-                        items.push(self.value(depth + 1)?);
-                        self.skip_ws();
-                        match self.next() {
-                            Some(',') => continue,
-                            Some(']') => break,
-                            _ => return Err(self.error("expected ',' or ']' in array")),
-                        }
-                    }
-                }
-                JsonKind::Array(items)
-            }
-            Some('"') => JsonKind::String(self.string()?),
-            Some('t') => self.keyword("true", JsonKind::Bool(true))?,
-            Some('f') => self.keyword("false", JsonKind::Bool(false))?,
-            Some('n') => self.keyword("null", JsonKind::Null)?,
-            Some(c) if c == '-' || c.is_ascii_digit() => {
-                let mut text = String::new();
-                while let Some(c) = self.peek() {
-                    if c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E') {
-                        text.push(c);
-                        self.next();
-                    } else {
-                        break;
-                    }
-                }
-                if text.parse::<f64>().is_err() {
-                    return Err(self.error(&format!("invalid number {text:?}")));
-                }
-                JsonKind::Number(text)
-            }
-            Some(_) => return Err(self.error("expected a JSON value")),
-            None => return Err(self.error("unexpected end of file")),
-        };
-        Ok(JsonNode { line, kind })
-    }
-
-    fn keyword(&mut self, word: &str, kind: JsonKind) -> Result<JsonKind, JsonError> {
-        for want in word.chars() {
-            if self.peek() != Some(want) {
-                return Err(self.error("expected a JSON value"));
-            }
-            self.next();
-        }
-        Ok(kind)
-    }
-
-    fn string(&mut self) -> Result<String, JsonError> {
-        self.expect('"')?;
-        let mut out = String::new();
-        loop {
-            match self.next() {
-                Some('"') => return Ok(out),
-                Some('\\') => match self.next() {
-                    Some('"') => out.push('"'),
-                    Some('\\') => out.push('\\'),
-                    Some('/') => out.push('/'),
-                    Some('b') => out.push('\u{8}'),
-                    Some('f') => out.push('\u{c}'),
-                    Some('n') => out.push('\n'),
-                    Some('r') => out.push('\r'),
-                    Some('t') => out.push('\t'),
-                    Some('u') => {
-                        let high = self.hex4()?;
-                        let code = if (0xD800..0xDC00).contains(&high) {
-                            if self.next() != Some('\\') || self.next() != Some('u') {
-                                return Err(self.error("unpaired surrogate in \\u escape"));
-                            }
-                            let low = self.hex4()?;
-                            if !(0xDC00..0xE000).contains(&low) {
-                                return Err(self.error("unpaired surrogate in \\u escape"));
-                            }
-                            0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                        } else {
-                            high
-                        };
-                        match char::from_u32(code) {
-                            Some(c) => out.push(c),
-                            None => return Err(self.error("invalid \\u escape")),
-                        }
-                    }
-                    _ => return Err(self.error("invalid escape in string")),
-                },
-                Some(c) if (c as u32) < 0x20 => {
-                    return Err(self.error("control character in string"))
-                }
-                Some(c) => out.push(c),
-                None => return Err(self.error("unterminated string")),
-            }
-        }
-    }
-
-    fn hex4(&mut self) -> Result<u32, JsonError> {
-        let mut code = 0;
-        for _ in 0..4 {
-            let digit = self
-                .next()
-                .and_then(|c| c.to_digit(16))
-                .ok_or_else(|| self.error("invalid \\u escape"))?;
-            code = code * 16 + digit;
-        }
-        Ok(code)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reads_json_with_lines_and_repeated_names() {
-        let text = "{\n  \"a\": [1, -2.5e3, true, null],\n  \"a\": {\"s\": \"x\\u00e9\\ud83d\\ude00\\n\"}\n}";
-        let node = JsonNode::parse(text).unwrap();
-        let JsonKind::Object(members) = node.kind else {
-            panic!("not an object")
-        };
-        assert_eq!(members.len(), 2);
-        assert_eq!((members[0].name.as_str(), members[0].line), ("a", 2));
-        assert_eq!(members[1].line, 3);
-        let JsonKind::Object(inner) = &members[1].value.kind else {
-            panic!("not an object")
-        };
-        assert_eq!(inner[0].value.kind, JsonKind::String("xé😀\n".to_string()));
-    }
-
-    #[test]
-    fn reports_json_errors_with_positions() {
-        let cases = [
-            ("{\n  \"a\": 1,\n}", 3, 1),
-            ("{\"a\" 1}", 1, 6),
-            ("[1, 2", 1, 6),
-            ("{\"a\": \"b}", 1, 10),
-            ("{} x", 1, 4),
-            ("{\"a\": tru}", 1, 10),
-        ];
-        for (text, line, column) in cases {
-            let err = JsonNode::parse(text).unwrap_err();
-            assert_eq!((err.line, err.column), (line, column), "{text:?}: {err:?}");
-        }
-    }
 
     #[test]
     fn provider_references() {

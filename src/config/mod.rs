@@ -561,14 +561,16 @@ fn merge_provider_blocks(
             None if block.alias.is_none() => {
                 providers.insert(key, block.clone());
             }
-            None => return Err(ConfigError::invalid(
-                block.at.clone(),
-                format!(
+            None => {
+                return Err(ConfigError::invalid(
+                    block.at.clone(),
+                    format!(
                     "override for provider {:?} with alias {:?}, but no primary file configures it",
                     block.local_name,
                     block.alias.as_deref().unwrap_or_default()
                 ),
-            )),
+                ))
+            }
         }
     }
     Ok(providers)

@@ -26,9 +26,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::addr::{Platform, ProviderAddr};
+use crate::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
 use crate::hash::Hash;
 use crate::index::PackageError;
-use crate::registry::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
 use crate::registry::{RegistryClient, RegistryError};
 use crate::version::Version;
 

@@ -15,9 +15,10 @@ use axum::Router;
 
 use super::*;
 use crate::addr::TERRAFORM_REGISTRY;
+use crate::cliconfig::CliConfig;
+use crate::cliconfig::{ConfiguredToken, Env, Token};
 use crate::hash::dirhash::h1_dir;
-use crate::registry::cliconfig::{ConfiguredToken, Env, Token};
-use crate::registry::{CliConfig, ClientConfig, RetryPolicy};
+use crate::registry::{ClientConfig, RetryPolicy};
 
 type Log = Arc<Mutex<Vec<(String, HeaderMap)>>>;
 
@@ -399,7 +400,7 @@ fn from_installation_builds_selectors() {
     );
     let file = dir.path().join("cli.tfrc");
     std::fs::write(&file, config).unwrap();
-    let cli = crate::registry::cliconfig::load_file(&file).unwrap();
+    let cli = crate::cliconfig::load_file(&file).unwrap();
     let installation = cli.provider_installation().unwrap();
     let client = client(None);
     let (sources, warnings) =

@@ -33,9 +33,9 @@ use url::Url;
 use crate::addr::{Hostname, Platform, ProviderAddr};
 use crate::hash::Hash;
 
-use super::cliconfig::{CliConfig, CredentialSource, Env, Token};
 use super::error::{RegistryError, SafeUrl, Status, TransportKind, TriedCredential};
 use super::retry::{self, is_transient_status, RetryPolicy};
+use crate::cliconfig::{CliConfig, CredentialSource, Env, Token};
 
 /// The `X-Terraform-Version` tfsum sends to registry JSON endpoints.
 ///

@@ -186,8 +186,8 @@ pub fn resolve_service_url(base: &Url, value: &str) -> Result<Url, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cliconfig::CliConfig;
     use crate::registry::test_support::{client, env, forced, serve_tls, test_config};
-    use crate::registry::CliConfig;
     use axum::http::{header, StatusCode};
     use axum::response::{IntoResponse, Redirect, Response};
     use axum::routing::get;

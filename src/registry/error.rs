@@ -11,7 +11,7 @@ use url::Url;
 
 use crate::addr::{Hostname, Platform, ProviderAddr};
 
-use super::cliconfig::CredentialSource;
+use crate::cliconfig::CredentialSource;
 
 /// A URL that prints without user name or password, so that error messages and logs
 /// never carry credentials embedded in a URL. Boxed to keep [`RegistryError`] small.

@@ -18,9 +18,9 @@ use tokio::net::TcpListener;
 
 use crate::addr::Hostname;
 
-use super::cliconfig::{CliConfig, ConfiguredToken, Env, HostServices, Token};
 use super::client::{ClientConfig, RegistryClient};
 use super::retry::RetryPolicy;
+use crate::cliconfig::{CliConfig, ConfiguredToken, Env, HostServices, Token};
 
 const CA_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/ca.pem");
 
