@@ -58,7 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('--upgrade', '--upgrade', [CompletionResultType]::ParameterName, 'Choose the newest allowed version even when the locked one still satisfies the constraints')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
-            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore .tfsum.toml')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
             [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')

@@ -54,7 +54,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand --upgrade 'Choose the newest allowed version even when the locked one still satisfies the constraints'
             cand --no-cache 'Do not read or write the persistent hash cache'
             cand --offline 'Use only the cache: make no network requests'
-            cand --no-config 'Ignore .tfsum.toml'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
             cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
             cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
             cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'

@@ -53,7 +53,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l retry-failed -d 'Re
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l upgrade -d 'Choose the newest allowed version even when the locked one still satisfies the constraints'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l offline -d 'Use only the cache: make no network requests'
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-config -d 'Ignore .tfsum.toml'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'

@@ -202,7 +202,7 @@ fn write_entry<T: Serialize>(path: &Path, entry: &T) -> std::io::Result<()> {
     let check = checksum(entry).ok_or_else(|| std::io::Error::other("unserialisable"))?;
     let bytes =
         serde_json::to_vec_pretty(&Envelope { check, entry }).map_err(std::io::Error::other)?;
-    crate::write::replace_file(path, &bytes)
+    crate::atomic::replace_file(path, &bytes)
 }
 
 fn checksum<T: Serialize>(entry: &T) -> Option<String> {

@@ -1,12 +1,9 @@
-//! Command-line definitions. This is the only module that knows about flags; `main.rs`
-//! turns them, together with `.tfsum.toml` ([`crate::settings`]) and the `TFSUM_*`
-//! environment, into plain option values for the library.
+//! Command-line definitions: the only module that knows about flags. [`crate::settings`]
+//! layers them over the environment and the settings files into plain values.
 //!
-//! Settings that a team shares (platforms, ignore paths, jobs, cache dir, flavor, …) are
-//! `Option`s here with no clap default: `None` means "not given on the command line nor
-//! in the environment", so the config file, then the built-in default, decides. clap
-//! reads the `TFSUM_*` variables itself (`env = …`), which gives the precedence
-//! file < environment < flags for free and lists each variable in `--help`.
+//! Settings that a team shares (platforms, ignore paths, jobs, flavor, …) are `Option`s
+//! here with no clap default: `None` means "not given on the command line", so the
+//! environment, then the settings files, then the built-in default decide.
 
 use std::path::PathBuf;
 
@@ -59,8 +56,20 @@ lock file. When a PATH is a file, tfsum searches the current directory and locks
 roots whose configuration (own directory, local modules, Terragrunt unit) holds one of
 the files.
 
-Settings come from, lowest precedence first: .tfsum.toml (searched from the current
-directory up to the repository root), TFSUM_* environment variables, flags.
+Settings come from, lowest precedence first: your own <config dir>/tfsum/config.toml,
+the repository's .tfsum.toml (searched from the current directory up to the repository
+root), environment variables, flags. Only your own file, TFSUM_CACHE_DIR or --cache-dir
+may say where the hash cache is: a repository's file may not.
+
+Environment:
+  TFSUM_PLATFORMS, TFSUM_JOBS, TFSUM_PER_HOST, TFSUM_CACHE_DIR, TFSUM_FLAVOR,
+  TFSUM_VERSIONS_TTL, TFSUM_CONFIG   as the flags of the same name
+  TFSUM_HTTP_TIMEOUT_SECS, TFSUM_RETRIES, TFSUM_RETRY_DELAY_SECS,
+  TFSUM_RETRY_MAX_WAIT_SECS          network timeouts and retries
+  TFSUM_MAX_PACKAGE_BYTES, TFSUM_MAX_PACKAGE_ENTRIES   caps on one provider package
+  SSL_CERT_FILE, SSL_CERT_DIR        extra trusted CAs, as for Terraform
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY  proxies, as for Terraform
+  TF_CLI_CONFIG_FILE, TF_TOKEN_<host>  Terraform's CLI configuration and credentials
 
 ",
     lock_exit_status!()
@@ -199,13 +208,7 @@ pub struct LockArgs {
     pub format: Format,
 
     /// Target platform OS_ARCH; repeat or separate with commas [default: this machine's]
-    #[arg(
-        long = "platform",
-        value_name = "OS_ARCH",
-        value_delimiter = ',',
-        env = "TFSUM_PLATFORMS",
-        hide_env_values = true
-    )]
+    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
     pub platforms: Vec<Platform>,
 
     /// Skip paths matching this regular expression (relative to the searched path, with /)
@@ -218,7 +221,7 @@ pub struct LockArgs {
     pub upgrade: bool,
 
     /// Lock file flavor for new files [default: detected per root]
-    #[arg(long, value_enum, env = "TFSUM_FLAVOR", hide_env_values = true)]
+    #[arg(long, value_enum)]
     pub flavor: Option<FlavorArg>,
 
     /// Maximum concurrent downloads [default: 8]
@@ -226,23 +229,16 @@ pub struct LockArgs {
         short,
         long,
         value_name = "N",
-        env = "TFSUM_JOBS",
-        hide_env_values = true,
         value_parser = clap::value_parser!(usize)
     )]
     pub jobs: Option<usize>,
 
     /// Maximum concurrent requests to one host [default: 6]
-    #[arg(long, value_name = "N", env = "TFSUM_PER_HOST", hide_env_values = true)]
+    #[arg(long, value_name = "N")]
     pub per_host: Option<usize>,
 
     /// Directory of the persistent hash cache [default: the OS cache dir + /tfsum]
-    #[arg(
-        long,
-        env = "TFSUM_CACHE_DIR",
-        value_name = "DIR",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
 
     /// Do not read or write the persistent hash cache
@@ -254,35 +250,25 @@ pub struct LockArgs {
     pub offline: bool,
 
     /// How long a cached provider version list stays fresh, in seconds [default: 300]
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        env = "TFSUM_VERSIONS_TTL",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "SECONDS")]
     pub versions_ttl: Option<u64>,
 
     /// Read settings from this file instead of searching for .tfsum.toml
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "TFSUM_CONFIG",
-        hide_env_values = true
-    )]
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Ignore .tfsum.toml
+    /// Ignore the repository's .tfsum.toml
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
 
     /// Take every package from this filesystem mirror instead of the registries (as
     /// terraform providers lock -fs-mirror); records h1: hashes only
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "net_mirror")]
     pub fs_mirror: Option<PathBuf>,
 
     /// Take every package from this https network mirror instead of the registries (as
     /// terraform providers lock -net-mirror); records h1: hashes only
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", conflicts_with = "offline")]
     pub net_mirror: Option<String>,
 
     /// Take packages where the CLI configuration's provider_installation block says

@@ -1,10 +1,11 @@
 //! Stage 1 of the pipeline (DESIGN.md "discover"): find the directories that hold
-//! Terraform/OpenTofu configuration.
+//! Terraform/OpenTofu configuration and Terragrunt units, in one walk.
 //!
 //! A module is a directory's top-level `*.tf`, `*.tf.json`, `*.tofu` and `*.tofu.json`
-//! files (spec §10 for the OpenTofu extensions). Which of those directories are *root*
-//! modules is decided later, after loading ([`crate::config::tree::find_roots`]); this stage
-//! only walks the filesystem.
+//! files (spec §10 for the OpenTofu extensions); a Terragrunt unit candidate is a
+//! directory holding `terragrunt.hcl`. Which of those are *roots* is decided later, after
+//! loading ([`crate::load`]); this stage only walks the filesystem. [`walk`] is the one
+//! directory walker of tfsum: `tfsum fmt` finds lock files with it too.
 //!
 //! Recursive walks skip `.terraform/` (downloaded modules and providers), `.git/` and every
 //! other dot-directory, plus anything matching an `--ignore-path` regex. An ignore regex is
@@ -56,27 +57,41 @@ impl fmt::Display for DiscoverWarning {
     }
 }
 
-/// The result of a discovery run: module directories (sorted, deduplicated, lexically
-/// normalised with [`normalize_path`]) and the warnings collected on the way.
+/// The result of a discovery run: module directories and Terragrunt unit candidates
+/// (each sorted, deduplicated, lexically normalised with [`normalize_path`]) and the
+/// warnings collected on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Discovery {
     pub dirs: Vec<PathBuf>,
+    pub unit_dirs: Vec<PathBuf>,
     pub warnings: Vec<DiscoverWarning>,
 }
 
-/// Finds every module directory under `paths`.
+/// Everything one walk of a tree finds.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Directories holding configuration files.
+    pub module_dirs: BTreeSet<PathBuf>,
+    /// Directories holding `terragrunt.hcl`.
+    pub unit_dirs: BTreeSet<PathBuf>,
+    /// `.terraform.lock.hcl` files (following links to files), in walk order.
+    pub lock_files: Vec<PathBuf>,
+    pub warnings: Vec<DiscoverWarning>,
+}
+
+/// Finds every module directory and Terragrunt unit candidate under `paths`.
 ///
-/// Without `recursive` each given path is itself the module directory, and it is an error if
-/// it holds no configuration file (a typo in a path should not silently lock nothing).
-/// With `recursive`, the given paths are walked (see the module docs for what is skipped);
-/// symbolic links to directories are not followed, which also keeps link loops out.
+/// Without `recursive` each given path is itself the directory, and it is an error if it
+/// holds neither configuration files nor `terragrunt.hcl` (a typo in a path should not
+/// silently lock nothing). With `recursive`, the given paths are walked (see the module
+/// docs for what is skipped); symbolic links to directories are not followed, which also
+/// keeps link loops out.
 pub fn discover(
     paths: &[PathBuf],
     recursive: bool,
     ignore: &[Regex],
 ) -> Result<Discovery, DiscoverError> {
-    let mut dirs = BTreeSet::new();
-    let mut warnings = Vec::new();
+    let mut all = Walked::default();
     for root in paths {
         let meta = std::fs::metadata(root).map_err(|source| DiscoverError::Io {
             path: root.clone(),
@@ -86,30 +101,36 @@ pub fn discover(
             return Err(DiscoverError::NotADirectory { path: root.clone() });
         }
         if recursive {
-            walk(root, ignore, &mut dirs, &mut warnings);
+            let walked = walk(root, ignore);
+            all.module_dirs.extend(walked.module_dirs);
+            all.unit_dirs.extend(walked.unit_dirs);
+            all.warnings.extend(walked.warnings);
+            continue;
+        }
+        let has_config = has_config_files(root).map_err(|source| DiscoverError::Io {
+            path: root.clone(),
+            source,
+        })?;
+        let is_unit = root.join(crate::terragrunt::UNIT_FILE_NAME).is_file();
+        if !has_config && !is_unit {
+            return Err(DiscoverError::NoConfiguration { path: root.clone() });
+        }
+        if is_unit {
+            all.unit_dirs.insert(normalize_path(root));
         } else {
-            let has_config = has_config_files(root).map_err(|source| DiscoverError::Io {
-                path: root.clone(),
-                source,
-            })?;
-            if !has_config {
-                return Err(DiscoverError::NoConfiguration { path: root.clone() });
-            }
-            dirs.insert(normalize_path(root));
+            all.module_dirs.insert(normalize_path(root));
         }
     }
     Ok(Discovery {
-        dirs: dirs.into_iter().collect(),
-        warnings,
+        dirs: all.module_dirs.into_iter().collect(),
+        unit_dirs: all.unit_dirs.into_iter().collect(),
+        warnings: all.warnings,
     })
 }
 
-fn walk(
-    root: &Path,
-    ignore: &[Regex],
-    dirs: &mut BTreeSet<PathBuf>,
-    warnings: &mut Vec<DiscoverWarning>,
-) {
+/// Walks the tree below `root` once, pruning directories by [`skip_dir`]. Unreadable
+/// directories and link loops become warnings and are not searched.
+pub fn walk(root: &Path, ignore: &[Regex]) -> Walked {
     let walker = WalkDir::new(root)
         .follow_links(false)
         .sort_by_file_name()
@@ -120,6 +141,7 @@ fn walk(
                 || !entry.file_type().is_dir()
                 || !skip_dir(root, entry.path(), ignore)
         });
+    let mut walked = Walked::default();
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
@@ -132,7 +154,7 @@ fn walk(
                     Some(io) => format!("skipped, cannot read: {io}"),
                     None => format!("skipped: {err}"),
                 };
-                warnings.push(DiscoverWarning { path, message });
+                walked.warnings.push(DiscoverWarning { path, message });
                 continue;
             }
         };
@@ -142,20 +164,27 @@ fn walk(
         let Some(name) = entry.file_name().to_str() else {
             continue;
         };
-        // A symlink to a configuration file counts (Terraform reads through it); a
+        // A symlink to a file counts (Terraform and Terragrunt read through it); a
         // symlink to a directory named `x.tf` does not.
-        if is_config_file_name(name) && (entry.file_type().is_file() || entry.path().is_file()) {
-            if let Some(parent) = entry.path().parent() {
-                dirs.insert(normalize_path(parent));
-            }
+        let is_file = || entry.file_type().is_file() || entry.path().is_file();
+        let Some(parent) = entry.path().parent() else {
+            continue;
+        };
+        if is_config_file_name(name) && is_file() {
+            walked.module_dirs.insert(normalize_path(parent));
+        } else if name == crate::terragrunt::UNIT_FILE_NAME && is_file() {
+            walked.unit_dirs.insert(normalize_path(parent));
+        } else if name == crate::lockfile::LOCK_FILE_NAME && is_file() {
+            walked.lock_files.push(entry.into_path());
         }
     }
+    walked
 }
 
 /// Whether a directory (below the root) is pruned: dot-directories (`.terraform`, `.git`,
-/// …) or a match of any ignore regex against the relative or the full path. Terragrunt
-/// unit discovery uses the same rule, so units and modules are found in the same places.
-pub fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
+/// `.terragrunt-cache`, …) or a match of any ignore regex against the relative or the
+/// full path.
+fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
     let hidden = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -193,6 +222,15 @@ fn has_config_files(dir: &Path) -> std::io::Result<bool> {
         }
     }
     Ok(false)
+}
+
+/// The repository holding `start`: the nearest directory at or above it (absolute)
+/// that holds `.git` (a directory, or a file for worktrees and submodules).
+pub fn repository_root(start: &Path) -> Option<PathBuf> {
+    let abs = normalize_path(&std::path::absolute(start).ok()?);
+    abs.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
 }
 
 /// Configuration file names: the four extensions, minus the names Terraform ignores

@@ -16,7 +16,8 @@ use url::Url;
 
 use crate::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
 use crate::progress::Progress;
-use crate::registry::{retry, RegistryClient, RegistryError};
+use crate::registry::retry::{self, Retryable};
+use crate::registry::{Http, RegistryError};
 
 /// The most zip bytes accepted for one package: its allowed unpacked size, plus room
 /// for deflate's worst-case growth (well under 1/64), local headers and the directory.
@@ -31,61 +32,60 @@ pub fn max_download_bytes(limits: &ZipLimits) -> u64 {
 }
 
 /// Downloads `url` and returns the zip's SHA-256, size and the `h1:` it unpacks to,
-/// reporting progress under `label`. The error names the URL and, after retries, how
-/// many attempts were made.
+/// reporting progress under `label`. Transient failures restart the whole download (and
+/// the hash) from the first byte, under the run's retry policy. The error names the URL
+/// and, after retries, how many attempts were made.
 pub async fn download_and_hash(
-    client: &RegistryClient,
+    http: &Http,
     url: &Url,
     limits: &ZipLimits,
     progress: &dyn Progress,
     label: &str,
 ) -> Result<ZipHashes, String> {
-    let policy = client.retry_policy();
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        match download_once(client, url, limits, progress, label).await {
-            Ok(hashed) => return Ok(hashed),
-            Err(Failure::Transient(e)) if attempt < policy.max_attempts => {
-                retry::backoff_delay(policy, attempt, &e).await;
-            }
-            Err(Failure::Transient(e)) => {
-                return Err(format!("{e} (gave up after {attempt} attempts)"))
-            }
-            Err(Failure::Permanent(message)) => return Err(message),
+    retry::retrying(http.retry_policy(), || {
+        download_once(http, url, limits, progress, label)
+    })
+    .await
+    .map_err(|gave_up| match gave_up.error {
+        Failure::Transport(e) if gave_up.attempts > 1 && retry::is_transient(&e) => {
+            format!("{e} (gave up after {} attempts)", gave_up.attempts)
         }
-    }
+        Failure::Transport(e) => e.to_string(),
+        Failure::Package(message) => message,
+    })
 }
 
+/// Why one attempt failed: the transport (perhaps worth another attempt), or the package
+/// itself (too large, not a valid zip), which another attempt cannot change.
 enum Failure {
-    Transient(RegistryError),
-    Permanent(String),
+    Transport(RegistryError),
+    Package(String),
 }
 
-impl Failure {
-    fn from_registry(e: RegistryError) -> Failure {
-        if retry::is_transient(&e) {
-            Failure::Transient(e)
-        } else {
-            Failure::Permanent(e.to_string())
+impl Retryable for Failure {
+    fn is_transient(&self) -> bool {
+        matches!(self, Failure::Transport(e) if retry::is_transient(e))
+    }
+
+    fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            Failure::Transport(e) => e.retry_after(),
+            Failure::Package(_) => None,
         }
     }
 }
 
 async fn download_once(
-    client: &RegistryClient,
+    http: &Http,
     url: &Url,
     limits: &ZipLimits,
     progress: &dyn Progress,
     label: &str,
 ) -> Result<ZipHashes, Failure> {
-    let (len, stream) = client
-        .get_stream(url)
-        .await
-        .map_err(Failure::from_registry)?;
+    let (len, stream) = http.get_stream(url).await.map_err(Failure::Transport)?;
     let cap = max_download_bytes(limits);
     let too_large = || {
-        Failure::Permanent(format!(
+        Failure::Package(format!(
             "{url}: the package is larger than the limit of {cap} bytes"
         ))
     };
@@ -130,12 +130,12 @@ async fn download_once(
     drop(tx);
     let hashed = hasher
         .await
-        .map_err(|e| Failure::Permanent(format!("hashing task failed: {e}")))?;
+        .map_err(|e| Failure::Package(format!("hashing task failed: {e}")))?;
     // A body cut short also makes the hasher fail; the transport error is the cause.
     if let Some(e) = stream_error {
-        return Err(Failure::from_registry(e));
+        return Err(Failure::Transport(e));
     }
-    hashed.map_err(|e| Failure::Permanent(format!("{url}: {e}")))
+    hashed.map_err(|e| Failure::Package(format!("{url}: {e}")))
 }
 
 /// A blocking `Read` over chunks arriving on a channel: the bridge between the async

@@ -8,16 +8,14 @@
 use std::collections::BTreeSet;
 
 use crate::hash::Hash;
-use crate::lockfile::{self, Flavor, LockFile};
+use crate::lockfile::LockFile;
 
 /// One sentence per problem, in provider order. `old` is `None` when the file does not
-/// exist yet.
-pub fn explain(old: Option<&str>, new: &str) -> Vec<String> {
-    let Some(old_text) = old else {
+/// exist yet. Called only for files whose bytes would change, so when the models agree
+/// the difference is the header or the layout.
+pub fn explain(old: Option<&LockFile>, new_lock: &LockFile) -> Vec<String> {
+    let Some(old_lock) = old else {
         return vec!["no lock file yet".to_string()];
-    };
-    let (Some(old_lock), Some(new_lock)) = (parse(old_text), parse(new)) else {
-        return vec!["the lock file would be rewritten".to_string()];
     };
     let mut problems = Vec::new();
     for (addr, new_entry) in &new_lock.providers {
@@ -71,10 +69,6 @@ pub fn explain(old: Option<&str>, new: &str) -> Vec<String> {
         });
     }
     problems
-}
-
-fn parse(text: &str) -> Option<LockFile> {
-    lockfile::parse(text, Flavor::from_header(text).default_registry()).ok()
 }
 
 fn quoted(constraints: &str) -> String {
@@ -160,9 +154,12 @@ mod tests {
                 vec!["not in canonical form (layout only; `tfsum fmt` fixes it too)"],
             ),
         ];
+        let parse =
+            |text: &str| crate::lockfile::parse(text, crate::addr::TERRAFORM_REGISTRY).unwrap();
         for (old, new, want) in cases {
+            let old_lock = old.as_deref().map(parse);
             assert_eq!(
-                explain(old.as_deref(), &new),
+                explain(old_lock.as_ref(), &parse(&new)),
                 want,
                 "old:\n{old:?}\nnew:\n{new}"
             );

@@ -22,10 +22,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use walkdir::WalkDir;
-
 use crate::diff;
 use crate::lockfile::{self, Flavor, LockFile, LockFileError};
+use crate::write::Change;
 
 pub use crate::lockfile::LOCK_FILE_NAME;
 
@@ -50,19 +49,14 @@ pub struct FmtReport {
 impl FmtReport {
     /// True when any entry failed: the run should exit non-zero.
     pub fn has_failures(&self) -> bool {
-        self.files
-            .iter()
-            .any(|f| matches!(f.outcome, FmtOutcome::Failed(_)))
+        self.files.iter().any(|f| f.outcome.is_err())
     }
 
     /// True when any file was rewritten or, in check mode, would be.
     pub fn has_changes(&self) -> bool {
-        self.files.iter().any(|f| {
-            matches!(
-                f.outcome,
-                FmtOutcome::Reformatted | FmtOutcome::WouldReformat { .. }
-            )
-        })
+        self.files
+            .iter()
+            .any(|f| matches!(&f.outcome, Ok(done) if done.change != Change::Unchanged))
     }
 }
 
@@ -71,32 +65,33 @@ impl FmtReport {
 #[derive(Debug)]
 pub struct FmtFile {
     pub path: PathBuf,
-    pub outcome: FmtOutcome,
+    /// What was done, or why nothing was written.
+    pub outcome: Result<Formatted, FmtError>,
 }
 
 impl std::fmt::Display for FmtFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let path = self.path.display();
         match &self.outcome {
-            FmtOutcome::Unchanged => write!(f, "{path}: already canonical"),
-            FmtOutcome::Reformatted => write!(f, "{path}: reformatted"),
-            FmtOutcome::WouldReformat { .. } => write!(f, "{path}: would be reformatted"),
-            FmtOutcome::Failed(error) => write!(f, "{path}: {error}"),
+            Ok(done) => match (done.change, &done.diff) {
+                (Change::Unchanged, _) => write!(f, "{path}: already canonical"),
+                (_, None) => write!(f, "{path}: reformatted"),
+                (_, Some(_)) => write!(f, "{path}: would be reformatted"),
+            },
+            Err(error) => write!(f, "{path}: {error}"),
         }
     }
 }
 
+/// What fmt did to one file (or, in check mode, would do).
 #[derive(Debug)]
-pub enum FmtOutcome {
-    /// Already byte-identical to the canonical form; the file was not opened for writing.
-    Unchanged,
-    /// Rewritten in canonical form.
-    Reformatted,
-    /// Check mode: not canonical. `diff` is a unified diff from the file to its canonical
-    /// form, labelled `a/<path>` and `b/<path>` (an absolute path as it is).
-    WouldReformat { diff: String },
-    /// Nothing was written; the error says why.
-    Failed(FmtError),
+pub struct Formatted {
+    /// `Unchanged`: already byte-identical to the canonical form, not opened for writing;
+    /// `Updated`: rewritten (check mode: would be).
+    pub change: Change,
+    /// Check mode: a unified diff from the file to its canonical form, labelled
+    /// `a/<path>` and `b/<path>` (an absolute path as it is).
+    pub diff: Option<String>,
 }
 
 /// Why a path was not formatted. The path itself is in [`FmtFile`]; these messages are
@@ -111,6 +106,11 @@ pub enum FmtError {
     NoLockFileBelow,
     #[error("cannot read: {0}")]
     Read(#[source] io::Error),
+    /// A directory the walk could not enter.
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("{0}")]
+    Link(#[source] crate::atomic::LinkEscape),
     #[error("cannot write (file left unchanged): {0}")]
     Write(#[source] io::Error),
     #[error("not valid UTF-8 at line {line}; left unchanged")]
@@ -142,6 +142,7 @@ pub fn run(options: &FmtOptions) -> FmtReport {
     };
     let mut report = FmtReport::default();
     let mut seen = HashSet::new();
+    let within = trees(paths);
     for path in paths {
         for found in discover(path, options.recursive) {
             let file = match found {
@@ -151,8 +152,7 @@ pub fn run(options: &FmtOptions) -> FmtReport {
                     if !seen.insert(key) {
                         continue;
                     }
-                    let outcome =
-                        format_file(&file, options.check).unwrap_or_else(FmtOutcome::Failed);
+                    let outcome = format_file(&file, options.check, &within);
                     FmtFile {
                         path: file,
                         outcome,
@@ -160,13 +160,31 @@ pub fn run(options: &FmtOptions) -> FmtReport {
                 }
                 Err((path, error)) => FmtFile {
                     path,
-                    outcome: FmtOutcome::Failed(error),
+                    outcome: Err(error),
                 },
             };
             report.files.push(file);
         }
     }
     report
+}
+
+/// The trees a lock file that is a link may lead into: the given paths (a file's
+/// directory) and the repository holding the working directory.
+fn trees(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut trees: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            if p.is_file() {
+                p.parent().unwrap_or(Path::new("."))
+            } else {
+                p
+            }
+        })
+        .filter_map(|p| fs::canonicalize(p).ok())
+        .collect();
+    trees.extend(crate::discover::repository_root(Path::new(".")));
+    trees
 }
 
 /// A lock file to format, or a path that yielded none and why.
@@ -192,55 +210,46 @@ fn discover(path: &Path, recursive: bool) -> Vec<Found> {
             vec![Err((path.to_path_buf(), FmtError::NoLockFile))]
         };
     }
-    let walk = WalkDir::new(path)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| entry.depth() == 0 || !is_dot_directory(entry));
-    let mut found = Vec::new();
-    for entry in walk {
-        match entry {
-            // `is_file` follows a symlinked lock file; the write then replaces its target.
-            Ok(entry) if entry.file_name() == LOCK_FILE_NAME && entry.path().is_file() => {
-                found.push(Ok(entry.into_path()));
-            }
-            Ok(_) => {}
-            Err(e) => {
-                let at = e.path().unwrap_or(path).to_path_buf();
-                found.push(Err((at, FmtError::Read(e.into()))));
-            }
-        }
-    }
+    // The walk of discovery: dot-directories (`.terraform/`, `.git/`) hold no lock file
+    // the user means to format.
+    let walked = crate::discover::walk(path, &[]);
+    let mut found: Vec<Found> = walked.lock_files.into_iter().map(Ok).collect();
+    found.extend(
+        walked
+            .warnings
+            .into_iter()
+            .map(|w| Err((w.path, FmtError::Unreadable(w.message)))),
+    );
     if found.is_empty() {
         found.push(Err((path.to_path_buf(), FmtError::NoLockFileBelow)));
     }
     found
 }
 
-/// `.terraform/` holds provider caches and module copies, `.git/` other revisions; no
-/// dot-directory holds a lock file the user means to format (the same rule as discovery
-/// in `DESIGN.md`).
-fn is_dot_directory(entry: &walkdir::DirEntry) -> bool {
-    entry.file_type().is_dir() && entry.file_name().to_string_lossy().starts_with('.')
-}
-
 /// Formats one lock file: checks it, renders it, and writes it only when the bytes differ
-/// (or, with `check`, returns the diff instead).
-pub fn format_file(path: &Path, check: bool) -> Result<FmtOutcome, FmtError> {
-    let bytes = fs::read(path).map_err(FmtError::Read)?;
+/// (or, with `check`, returns the diff instead). A lock file that is a link is written
+/// through only to a target inside `within`.
+pub fn format_file(path: &Path, check: bool, within: &[PathBuf]) -> Result<Formatted, FmtError> {
+    let target = crate::atomic::link_target(path, within).map_err(FmtError::Link)?;
+    let bytes = fs::read(&target).map_err(FmtError::Read)?;
     let lock = parse(&bytes)?;
     let canonical = lock.render();
-    if canonical.as_bytes() == bytes.as_slice() {
-        return Ok(FmtOutcome::Unchanged);
+    let change = crate::write::compare(Some(&bytes), &canonical);
+    if change == Change::Unchanged {
+        return Ok(Formatted { change, diff: None });
     }
     if check {
         // `parse` has already proved the bytes are UTF-8.
         let old = String::from_utf8_lossy(&bytes);
         let (old_label, new_label) = diff_labels(path);
         let diff = diff::unified(&old, &canonical, &old_label, &new_label);
-        return Ok(FmtOutcome::WouldReformat { diff });
+        return Ok(Formatted {
+            change,
+            diff: Some(diff),
+        });
     }
-    crate::write::replace_file(path, canonical.as_bytes()).map_err(FmtError::Write)?;
-    Ok(FmtOutcome::Reformatted)
+    crate::atomic::replace_file(&target, canonical.as_bytes()).map_err(FmtError::Write)?;
+    Ok(Formatted { change, diff: None })
 }
 
 /// git's `a/`, `b/` labels for a relative path (without a leading `./`), so the diff
@@ -425,11 +434,17 @@ mod tests {
             assert_eq!(file.path, path, "{what}");
             match expect {
                 Expect::Untouched => {
-                    assert!(matches!(file.outcome, FmtOutcome::Unchanged), "{what}");
+                    assert!(
+                        matches!(&file.outcome, Ok(f) if f.change == Change::Unchanged),
+                        "{what}"
+                    );
                     assert_eq!(snapshot(&path), before, "{what}");
                 }
                 Expect::Rewritten(expected) => {
-                    assert!(matches!(file.outcome, FmtOutcome::Reformatted), "{what}");
+                    assert!(
+                        matches!(&file.outcome, Ok(f) if f.change == Change::Updated && f.diff.is_none()),
+                        "{what}"
+                    );
                     assert_eq!(
                         String::from_utf8(fs::read(&path).unwrap()).unwrap(),
                         String::from_utf8(fixture(expected)).unwrap(),
@@ -437,17 +452,23 @@ mod tests {
                     );
                     // Formatting is idempotent: a second run leaves the result alone.
                     let again = single(run(&options(vec![path.clone()], false, false)));
-                    assert!(matches!(again.outcome, FmtOutcome::Unchanged), "{what}");
+                    assert!(
+                        matches!(&again.outcome, Ok(f) if f.change == Change::Unchanged),
+                        "{what}"
+                    );
                 }
                 Expect::WouldRewrite => {
-                    let FmtOutcome::WouldReformat { diff } = &file.outcome else {
+                    let Ok(Formatted {
+                        diff: Some(diff), ..
+                    }) = &file.outcome
+                    else {
                         panic!("{what}");
                     };
                     assert!(diff.starts_with("--- "), "{what}: {diff}");
                     assert_eq!(snapshot(&path), before, "{what}");
                 }
                 Expect::Fails(needles) => {
-                    let FmtOutcome::Failed(error) = &file.outcome else {
+                    let Err(error) = &file.outcome else {
                         panic!("{what}");
                     };
                     let message = error.to_string();
@@ -474,7 +495,10 @@ mod tests {
         let path = place(dir.path(), "m", "tofu_messy.terraform.lock.hcl");
         let report = run(&options(vec![dir.path().join("m")], false, true));
         assert!(report.has_changes() && !report.has_failures());
-        let FmtOutcome::WouldReformat { diff } = &single(report).outcome else {
+        let Ok(Formatted {
+            diff: Some(diff), ..
+        }) = &single(report).outcome
+        else {
             panic!("expected a diff");
         };
         let shown = path.display();
@@ -537,12 +561,16 @@ mod tests {
         let report = run(&options(vec![root.to_path_buf()], true, false));
         let got: Vec<_> = report.files.iter().map(|f| f.path.clone()).collect();
         assert_eq!(got, wanted);
-        let outcomes: Vec<_> = report
-            .files
-            .iter()
-            .map(|f| format!("{:?}", f.outcome))
-            .collect();
-        assert_eq!(outcomes, ["Unchanged", "Reformatted", "Reformatted"]);
+        let outcomes: Vec<_> = report.files.iter().map(|f| f.to_string()).collect();
+        let shown = |p: &PathBuf, what: &str| format!("{}: {what}", p.display());
+        assert_eq!(
+            outcomes,
+            [
+                shown(&wanted[0], "already canonical"),
+                shown(&wanted[1], "reformatted"),
+                shown(&wanted[2], "reformatted"),
+            ]
+        );
         let after: Vec<_> = skipped.iter().map(|p| snapshot(p)).collect();
         assert_eq!(after, before);
 
@@ -583,10 +611,7 @@ mod tests {
         assert!(report.has_failures() && !report.has_changes());
 
         let below = single(run(&options(vec![root.join("empty")], true, false)));
-        assert!(matches!(
-            below.outcome,
-            FmtOutcome::Failed(FmtError::NoLockFileBelow)
-        ));
+        assert!(matches!(below.outcome, Err(FmtError::NoLockFileBelow)));
     }
 
     #[test]
@@ -596,10 +621,7 @@ mod tests {
         fs::write(&path, b"# header\n\nprovider \"\xff\" {\n}\n").unwrap();
         let file = single(run(&options(vec![path.clone()], false, false)));
         assert!(
-            matches!(
-                file.outcome,
-                FmtOutcome::Failed(FmtError::NotUtf8 { line: 3 })
-            ),
+            matches!(file.outcome, Err(FmtError::NotUtf8 { line: 3 })),
             "{file}"
         );
     }
@@ -624,7 +646,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn rewrite_keeps_permissions_and_replaces_a_symlink_target() {
+    fn rewrite_keeps_permissions_and_writes_through_a_link_within_the_tree() {
         use std::os::unix::fs::{symlink, PermissionsExt};
 
         let dir = tempfile::tempdir().unwrap();
@@ -635,8 +657,23 @@ mod tests {
         let link = module.join(LOCK_FILE_NAME);
         symlink(&target, &link).unwrap();
 
-        let file = single(run(&options(vec![module], false, false)));
-        assert!(matches!(file.outcome, FmtOutcome::Reformatted), "{file}");
+        // Named alone, the module's tree does not hold the link's target: refused.
+        let file = single(run(&options(vec![module.clone()], false, false)));
+        let Err(FmtError::Link(escape)) = &file.outcome else {
+            panic!("{file}");
+        };
+        assert_eq!(escape.link, link);
+        assert_eq!(
+            fs::read(&target).unwrap(),
+            fixture("messy.terraform.lock.hcl")
+        );
+        // The tree holding both: written through the link, once.
+        let report = run(&options(vec![dir.path().to_path_buf()], true, false));
+        let file = single(report);
+        assert!(
+            matches!(&file.outcome, Ok(f) if f.change == Change::Updated),
+            "{file}"
+        );
         assert!(fs::symlink_metadata(&link)
             .unwrap()
             .file_type()

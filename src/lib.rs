@@ -1,23 +1,37 @@
-//! tfsum: writes `.terraform.lock.hcl` files for every root module of a repository,
-//! with hashes for every platform, byte for byte as Terraform writes them.
+//! tfsum: writes `.terraform.lock.hcl` files for every root module of a repository, with
+//! hashes for every platform, byte for byte as Terraform writes them.
 //!
-//! The crate is a pipeline (see `DESIGN.md`), one module per stage:
+//! # The pipeline
 //!
-//! | stage    | module        | job                                                     |
-//! |----------|---------------|---------------------------------------------------------|
-//! | discover | [`discover`]  | find directories holding Terraform configuration        |
-//! | load     | [`config`]    | parse modules, find roots, collect provider requirements|
-//! | resolve  | [`resolve`]   | choose a version per provider, as `terraform init` does |
-//! | hash     | [`index`]     | `h1:`/`zh:` per package, via [`cache`] and [`registry`] |
-//! | write    | [`write`]     | render ([`lockfile`]) and replace files atomically      |
+//! `tfsum lock` ([`lock::run`]) is five stages; each hands the next a typed value, and a
+//! root that fails stops with a typed [`root::RootError`] while the others go on:
 //!
-//! [`mirror`] is the hash stage's other sources: filesystem and network mirrors, and the
-//! routing between them and the registry.
+//! | stage    | module        | takes → gives                                             |
+//! |----------|---------------|-----------------------------------------------------------|
+//! | discover | [`discover`]  | paths → [`discover::Discovery`]: module and unit dirs      |
+//! | load     | [`load`]      | → [`root::Root`]`<`[`load::Loaded`]`>`: lock file, flavor, requirements |
+//! | resolve  | [`resolve`]   | → [`resolve::Plan`]: versions per root, unique packages    |
+//! | hash     | [`sources`]   | → [`sources::Hashes`]: `h1:`/`zh:` per package, once each  |
+//! | write    | [`write`]     | → [`report::RootReport`]: merged, rendered, written atomically |
 //!
-//! [`lock`] runs the stages for the `lock` command; [`addr`], [`version`] and [`hash`]
-//! hold the shared vocabulary (provider addresses, versions, hash strings).
+//! # The parts they use
+//!
+//! - Reading configuration: [`config`] (modules, module trees, root detection),
+//!   [`terragrunt`] (units), [`json`] (an order-keeping JSON reader).
+//! - Settings: [`cli`] (flags only), [`settings`] (flags + environment + settings files →
+//!   one value that builds the cache, client and sources), [`cliconfig`] (Terraform's CLI
+//!   configuration: hosts, credentials, `provider_installation`).
+//! - Network: [`registry`] (HTTP transport, service discovery, the registry protocol),
+//!   [`download`] (a zip streamed and hashed), [`cache`] (the persistent hash cache).
+//! - Vocabulary: [`addr`] (provider addresses, platforms), [`version`] (versions and
+//!   constraints), [`hash`] (hash schemes, SHA256SUMS, signatures), [`lockfile`] (the
+//!   file format).
+//! - Output: [`atomic`] (replacing files safely), [`report`], [`drift`], [`diff`],
+//!   [`progress`], [`progress_bar`], [`state`] (the run record for `--retry-failed`).
+//! - Other commands: [`fmt`] (`tfsum fmt`).
 
 pub mod addr;
+pub mod atomic;
 pub mod cache;
 pub mod cli;
 pub mod cliconfig;
@@ -28,18 +42,18 @@ pub mod download;
 pub mod drift;
 pub mod fmt;
 pub mod hash;
-pub mod index;
-pub mod interrupt;
 pub mod json;
+pub mod load;
 pub mod lock;
 pub mod lockfile;
-pub mod mirror;
 pub mod progress;
 pub mod progress_bar;
 pub mod registry;
 pub mod report;
 pub mod resolve;
+pub mod root;
 pub mod settings;
+pub mod sources;
 pub mod state;
 pub mod terragrunt;
 pub mod version;

@@ -1,4 +1,6 @@
-//! Printing outcomes: the `lock` report as text or JSON, and the `fmt` report.
+//! The outcome of a run as values ([`RunReport`], one [`RootReport`] per root, built by
+//! the write stage from what the stages returned), and their printing: the `lock` report
+//! as text or JSON, and the `fmt` report.
 //!
 //! Text is for people and logs: one line per root in path order (the reason indented
 //! below a failure; in check mode what is wrong and the diff), then warnings, then one
@@ -9,12 +11,16 @@
 //! README.md ("JSON report") and versioned by `schema_version`.
 
 use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
-use crate::fmt::{FmtOutcome, FmtReport};
-use crate::lock::{Outcome, RootReport, RunReport};
+use crate::fmt::FmtReport;
+use crate::root::{RootError, RootKind};
+use crate::sources::RegistryStats;
+use crate::write::Change;
 
 /// Bumped on any incompatible change to the JSON report.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
@@ -27,6 +33,125 @@ pub enum Verbosity {
     Normal,
 }
 
+/// The outcome of a whole `lock` run.
+#[derive(Debug)]
+pub struct RunReport {
+    pub check: bool,
+    pub roots: Vec<RootReport>,
+    pub warnings: Vec<String>,
+    pub stats: RegistryStats,
+    pub elapsed: Duration,
+}
+
+/// The outcome for one root module or Terragrunt unit.
+#[derive(Debug)]
+pub struct RootReport {
+    /// The directory holding the lock file.
+    pub dir: PathBuf,
+    pub kind: RootKind,
+    pub outcome: RootOutcome,
+}
+
+#[derive(Debug)]
+pub enum RootOutcome {
+    /// The lock file was written, or (check mode) compared. `drift` explains a file that
+    /// check mode found missing or out of date.
+    Done {
+        change: Change,
+        drift: Option<Drift>,
+    },
+    /// Not attempted, for the reason given.
+    Skipped(String),
+    Failed(RootError),
+}
+
+/// What is wrong with a lock file check mode would change.
+#[derive(Debug)]
+pub struct Drift {
+    /// One sentence per problem ([`crate::drift::explain`]).
+    pub problems: Vec<String>,
+    /// A unified diff from the current to the expected file.
+    pub diff: String,
+}
+
+impl RootOutcome {
+    /// The report word: `created`, `updated`, `unchanged`, `skipped` or `failed`; in
+    /// check mode `would create`, `would update`, `up to date` for the first three.
+    pub fn word(&self, check: bool) -> &'static str {
+        match (self, check) {
+            (RootOutcome::Done { change, .. }, false) => change.as_str(),
+            (RootOutcome::Done { change, .. }, true) => match change {
+                Change::Created => "would create",
+                Change::Updated => "would update",
+                Change::Unchanged => "up to date",
+            },
+            (RootOutcome::Skipped(_), _) => "skipped",
+            (RootOutcome::Failed(_), _) => "failed",
+        }
+    }
+
+    /// The word of the run record (`--retry-failed`): never the check-mode phrasing.
+    pub fn record_word(&self) -> &'static str {
+        self.word(false)
+    }
+
+    fn change(&self) -> Option<Change> {
+        match self {
+            RootOutcome::Done { change, .. } => Some(*change),
+            _ => None,
+        }
+    }
+
+    /// Why it failed or was skipped, or (check mode) what is wrong with its lock file.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            RootOutcome::Done { drift, .. } => drift.as_ref().map(|d| d.problems.join("\n")),
+            RootOutcome::Skipped(reason) => Some(reason.clone()),
+            RootOutcome::Failed(error) => Some(error.to_string()),
+        }
+    }
+
+    pub fn diff(&self) -> Option<&str> {
+        match self {
+            RootOutcome::Done {
+                drift: Some(drift), ..
+            } => Some(&drift.diff),
+            _ => None,
+        }
+    }
+}
+
+impl RunReport {
+    /// Roots whose lock file was (check mode: would be) changed this way.
+    pub fn count(&self, change: Change) -> usize {
+        self.roots
+            .iter()
+            .filter(|r| r.outcome.change() == Some(change))
+            .count()
+    }
+
+    pub fn skipped(&self) -> usize {
+        self.roots
+            .iter()
+            .filter(|r| matches!(r.outcome, RootOutcome::Skipped(_)))
+            .count()
+    }
+
+    pub fn failed(&self) -> usize {
+        self.roots
+            .iter()
+            .filter(|r| matches!(r.outcome, RootOutcome::Failed(_)))
+            .count()
+    }
+
+    /// Whether the run should exit non-zero: a root failed, or (in check mode) a lock
+    /// file is missing or out of date.
+    pub fn is_failure(&self) -> bool {
+        self.failed() > 0
+            || (self.check && self.count(Change::Created) + self.count(Change::Updated) > 0)
+    }
+}
+
 /// Writes the plain-text report.
 pub fn print_text(
     report: &RunReport,
@@ -35,20 +160,27 @@ pub fn print_text(
 ) -> std::io::Result<()> {
     let width = if report.check { 12 } else { 9 };
     for root in &report.roots {
-        let needs_attention = root.outcome == Outcome::Failed
-            || (report.check && matches!(root.outcome, Outcome::Created | Outcome::Updated));
+        let changes = matches!(
+            root.outcome.change(),
+            Some(Change::Created | Change::Updated)
+        );
+        let needs_attention =
+            matches!(root.outcome, RootOutcome::Failed(_)) || (report.check && changes);
         if verbosity == Verbosity::Quiet && !needs_attention {
             continue;
         }
-        let kind = if root.unit { " (terragrunt unit)" } else { "" };
-        let word = outcome_word(report.check, root.outcome);
+        let kind = match root.kind {
+            RootKind::Unit => " (terragrunt unit)",
+            RootKind::Module => "",
+        };
+        let word = root.outcome.word(report.check);
         writeln!(out, "{word:<width$} {}{kind}", root.dir.display())?;
-        if let Some(detail) = detail(report.check, root) {
+        if let Some(detail) = root.outcome.detail() {
             for line in detail.lines() {
                 writeln!(out, "{:width$} {line}", "")?;
             }
         }
-        if let Some(diff) = &root.diff {
+        if let Some(diff) = root.outcome.diff() {
             out.write_all(diff.as_bytes())?;
         }
     }
@@ -64,30 +196,27 @@ pub fn print_text(
 /// The one-line summary: roots by outcome, packages, bytes, time.
 pub fn summary(report: &RunReport) -> String {
     let stats = &report.stats;
+    let counts = (
+        report.count(Change::Created),
+        report.count(Change::Updated),
+        report.count(Change::Unchanged),
+    );
     let roots = if report.check {
         format!(
             "{} missing, {} out of date, {} up to date",
-            report.count(Outcome::Created),
-            report.count(Outcome::Updated),
-            report.count(Outcome::Unchanged),
+            counts.0, counts.1, counts.2
         )
     } else {
         format!(
             "{} created, {} updated, {} unchanged",
-            report.count(Outcome::Created),
-            report.count(Outcome::Updated),
-            report.count(Outcome::Unchanged),
+            counts.0, counts.1, counts.2
         )
     };
     format!(
         "{} {}: {roots}, {} skipped, {} failed; packages: {} downloaded ({}), {} from cache; {}",
         report.roots.len(),
-        if report.roots.len() == 1 {
-            "root"
-        } else {
-            "roots"
-        },
-        report.count(Outcome::Skipped),
+        plural(report.roots.len(), "root", "roots"),
+        report.skipped(),
         report.failed(),
         stats.packages_downloaded,
         HumanBytes(stats.zip_bytes_downloaded),
@@ -96,27 +225,20 @@ pub fn summary(report: &RunReport) -> String {
     )
 }
 
-fn elapsed(d: std::time::Duration) -> String {
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn elapsed(d: Duration) -> String {
     if d.as_secs() >= 60 {
         HumanDuration(d).to_string()
     } else {
         format!("{:.2}s", d.as_secs_f64())
     }
-}
-
-fn outcome_word(check: bool, outcome: Outcome) -> &'static str {
-    match (check, outcome) {
-        (true, Outcome::Created) => "would create",
-        (true, Outcome::Updated) => "would update",
-        (true, Outcome::Unchanged) => "up to date",
-        (_, outcome) => outcome.as_str(),
-    }
-}
-
-/// The root's reason: why it failed or was skipped, or (check mode) what is wrong with
-/// its lock file.
-fn detail(_check: bool, root: &RootReport) -> Option<String> {
-    root.detail.clone()
 }
 
 #[derive(Serialize)]
@@ -165,23 +287,22 @@ pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<(
             .iter()
             .map(|root| JsonRoot {
                 dir: root.dir.to_string_lossy().into_owned(),
-                kind: if root.unit {
-                    "terragrunt_unit"
-                } else {
-                    "module"
+                kind: match root.kind {
+                    RootKind::Unit => "terragrunt_unit",
+                    RootKind::Module => "module",
                 },
-                outcome: root.outcome.as_str(),
-                detail: detail(report.check, root),
-                diff: root.diff.as_deref(),
+                outcome: root.outcome.record_word(),
+                detail: root.outcome.detail(),
+                diff: root.outcome.diff(),
             })
             .collect(),
         warnings: &report.warnings,
         stats: JsonStats {
             roots: report.roots.len(),
-            created: report.count(Outcome::Created),
-            updated: report.count(Outcome::Updated),
-            unchanged: report.count(Outcome::Unchanged),
-            skipped: report.count(Outcome::Skipped),
+            created: report.count(Change::Created),
+            updated: report.count(Change::Updated),
+            unchanged: report.count(Change::Unchanged),
+            skipped: report.skipped(),
             failed: report.failed(),
             packages_downloaded: stats.packages_downloaded,
             packages_from_cache: stats.packages_from_cache,
@@ -205,19 +326,15 @@ pub fn print_fmt(
     let (mut changed, mut unchanged, mut failed) = (0, 0, 0);
     for file in &report.files {
         let attention = match &file.outcome {
-            FmtOutcome::Unchanged => {
+            Ok(formatted) if formatted.change == Change::Unchanged => {
                 unchanged += 1;
                 false
             }
-            FmtOutcome::Reformatted => {
+            Ok(formatted) => {
                 changed += 1;
-                false
+                formatted.diff.is_some()
             }
-            FmtOutcome::WouldReformat { .. } => {
-                changed += 1;
-                true
-            }
-            FmtOutcome::Failed(_) => {
+            Err(_) => {
                 failed += 1;
                 true
             }
@@ -226,8 +343,10 @@ pub fn print_fmt(
             continue;
         }
         writeln!(out, "{file}")?;
-        if let FmtOutcome::WouldReformat { diff } = &file.outcome {
-            out.write_all(diff.as_bytes())?;
+        if let Ok(formatted) = &file.outcome {
+            if let Some(diff) = &formatted.diff {
+                out.write_all(diff.as_bytes())?;
+            }
         }
     }
     if verbosity == Verbosity::Quiet {
@@ -242,10 +361,6 @@ pub fn print_fmt(
         out,
         "{} {}: {changed} {verb}, {unchanged} already canonical, {failed} failed",
         report.files.len(),
-        if report.files.len() == 1 {
-            "file"
-        } else {
-            "files"
-        }
+        plural(report.files.len(), "file", "files")
     )
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::lock::{Outcome, RunReport};
+use crate::report::RunReport;
 
 /// The record of one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,7 +42,7 @@ impl RunState {
                 .iter()
                 .map(|r| RootState {
                     dir: r.dir.clone(),
-                    outcome: r.outcome.as_str().to_string(),
+                    outcome: r.outcome.record_word().to_string(),
                 })
                 .collect(),
         }
@@ -52,7 +52,7 @@ impl RunState {
     pub fn failed(&self) -> Vec<PathBuf> {
         self.roots
             .iter()
-            .filter(|r| r.outcome == Outcome::Failed.as_str())
+            .filter(|r| r.outcome == "failed")
             .map(|r| r.dir.clone())
             .collect()
     }
@@ -81,7 +81,7 @@ pub fn load(path: &Path, cwd: &Path) -> Result<Option<RunState>, String> {
 pub fn save(path: &Path, state: &RunState) -> std::io::Result<()> {
     std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
     let bytes = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    crate::write::replace_file(path, &bytes)
+    crate::atomic::replace_file(path, &bytes)
 }
 
 #[cfg(test)]

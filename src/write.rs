@@ -1,122 +1,182 @@
-//! Writing lock files: compare the rendered bytes with what is on disk and replace the
-//! file atomically only when they differ.
-//!
-//! The new content goes to a temporary file in the same directory, is flushed to disk,
-//! gets the old file's permissions (0644 for a new file, as Terraform's
-//! `AtomicWriteFile` uses), and is renamed over the old one. A reader therefore always
-//! sees either the old or the new file, never a mix, and an interrupted run leaves at
-//! most a `.tfsum-*` temporary file that the temp-file guard removes on drop.
+//! Stage 5 of the pipeline (DESIGN.md "write"): each planned root's new lock file, built
+//! from its old one by the `providers lock` merge (spec §9) plus `init`'s pruning of
+//! providers no longer required, rendered whole, compared with what is on disk and
+//! replaced atomically ([`crate::atomic`]) only when the bytes differ. In check mode
+//! nothing is written and what would change is explained ([`crate::drift`]) with a
+//! unified diff.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::diff;
+use crate::drift;
+use crate::lockfile::{self, LockFile};
+use crate::progress::Progress;
+use crate::report::{Drift, RootOutcome, RootReport};
+use crate::resolve::Planned;
+use crate::root::{Root, RootError, Stop};
+use crate::sources::{Hashes, Package};
 
 pub use crate::lockfile::LOCK_FILE_NAME;
 
-/// What happened to one root's lock file.
+/// What a write did (or, in check mode, would do) to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteOutcome {
+pub enum Change {
+    /// The file did not exist.
     Created,
+    /// The file was replaced.
     Updated,
+    /// The file already held exactly these bytes and was not touched.
     Unchanged,
 }
 
-impl WriteOutcome {
+impl Change {
     pub fn as_str(self) -> &'static str {
         match self {
-            WriteOutcome::Created => "created",
-            WriteOutcome::Updated => "updated",
-            WriteOutcome::Unchanged => "unchanged",
+            Change::Created => "created",
+            Change::Updated => "updated",
+            Change::Unchanged => "unchanged",
         }
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: {source}")]
-pub struct WriteError {
-    pub path: PathBuf,
-    #[source]
-    pub source: std::io::Error,
-}
-
-/// What a write would do, without writing: for `--check`-style callers.
-pub fn compare(old: Option<&[u8]>, new: &str) -> WriteOutcome {
+/// What writing `new` over `old` (the current bytes, if any) would do.
+pub fn compare(old: Option<&[u8]>, new: &str) -> Change {
     match old {
-        None => WriteOutcome::Created,
-        Some(old) if old == new.as_bytes() => WriteOutcome::Unchanged,
-        Some(_) => WriteOutcome::Updated,
+        None => Change::Created,
+        Some(old) if old == new.as_bytes() => Change::Unchanged,
+        Some(_) => Change::Updated,
     }
 }
 
-/// Writes `content` to `path` if it differs from `old` (the current bytes, if any).
-pub fn write_if_changed(
-    path: &Path,
-    old: Option<&[u8]>,
-    content: &str,
-) -> Result<WriteOutcome, WriteError> {
-    let outcome = compare(old, content);
-    if outcome != WriteOutcome::Unchanged {
-        replace_file(path, content.as_bytes()).map_err(|source| WriteError {
-            path: path.to_path_buf(),
-            source,
-        })?;
+/// Stage 5: every root's outcome, in order; `check` writes nothing.
+pub fn write(
+    roots: Vec<Root<Planned>>,
+    hashes: &Hashes,
+    check: bool,
+    progress: &dyn Progress,
+) -> Vec<RootReport> {
+    roots
+        .into_iter()
+        .map(|root| {
+            let outcome = match root.stage {
+                Ok(planned) => match finish(&root.dir, planned, hashes, check) {
+                    Ok(outcome) => outcome,
+                    Err(e) => RootOutcome::Failed(e),
+                },
+                Err(Stop::Skipped(reason)) => RootOutcome::Skipped(reason),
+                Err(Stop::Failed(e)) => RootOutcome::Failed(e),
+            };
+            progress.root_done(&root.dir, outcome.word(check));
+            RootReport {
+                dir: root.dir,
+                kind: root.kind,
+                outcome,
+            }
+        })
+        .collect()
+}
+
+fn finish(
+    dir: &Path,
+    planned: Planned,
+    hashes: &Hashes,
+    check: bool,
+) -> Result<RootOutcome, RootError> {
+    let new = merge(&planned, hashes)?;
+    let content = new.render();
+    let old = planned.loaded.old.as_ref();
+    let change = compare(old.map(|o| o.bytes.as_slice()), &content);
+    if change == Change::Unchanged {
+        return Ok(RootOutcome::Done {
+            change,
+            drift: None,
+        });
     }
-    Ok(outcome)
-}
-
-/// Replaces (or creates) `path` with `contents` so that a reader sees the old file or
-/// the new one, never a mix, and a crash leaves the old one: a temporary file in the
-/// same directory (a rename is only atomic within one file system), written, given the
-/// old file's permissions (0644 for a new file, as Terraform's `AtomicWriteFile`),
-/// fsynced, then renamed over the original, all under the interrupt guard. A symlink
-/// is resolved first, so its target is replaced and the link stays a link.
-pub fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let _guard = crate::interrupt::write_guard();
-    let target = match std::fs::canonicalize(path) {
-        Ok(target) => target,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => path.to_path_buf(),
-        Err(e) => return Err(e),
-    };
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tfsum-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.write_all(contents)?;
-    // After writing, so a read-only original (0444) still gets its content first.
-    match permissions {
-        Some(p) => tmp.as_file().set_permissions(p)?,
-        None => set_new_file_mode(tmp.as_file())?,
+    if check {
+        let path = dir.join(LOCK_FILE_NAME);
+        let label = path.display().to_string();
+        let label = label.strip_prefix("./").unwrap_or(&label);
+        let old_text = old.map(|o| String::from_utf8_lossy(&o.bytes).into_owned());
+        let old_label = match old {
+            Some(_) => format!("a/{label}"),
+            None => "/dev/null".to_string(),
+        };
+        let diff = diff::unified(
+            old_text.as_deref().unwrap_or(""),
+            &content,
+            &old_label,
+            &format!("b/{label}"),
+        );
+        return Ok(RootOutcome::Done {
+            change,
+            drift: Some(Drift {
+                problems: drift::explain(old.map(|o| &o.lock), &new),
+                diff,
+            }),
+        });
     }
-    tmp.as_file().sync_all()?;
-    tmp.persist(&target).map_err(|e| e.error)?;
-    sync_directory(dir);
-    Ok(())
+    let target = &planned.loaded.lock_path;
+    crate::atomic::replace_file(target, content.as_bytes()).map_err(|source| RootError::Write {
+        path: target.clone(),
+        source,
+    })?;
+    Ok(RootOutcome::Done {
+        change,
+        drift: None,
+    })
 }
 
-/// Makes the rename itself durable. Best effort: the file is already complete and in
-/// place, and some file systems refuse to fsync a directory.
-fn sync_directory(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(handle) = std::fs::File::open(dir) {
-        let _ = handle.sync_all();
+/// The new lock file: for each selected provider, the `providers lock` merge of the old
+/// entry with the package's hashes (spec §9); providers no longer required are gone, as
+/// `init` drops them. Every package that failed is named.
+fn merge(planned: &Planned, hashes: &Hashes) -> Result<LockFile, RootError> {
+    let loaded = &planned.loaded;
+    let old = loaded.old.as_ref().map(|o| &o.lock);
+    let mut providers = BTreeMap::new();
+    let mut errors = Vec::new();
+    for (addr, version) in &planned.selected {
+        let package = Package {
+            addr: addr.clone(),
+            version: version.clone(),
+            flavor: loaded.flavor,
+        };
+        let new_hashes = match hashes.get(&package) {
+            Some(Ok(hashes)) => hashes.clone(),
+            Some(Err(e)) => {
+                errors.push(e.clone());
+                continue;
+            }
+            None => {
+                errors.push(crate::sources::PackageError {
+                    package: format!("{addr} {version}"),
+                    reason: "no hashes were computed".to_string(),
+                });
+                continue;
+            }
+        };
+        let constraints = loaded
+            .reqs
+            .get(addr)
+            .map(|r| r.constraints.clone())
+            .unwrap_or_default();
+        providers.insert(
+            addr.clone(),
+            lockfile::merge_providers_lock(
+                old.and_then(|o| o.providers.get(addr)),
+                version.clone(),
+                constraints,
+                new_hashes,
+            ),
+        );
     }
-    #[cfg(not(unix))]
-    let _ = dir;
-}
-
-#[cfg(unix)]
-fn set_new_file_mode(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    file.set_permissions(std::fs::Permissions::from_mode(0o644))
-}
-
-#[cfg(not(unix))]
-fn set_new_file_mode(_file: &std::fs::File) -> std::io::Result<()> {
-    Ok(())
+    if !errors.is_empty() {
+        return Err(RootError::Packages(errors));
+    }
+    Ok(LockFile {
+        flavor: old.map(|o| o.flavor).unwrap_or(loaded.flavor),
+        providers,
+    })
 }
 
 #[cfg(test)]
@@ -124,40 +184,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn writes_only_changes_and_keeps_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(LOCK_FILE_NAME);
-        assert_eq!(
-            write_if_changed(&path, None, "a\n").unwrap(),
-            WriteOutcome::Created
-        );
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o644);
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-        }
-        let old = std::fs::read(&path).unwrap();
-        assert_eq!(
-            write_if_changed(&path, Some(&old), "a\n").unwrap(),
-            WriteOutcome::Unchanged
-        );
-        assert_eq!(
-            write_if_changed(&path, Some(&old), "b\n").unwrap(),
-            WriteOutcome::Updated
-        );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "b\n");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o600);
-        }
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, [LOCK_FILE_NAME]);
+    fn compare_tells_created_updated_unchanged() {
+        assert_eq!(compare(None, "a\n"), Change::Created);
+        assert_eq!(compare(Some(b"a\n"), "a\n"), Change::Unchanged);
+        assert_eq!(compare(Some(b"a\n"), "b\n"), Change::Updated);
     }
 }

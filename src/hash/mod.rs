@@ -28,6 +28,20 @@ mod error;
 pub use error::HashError;
 
 use std::fmt;
+use std::path::Path;
+
+/// The hashes a lock file records for a package on disk, as Terraform computes them:
+/// `h1:` (of the files it unpacks to) and `zh:` (of the zip itself) for a zip, `h1:` for
+/// an unpacked provider directory.
+pub fn hash_path(path: &Path) -> Result<Vec<Hash>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.is_dir() {
+        return h1_dir(path).map(|h1| vec![h1]).map_err(|e| e.to_string());
+    }
+    let hashed = hash_zip_file(path, &ZipLimits::default()).map_err(|e| e.to_string())?;
+    let zh = hashed.zh();
+    Ok(vec![hashed.h1, zh])
+}
 
 /// A hash string as it appears in a lock file: `scheme:value`.
 ///

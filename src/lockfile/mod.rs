@@ -27,7 +27,7 @@ pub use parse::{parse, LockFileError, Problem};
 
 /// Which tool the file is written for. Only the header comment differs (spec §10), but the
 /// flavor also decides the registry that short provider sources default to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Flavor {
     #[default]
     Terraform,

@@ -1,11 +1,8 @@
-//! [`RegistryClient`]: the provider registry protocol (spec §5.2, §5.3) and the plain
-//! downloads that follow it (SHA256SUMS, its signature, the zip).
+//! [`RegistryClient`]: the provider registry protocol (spec §5.2, §5.3) over the run's
+//! [`Http`] transport, with the CLI configuration's forced services and credentials.
 //!
-//! One client serves a whole run: it is cheap to clone (an `Arc`), shares one connection
-//! pool, and caches service discovery per host ([`super::disco`]). Requests for JSON
-//! documents, SHA256SUMS and signatures are retried here under the [`RetryPolicy`];
-//! [`RegistryClient::get_stream`] is not, because the caller hashes while it streams and
-//! must restart from the first byte (see [`super::retry`]).
+//! One client serves a whole run: it is cheap to clone (an `Arc`) and caches service
+//! discovery per host ([`super::disco`]).
 //!
 //! Which request carries what (spec §11 item 12):
 //!
@@ -13,6 +10,7 @@
 //! |---------------------------------|-----------------|-----------------------|
 //! | discovery `/.well-known/…`      | host's token    | no                    |
 //! | versions, download JSON         | host's token    | yes                   |
+//! | network mirror JSON             | mirror's token  | yes                   |
 //! | SHA256SUMS, `.sig`, zip         | never           | no                    |
 //!
 //! The token is the one configured for the *provider's* hostname, sent to the
@@ -22,123 +20,24 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
 
-use bytes::{Bytes, BytesMut};
-use futures::{Stream, StreamExt};
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, RETRY_AFTER};
+use bytes::Bytes;
 use serde::Deserialize;
 use url::Url;
 
 use crate::addr::{Hostname, Platform, ProviderAddr};
+use crate::cliconfig::{CliConfig, CredentialSource, Env, Token};
 use crate::hash::Hash;
 
-use super::error::{RegistryError, SafeUrl, Status, TransportKind, TriedCredential};
-use super::retry::{self, is_transient_status, RetryPolicy};
-use crate::cliconfig::{CliConfig, CredentialSource, Env, Token};
-
-/// The `X-Terraform-Version` tfsum sends to registry JSON endpoints.
-///
-/// Registries use the header for statistics only; the protocol tfsum speaks does not
-/// depend on it. 1.5.7 is the last Terraform release under the MPL, and its lock files
-/// and registry requests are the ones tfsum reproduces, so it is an honest stand-in.
-pub const TERRAFORM_VERSION_HEADER: &str = "1.5.7";
+use super::error::{RegistryError, SafeUrl, Status, TriedCredential};
+use super::transport::{is_json, status_error, Fetched, Get, Http};
 
 /// The discovery document is at most 1 MiB (spec §5.1).
 pub(crate) const MAX_DISCOVERY_BYTES: usize = 1 << 20;
 
 /// A generous cap for registry JSON: the version list of the largest providers is a few
 /// MiB because every version lists its platforms.
-const MAX_REGISTRY_JSON_BYTES: usize = 32 << 20;
-
-/// How the client talks HTTP; plain values, filled from flags by the CLI layer.
-#[derive(Debug, Clone)]
-pub struct ClientConfig {
-    pub retry: RetryPolicy,
-    /// Time to set up a TCP + TLS connection.
-    pub connect_timeout: Duration,
-    /// Whole-request limit for JSON documents, SHA256SUMS and signatures, body included
-    /// (Terraform: 10 s, `TF_REGISTRY_CLIENT_TIMEOUT`), and the limit for a streaming
-    /// download's response headers.
-    pub request_timeout: Duration,
-    /// A streaming download fails when no body bytes arrive for this long, so a stalled
-    /// connection ends in a retryable error instead of a hang.
-    pub stream_idle_timeout: Duration,
-    pub user_agent: String,
-    /// Extra trusted root certificates (PEM; each entry may be a bundle), for private
-    /// registries, mirrors and tests.
-    pub extra_root_certs: Vec<Vec<u8>>,
-}
-
-impl Default for ClientConfig {
-    /// The built-in values; the CLI layer applies the environment
-    /// ([`ClientConfig::with_env`]), so the library never reads it.
-    fn default() -> ClientConfig {
-        ClientConfig::builtin()
-    }
-}
-
-impl ClientConfig {
-    /// The values tfsum uses when nothing is configured.
-    pub fn builtin() -> ClientConfig {
-        ClientConfig {
-            retry: RetryPolicy::default(),
-            connect_timeout: Duration::from_secs(10),
-            request_timeout: Duration::from_secs(10),
-            stream_idle_timeout: Duration::from_secs(30),
-            user_agent: concat!("tfsum/", env!("CARGO_PKG_VERSION")).to_string(),
-            extra_root_certs: Vec::new(),
-        }
-    }
-
-    /// Applies the operational knobs read through `lookup` (the process environment in
-    /// practice), so CI jobs and the test suite can bound a run without flags:
-    ///
-    /// | variable                     | sets                                              |
-    /// |------------------------------|---------------------------------------------------|
-    /// | `TFSUM_HTTP_TIMEOUT_SECS`    | connect, request and stream-idle timeouts          |
-    /// | `TFSUM_RETRIES`              | retries after the first attempt (0: none)          |
-    /// | `TFSUM_RETRY_DELAY_SECS`     | first backoff delay (doubled per retry, capped)    |
-    /// | `TFSUM_RETRY_MAX_WAIT_SECS`  | the longest `Retry-After` honoured                 |
-    ///
-    /// Seconds may be fractional (`0.2`). An unparsable value is an error naming it.
-    pub fn with_env(
-        mut self,
-        lookup: impl Fn(&str) -> Option<String>,
-    ) -> Result<ClientConfig, String> {
-        let seconds = |name: &str| -> Result<Option<Duration>, String> {
-            let Some(raw) = lookup(name) else {
-                return Ok(None);
-            };
-            raw.trim()
-                .parse::<f64>()
-                .ok()
-                .and_then(|s| Duration::try_from_secs_f64(s).ok())
-                .map(Some)
-                .ok_or_else(|| format!("{name}={raw:?} is not a number of seconds"))
-        };
-        if let Some(timeout) = seconds("TFSUM_HTTP_TIMEOUT_SECS")? {
-            self.connect_timeout = timeout;
-            self.request_timeout = timeout;
-            self.stream_idle_timeout = timeout;
-        }
-        if let Some(raw) = lookup("TFSUM_RETRIES") {
-            let retries: u32 = raw
-                .trim()
-                .parse()
-                .map_err(|_| format!("TFSUM_RETRIES={raw:?} is not a whole number"))?;
-            self.retry.max_attempts = retries.saturating_add(1);
-        }
-        if let Some(delay) = seconds("TFSUM_RETRY_DELAY_SECS")? {
-            self.retry.base_delay = delay;
-            self.retry.max_delay = self.retry.max_delay.max(delay);
-        }
-        if let Some(wait) = seconds("TFSUM_RETRY_MAX_WAIT_SECS")? {
-            self.retry.max_retry_after = wait;
-        }
-        Ok(self)
-    }
-}
+pub(crate) const MAX_REGISTRY_JSON_BYTES: usize = 32 << 20;
 
 /// One entry of a provider's version list (spec §5.2). The version is kept raw: the
 /// resolver parses it and skips (with a warning) what it cannot parse, as Terraform does.
@@ -200,11 +99,7 @@ pub struct RegistryClient {
 }
 
 pub(super) struct Inner {
-    /// Registry JSON and downloads: reqwest's default of 10 redirects, like Go's client.
-    pub(super) http: reqwest::Client,
-    /// Discovery: at most 3 redirects (spec §5.1).
-    pub(super) disco_http: reqwest::Client,
-    pub(super) config: ClientConfig,
+    pub(super) http: Http,
     pub(super) cli: CliConfig,
     pub(super) env: Env,
     pub(super) disco_cache: Mutex<HashMap<Hostname, super::disco::CacheCell>>,
@@ -214,77 +109,34 @@ impl fmt::Debug for RegistryClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // CliConfig and Env redact their secrets themselves.
         f.debug_struct("RegistryClient")
-            .field("config", &self.inner.config)
+            .field("http", &self.inner.http)
             .field("cli", &self.inner.cli)
             .field("env", &self.inner.env)
             .finish()
     }
 }
 
-/// One GET as the retry loop sees it.
-pub(super) struct Get<'a> {
-    pub what: &'a str,
-    pub url: &'a Url,
-    pub token: Option<&'a Token>,
-    pub terraform_version: bool,
-    pub accept_json: bool,
-    pub max: usize,
-    pub discovery: bool,
-}
-
-/// A finished response. For statuses other than 200 the body is not read.
-pub(super) struct Fetched {
-    /// The URL after redirects, for resolving relative references (spec §11 item 13).
-    pub url: Url,
-    pub status: u16,
-    pub headers: HeaderMap,
-    pub body: Bytes,
-}
-
 impl RegistryClient {
-    /// Builds the client. `cli` supplies forced host services and credentials; `env`
+    /// A client over `http`. `cli` supplies forced host services and credentials; `env`
     /// supplies `TF_TOKEN_*` variables.
-    pub fn new(
-        config: ClientConfig,
-        cli: CliConfig,
-        env: Env,
-    ) -> Result<RegistryClient, RegistryError> {
-        let build = |redirects: usize| -> Result<reqwest::Client, RegistryError> {
-            let mut builder = reqwest::Client::builder()
-                .user_agent(config.user_agent.clone())
-                .connect_timeout(config.connect_timeout)
-                .redirect(reqwest::redirect::Policy::limited(redirects));
-            for pem in &config.extra_root_certs {
-                // A bundle (`SSL_CERT_FILE` usually names one) may hold many.
-                let certs = reqwest::Certificate::from_pem_bundle(pem)
-                    .map_err(|e| RegistryError::Setup(format!("invalid root certificate: {e}")))?;
-                for cert in certs {
-                    builder = builder.add_root_certificate(cert);
-                }
-            }
-            builder
-                .build()
-                .map_err(|e| RegistryError::Setup(e.to_string()))
-        };
-        Ok(RegistryClient {
+    pub fn new(http: Http, cli: CliConfig, env: Env) -> RegistryClient {
+        RegistryClient {
             inner: Arc::new(Inner {
-                http: build(10)?,
-                disco_http: build(3)?,
-                config,
+                http,
                 cli,
                 env,
                 disco_cache: Mutex::new(HashMap::new()),
             }),
-        })
+        }
     }
 
-    /// The policy streaming callers use between their own attempts.
-    pub fn retry_policy(&self) -> &RetryPolicy {
-        &self.inner.config.retry
+    /// The transport, for plain downloads.
+    pub fn http(&self) -> &Http {
+        &self.inner.http
     }
 
     /// The token for `host` and its source (spec §8 precedence).
-    pub(super) fn credential(&self, host: &Hostname) -> Option<(Token, CredentialSource)> {
+    pub(crate) fn credential(&self, host: &Hostname) -> Option<(Token, CredentialSource)> {
         self.inner.cli.token_for(host, &self.inner.env)
     }
 
@@ -344,28 +196,6 @@ impl RegistryClient {
         }
     }
 
-    /// Fetches a small document (SHA256SUMS, a signature) whole, with retries. No
-    /// credentials and no `X-Terraform-Version` (spec §5.3); any status but 200 fails.
-    pub async fn get_bytes(&self, url: &Url, max: usize) -> Result<Bytes, RegistryError> {
-        let what = "downloading";
-        check_scheme(url, what)?;
-        let got = self
-            .fetch(&Get {
-                what,
-                url,
-                token: None,
-                terraform_version: false,
-                accept_json: false,
-                max,
-                discovery: false,
-            })
-            .await?;
-        if got.status != 200 {
-            return Err(status_error(what, &got));
-        }
-        Ok(got.body)
-    }
-
     /// Fetches a network-mirror JSON document (spec §6: `index.json`, `<version>.json`)
     /// with the token configured for the **mirror's** host (with its port, unless 443)
     /// and `X-Terraform-Version`, like registry JSON; retried like it too.
@@ -379,10 +209,11 @@ impl RegistryClient {
         what: &str,
         url: &Url,
     ) -> Result<Option<(Url, Bytes)>, RegistryError> {
-        check_scheme(url, what)?;
         let host = url_hostname(url);
         let credential = host.as_ref().and_then(|h| self.credential(h));
         let got = self
+            .inner
+            .http
             .fetch(&Get {
                 what,
                 url,
@@ -401,80 +232,8 @@ impl RegistryClient {
             }
             _ => return Err(status_error(what, &got)),
         }
-        let content_type = got
-            .headers
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        let media_type = content_type.split(';').next().unwrap_or("").trim();
-        if !media_type.eq_ignore_ascii_case("application/json") {
-            return Err(invalid(
-                what,
-                &got.url,
-                format!("Content-Type must be application/json, got {content_type:?}"),
-            ));
-        }
+        is_json(&got.headers).map_err(|reason| invalid(what, &got.url, reason))?;
         Ok(Some((got.url, got.body)))
-    }
-
-    /// Starts a streaming download (a provider zip) without credentials. Returns the
-    /// `Content-Length` if given and the body as a stream whose items fail with a
-    /// [`TransportKind::Timeout`] error when nothing arrives for
-    /// [`ClientConfig::stream_idle_timeout`]. Not retried: see [`super::retry`].
-    pub async fn get_stream(
-        &self,
-        url: &Url,
-    ) -> Result<
-        (
-            Option<u64>,
-            impl Stream<Item = Result<Bytes, RegistryError>> + Send + 'static,
-        ),
-        RegistryError,
-    > {
-        let what = "downloading";
-        check_scheme(url, what)?;
-        let timeout = self.inner.config.request_timeout;
-        let response = tokio::time::timeout(timeout, self.inner.http.get(url.clone()).send())
-            .await
-            .map_err(|_| timed_out(what, url, timeout))?
-            .map_err(|e| RegistryError::from_reqwest(what, url, &e))?;
-        let final_url = response.url().clone();
-        let status = response.status().as_u16();
-        if status != 200 {
-            let got = Fetched {
-                url: final_url,
-                status,
-                headers: response.headers().clone(),
-                body: Bytes::new(),
-            };
-            return Err(status_error(what, &got));
-        }
-        let length = response.content_length();
-        let idle = self.inner.config.stream_idle_timeout;
-        let body = Box::pin(response.bytes_stream());
-        let stream = futures::stream::unfold(Some(body), move |state| {
-            let final_url = final_url.clone();
-            async move {
-                let mut body = state?;
-                match tokio::time::timeout(idle, body.next()).await {
-                    Err(_) => Some((
-                        Err(RegistryError::Transport {
-                            what: what.to_string(),
-                            url: SafeUrl::new(&final_url),
-                            kind: TransportKind::Timeout,
-                            message: format!("no data received for {idle:?}"),
-                        }),
-                        None,
-                    )),
-                    Ok(None) => None,
-                    Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(body))),
-                    Ok(Some(Err(e))) => {
-                        Some((Err(RegistryError::from_reqwest(what, &final_url, &e)), None))
-                    }
-                }
-            }
-        });
-        Ok((length, stream))
     }
 
     /// A registry JSON request: the host's token and `X-Terraform-Version` (spec §5.2).
@@ -484,100 +243,18 @@ impl RegistryClient {
         url: &Url,
         credential: Option<&(Token, CredentialSource)>,
     ) -> Result<Fetched, RegistryError> {
-        self.fetch(&Get {
-            what,
-            url,
-            token: credential.map(|(token, _)| token),
-            terraform_version: true,
-            accept_json: false,
-            max: MAX_REGISTRY_JSON_BYTES,
-            discovery: false,
-        })
-        .await
-    }
-
-    /// One GET with retries. Transient failures (including transient statuses) are
-    /// retried; the final answer is returned whatever its status, for the caller to
-    /// interpret (404 and 401 mean different things to different endpoints).
-    pub(super) async fn fetch(&self, get: &Get<'_>) -> Result<Fetched, RegistryError> {
-        retry::retrying(&self.inner.config.retry, || self.fetch_once(get)).await
-    }
-
-    async fn fetch_once(&self, get: &Get<'_>) -> Result<Fetched, RegistryError> {
-        let http = if get.discovery {
-            &self.inner.disco_http
-        } else {
-            &self.inner.http
-        };
-        let mut request = http.get(get.url.clone());
-        if get.accept_json {
-            request = request.header(ACCEPT, "application/json");
-        }
-        if get.terraform_version {
-            request = request.header("X-Terraform-Version", TERRAFORM_VERSION_HEADER);
-        }
-        if let Some(token) = get.token {
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
-                    RegistryError::InvalidUrl {
-                        what: get.what.to_string(),
-                        reason:
-                            "the configured token contains characters not allowed in an HTTP header"
-                                .to_string(),
-                    }
-                })?;
-            value.set_sensitive(true);
-            request = request.header(AUTHORIZATION, value);
-        }
-        let timeout = self.inner.config.request_timeout;
-        let work = async {
-            let mut response = request
-                .send()
-                .await
-                .map_err(|e| RegistryError::from_reqwest(get.what, get.url, &e))?;
-            let got_url = response.url().clone();
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let mut got = Fetched {
-                url: got_url,
-                status,
-                headers,
-                body: Bytes::new(),
-            };
-            if status != 200 {
-                if is_transient_status(status) {
-                    return Err(status_error(get.what, &got));
-                }
-                return Ok(got);
-            }
-            let too_large = || RegistryError::TooLarge {
-                what: get.what.to_string(),
-                url: SafeUrl::new(&got.url),
-                limit: get.max,
-            };
-            if response
-                .content_length()
-                .is_some_and(|n| n > get.max as u64)
-            {
-                return Err(too_large());
-            }
-            let mut body = BytesMut::new();
-            while let Some(chunk) = response
-                .chunk()
-                .await
-                .map_err(|e| RegistryError::from_reqwest(get.what, &got.url, &e))?
-            {
-                if body.len() + chunk.len() > get.max {
-                    return Err(too_large());
-                }
-                body.extend_from_slice(&chunk);
-            }
-            got.body = body.freeze();
-            Ok(got)
-        };
-        tokio::time::timeout(timeout, work)
+        self.inner
+            .http
+            .fetch(&Get {
+                what,
+                url,
+                token: credential.map(|(token, _)| token),
+                terraform_version: true,
+                accept_json: false,
+                max: MAX_REGISTRY_JSON_BYTES,
+                discovery: false,
+            })
             .await
-            .map_err(|_| timed_out(get.what, get.url, timeout))?
     }
 }
 
@@ -590,30 +267,6 @@ fn url_hostname(url: &Url) -> Option<Hostname> {
         None => host.to_string(),
     };
     Hostname::parse(&given).ok()
-}
-
-fn timed_out(what: &str, url: &Url, after: Duration) -> RegistryError {
-    RegistryError::Transport {
-        what: what.to_string(),
-        url: SafeUrl::new(url),
-        kind: TransportKind::Timeout,
-        message: format!("no complete response within {after:?}"),
-    }
-}
-
-/// A non-200 answer as an error, keeping `Retry-After` for the backoff.
-pub(super) fn status_error(what: &str, got: &Fetched) -> RegistryError {
-    let retry_after = got
-        .headers
-        .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| retry::parse_retry_after(v, SystemTime::now()));
-    RegistryError::Status {
-        what: what.to_string(),
-        url: SafeUrl::new(&got.url),
-        status: Status(got.status),
-        retry_after,
-    }
 }
 
 /// 401/403 become [`RegistryError::Unauthorized`] naming the credential tried; other
@@ -655,19 +308,6 @@ pub(super) fn join(base: &Url, relative: &str, what: &str) -> Result<Url, Regist
             SafeUrl::new(base)
         ),
     })
-}
-
-fn check_scheme(url: &Url, what: &str) -> Result<(), RegistryError> {
-    match url.scheme() {
-        "http" | "https" => Ok(()),
-        other => Err(RegistryError::InvalidUrl {
-            what: what.to_string(),
-            reason: format!(
-                "{}: unsupported scheme {other:?}, must be http or https",
-                SafeUrl::new(url)
-            ),
-        }),
-    }
 }
 
 /// A version or platform part must stay one path segment: Go's `path.Join` would
@@ -826,19 +466,15 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::time::Instant;
-
-    use axum::body::Body;
     use axum::extract::Path;
-    use axum::http::{header, StatusCode};
-    use axum::response::{IntoResponse, Redirect, Response};
+    use axum::http::StatusCode;
+    use axum::response::{IntoResponse, Redirect};
     use axum::routing::get;
     use axum::Router;
 
     use super::*;
-    use crate::registry::retry::is_transient;
     use crate::registry::test_support::{client, env, forced, serve, test_config};
+    use futures::StreamExt as _;
 
     const SHASUM: &str = "5f9c7aa76b7c34d722fc9123208e26b22d60440cb47150dd04733b9b94f4541a";
 
@@ -1072,17 +708,22 @@ mod tests {
         client.versions(&aws).await.unwrap();
         let meta = client.package(&aws, "5.0.0", &linux()).await.unwrap();
         assert_eq!(
-            &client.get_bytes(&meta.shasums_url, 1024).await.unwrap()[..],
+            &client
+                .http()
+                .get_bytes(&meta.shasums_url, 1024)
+                .await
+                .unwrap()[..],
             b"sums"
         );
         assert_eq!(
             &client
+                .http()
                 .get_bytes(&meta.shasums_signature_url, 1024)
                 .await
                 .unwrap()[..],
             b"sig"
         );
-        let (length, stream) = client.get_stream(&meta.download_url).await.unwrap();
+        let (length, stream) = client.http().get_stream(&meta.download_url).await.unwrap();
         let chunks: Vec<Bytes> = stream.map(|c| c.unwrap()).collect().await;
         assert_eq!(length, Some(9));
         assert_eq!(chunks.concat(), b"zip bytes");
@@ -1115,202 +756,5 @@ mod tests {
                 "/mirror/aws/pkg.zip auth=None tf=None".to_string(),
             ]
         );
-    }
-
-    /// The client follows the classifier of `retry.rs`: transient statuses are tried
-    /// `max_attempts` times, final ones once.
-    #[tokio::test]
-    async fn retried_statuses_against_a_server() {
-        let (addr, log) = serve(Router::new().route(
-            "/status/{code}",
-            get(|Path(code): Path<u16>| async move { StatusCode::from_u16(code).unwrap() }),
-        ))
-        .await;
-        let client = client(test_config(), CliConfig::default(), env(&[]));
-        let mut table = Vec::new();
-        for code in [
-            204, 304, 400, 401, 403, 404, 408, 410, 429, 500, 501, 502, 503, 504, 599,
-        ] {
-            let path = format!("/status/{code}");
-            let url = Url::parse(&format!("http://{addr}{path}")).unwrap();
-            let err = client.get_bytes(&url, 1024).await.unwrap_err();
-            assert_eq!(err.status(), Some(code), "{err}");
-            table.push(format!("{code}: {} attempts", log.count(&path)));
-        }
-        assert_eq!(
-            table,
-            [
-                "204: 1 attempts",
-                "304: 1 attempts",
-                "400: 1 attempts",
-                "401: 1 attempts",
-                "403: 1 attempts",
-                "404: 1 attempts",
-                "408: 3 attempts",
-                "410: 1 attempts",
-                "429: 3 attempts",
-                "500: 3 attempts",
-                "501: 3 attempts",
-                "502: 3 attempts",
-                "503: 3 attempts",
-                "504: 3 attempts",
-                "599: 3 attempts",
-            ]
-        );
-    }
-
-    #[tokio::test]
-    async fn retry_after_is_honoured() {
-        let calls = Arc::new(AtomicUsize::new(0));
-        let (addr, _) = serve(Router::new().route(
-            "/busy",
-            get(move || {
-                let calls = calls.clone();
-                async move {
-                    if calls.fetch_add(1, Ordering::SeqCst) == 0 {
-                        (
-                            StatusCode::TOO_MANY_REQUESTS,
-                            [(header::RETRY_AFTER, "1")],
-                            "slow down",
-                        )
-                            .into_response()
-                    } else {
-                        "ok".into_response()
-                    }
-                }
-            }),
-        ))
-        .await;
-        let client = client(test_config(), CliConfig::default(), env(&[]));
-        let started = Instant::now();
-        let body = client
-            .get_bytes(&Url::parse(&format!("http://{addr}/busy")).unwrap(), 1024)
-            .await
-            .unwrap();
-        assert_eq!(&body[..], b"ok");
-        assert!(
-            started.elapsed() >= Duration::from_millis(950),
-            "{:?}",
-            started.elapsed()
-        );
-    }
-
-    /// A body that promises 100 bytes, sends 10, and then either hangs or hangs up.
-    fn short_body(hang: bool) -> Response {
-        let first =
-            futures::stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(b"0123456789"))]);
-        let body = if hang {
-            Body::from_stream(first.chain(futures::stream::pending()))
-        } else {
-            // The pause lets the first bytes reach the client before the server hangs up.
-            let end = futures::stream::once(async {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                Ok(Bytes::new())
-            });
-            Body::from_stream(first.chain(end))
-        };
-        ([(header::CONTENT_LENGTH, "100")], body).into_response()
-    }
-
-    #[tokio::test]
-    async fn stalled_and_cut_bodies_fail_as_transient() {
-        let (addr, log) = serve(
-            Router::new()
-                .route("/stall", get(|| async { short_body(true) }))
-                .route("/cut", get(|| async { short_body(false) })),
-        )
-        .await;
-        let mut config = test_config();
-        config.stream_idle_timeout = Duration::from_millis(200);
-        config.request_timeout = Duration::from_millis(300);
-        let client = client(config, CliConfig::default(), env(&[]));
-        let url = |path: &str| Url::parse(&format!("http://{addr}{path}")).unwrap();
-
-        for (path, kind) in [
-            ("/stall", TransportKind::Timeout),
-            ("/cut", TransportKind::Body),
-        ] {
-            let (length, stream) = client.get_stream(&url(path)).await.unwrap();
-            assert_eq!(length, Some(100));
-            let items: Vec<Result<Bytes, RegistryError>> = stream.collect().await;
-            assert_eq!(items.len(), 2, "{path}: {items:?}");
-            assert_eq!(&items[0].as_ref().unwrap()[..], b"0123456789");
-            let err = items[1].as_ref().unwrap_err();
-            assert!(
-                matches!(err, RegistryError::Transport { kind: k, .. } if *k == kind),
-                "{path}: {err}"
-            );
-            assert!(is_transient(err), "{path}");
-        }
-
-        // Whole-document fetches time out too, and are retried.
-        let err = client.get_bytes(&url("/stall"), 1024).await.unwrap_err();
-        assert!(
-            matches!(
-                err,
-                RegistryError::Transport {
-                    kind: TransportKind::Timeout,
-                    ..
-                }
-            ),
-            "{err}"
-        );
-        assert_eq!(log.count("/stall"), 1 + 3);
-    }
-
-    #[tokio::test]
-    async fn oversized_documents_are_refused_once() {
-        let (addr, log) =
-            serve(Router::new().route("/big", get(|| async { "x".repeat(100) }))).await;
-        let client = client(test_config(), CliConfig::default(), env(&[]));
-        let err = client
-            .get_bytes(&Url::parse(&format!("http://{addr}/big")).unwrap(), 10)
-            .await
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .ends_with("response body is larger than 10 bytes"),
-            "{err}"
-        );
-        assert_eq!(log.count("/big"), 1);
-    }
-
-    #[test]
-    fn environment_knobs() {
-        let lookup = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        let config = ClientConfig::builtin()
-            .with_env(lookup(&[
-                ("TFSUM_HTTP_TIMEOUT_SECS", "0.25"),
-                ("TFSUM_RETRIES", "0"),
-                ("TFSUM_RETRY_DELAY_SECS", "0.01"),
-                ("TFSUM_RETRY_MAX_WAIT_SECS", "2"),
-            ]))
-            .unwrap();
-        assert_eq!(config.request_timeout, Duration::from_millis(250));
-        assert_eq!(config.connect_timeout, Duration::from_millis(250));
-        assert_eq!(config.stream_idle_timeout, Duration::from_millis(250));
-        assert_eq!(config.retry.max_attempts, 1);
-        assert_eq!(config.retry.base_delay, Duration::from_millis(10));
-        assert_eq!(config.retry.max_retry_after, Duration::from_secs(2));
-        let untouched = ClientConfig::builtin().with_env(lookup(&[])).unwrap();
-        assert_eq!(untouched.retry, ClientConfig::builtin().retry);
-        for (name, value) in [
-            ("TFSUM_HTTP_TIMEOUT_SECS", "-1"),
-            ("TFSUM_HTTP_TIMEOUT_SECS", "soon"),
-            ("TFSUM_RETRIES", "1.5"),
-            ("TFSUM_RETRY_DELAY_SECS", "inf"),
-        ] {
-            let pairs: &'static [(&'static str, &'static str)] =
-                Box::leak(Box::new([(name, value)]));
-            let err = ClientConfig::builtin().with_env(lookup(pairs)).unwrap_err();
-            assert!(err.starts_with(name), "{err}");
-        }
     }
 }

@@ -16,8 +16,9 @@ use url::Url;
 
 use crate::addr::Hostname;
 
-use super::client::{refused, status_error, Get, RegistryClient, MAX_DISCOVERY_BYTES};
+use super::client::{refused, RegistryClient, MAX_DISCOVERY_BYTES};
 use super::error::{RegistryError, SafeUrl};
+use super::transport::{is_json, status_error, Get};
 
 /// The service this client speaks.
 const PROVIDERS_SERVICE: &str = "providers.v1";
@@ -52,6 +53,8 @@ impl RegistryClient {
         let what = format!("discovering services of host {host}");
         let credential = self.credential(host);
         let got = self
+            .inner
+            .http
             .fetch(&Get {
                 what: &what,
                 url: &disco_url,
@@ -78,16 +81,7 @@ impl RegistryClient {
             url: SafeUrl::new(&got.url),
             reason,
         };
-        let content_type = got
-            .headers
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        if !is_json_media_type(content_type) {
-            return Err(bad(format!(
-                "Content-Type must be application/json, got {content_type:?}"
-            )));
-        }
+        is_json(&got.headers).map_err(bad)?;
         let document: serde_json::Value = serde_json::from_slice(&got.body)
             .map_err(|e| bad(format!("discovery document is not valid JSON: {e}")))?;
         let serde_json::Value::Object(services) = document else {
@@ -107,13 +101,6 @@ pub fn discovery_url(host: &Hostname) -> Result<Url, RegistryError> {
         what: format!("discovering services of host {host}"),
         reason: format!("cannot form the discovery URL: {e}"),
     })
-}
-
-/// The media type without parameters must be `application/json` (case-insensitive,
-/// as Go's `mime.ParseMediaType` lowercases it).
-fn is_json_media_type(content_type: &str) -> bool {
-    let media_type = content_type.split(';').next().unwrap_or("").trim();
-    media_type.eq_ignore_ascii_case("application/json")
 }
 
 /// Picks `providers.v1` out of a services map (`Host.ServiceURL`): a string URL,

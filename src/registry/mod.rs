@@ -1,9 +1,11 @@
-//! Talking to provider registries (spec §5, §8): everything the `resolve` and `hash`
+//! Talking to registries over HTTP (spec §5, §6, §8): everything the `resolve` and `hash`
 //! stages need from the network, and nothing else.
 //!
+//! - [`transport`] is [`Http`]: the one HTTP client of a run (TLS trust, proxies,
+//!   timeouts, size caps, retries, the per-host bound) and plain downloads.
 //! - [`disco`] finds a host's `providers.v1` base URL by service discovery (spec §5.1).
-//! - [`client`] is the [`RegistryClient`]: version lists, package metadata, and plain
-//!   downloads for SHA256SUMS, signatures and zips (spec §5.2, §5.3).
+//! - [`client`] is the [`RegistryClient`]: the provider registry protocol (version lists,
+//!   package metadata, spec §5.2, §5.3) and network-mirror JSON, with credentials.
 //! - [`retry`] is the one place that decides what is transient and how long to wait.
 //! - [`error`] holds [`RegistryError`], which always names the URL and what was being done.
 //!
@@ -14,10 +16,12 @@ pub mod client;
 pub mod disco;
 pub mod error;
 pub mod retry;
+pub mod transport;
 
 #[cfg(test)]
 mod test_support;
 
-pub use client::{ClientConfig, PackageMeta, RegistryClient, RegistryVersion, VersionList};
+pub use client::{PackageMeta, RegistryClient, RegistryVersion, VersionList};
 pub use error::{RegistryError, SafeUrl, TransportKind};
-pub use retry::{backoff_delay, is_transient, RetryPolicy};
+pub use retry::{is_transient, RetryPolicy};
+pub use transport::{Http, HttpConfig, Proxies, Trust};

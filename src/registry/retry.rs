@@ -9,9 +9,10 @@
 //! too), 408, 429, connection failures, timeouts and bodies cut mid-stream. Other 4xx
 //! answers are the server's final word and fail at once.
 //!
-//! JSON documents, SHA256SUMS and signatures are retried inside the client. A streaming
-//! zip download is retried by its caller, because only the caller can restart hashing
-//! from the first byte: it asks [`is_transient`] and waits with [`backoff_delay`].
+//! JSON documents, SHA256SUMS and signatures are retried as whole requests by the
+//! transport ([`super::transport`]); a streamed zip download is retried as a whole
+//! download-and-hash by [`crate::download`], because hashing must restart from the first
+//! byte. Both go through the one loop here, [`retrying`].
 
 use std::time::{Duration, SystemTime};
 
@@ -43,18 +44,15 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
-    /// The wait before retry number `retry` (1 for the first retry) after `err`.
+    /// The wait before retry number `retry` (1 for the first retry), given the server's
+    /// `Retry-After`, if any.
     ///
     /// A server's `Retry-After` wins (capped at `max_retry_after`); otherwise exponential
     /// backoff with "equal jitter": half the delay fixed, half random, so that parallel
     /// downloads that failed together do not come back together.
-    pub fn delay_for(&self, retry: u32, err: &RegistryError) -> Duration {
-        if let RegistryError::Status {
-            retry_after: Some(wait),
-            ..
-        } = err
-        {
-            return (*wait).min(self.max_retry_after);
+    pub fn delay_for(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(wait) = retry_after {
+            return wait.min(self.max_retry_after);
         }
         let exponent = retry.saturating_sub(1).min(30);
         let backoff = self
@@ -87,31 +85,53 @@ pub fn is_transient(err: &RegistryError) -> bool {
     }
 }
 
-/// Sleeps for the policy's delay before retry number `retry` (1-based) after `err`.
-/// For callers that restart a streaming download themselves.
-pub async fn backoff_delay(policy: &RetryPolicy, retry: u32, err: &RegistryError) {
-    tokio::time::sleep(policy.delay_for(retry, err)).await;
+/// A failure the retry loop can judge: worth another attempt or not, and how long the
+/// server asked to wait.
+pub trait Retryable {
+    fn is_transient(&self) -> bool;
+    fn retry_after(&self) -> Option<Duration> {
+        None
+    }
+}
+
+impl Retryable for RegistryError {
+    fn is_transient(&self) -> bool {
+        is_transient(self)
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            RegistryError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// The last error of [`retrying`] and how many attempts were made.
+#[derive(Debug)]
+pub struct GaveUp<E> {
+    pub error: E,
+    pub attempts: u32,
 }
 
 /// Runs `attempt` until it succeeds, fails permanently, or the policy's attempts are
-/// used up; returns the last error.
-pub(crate) async fn retrying<T, F, Fut>(
-    policy: &RetryPolicy,
-    mut attempt: F,
-) -> Result<T, RegistryError>
+/// used up. The one retry loop: JSON documents retry whole requests through it, and
+/// streamed downloads retry a whole download-and-hash through it.
+pub async fn retrying<T, E, F, Fut>(policy: &RetryPolicy, mut attempt: F) -> Result<T, GaveUp<E>>
 where
+    E: Retryable,
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, RegistryError>>,
+    Fut: std::future::Future<Output = Result<T, E>>,
 {
-    let mut tried = 0u32;
+    let mut attempts = 0u32;
     loop {
-        tried += 1;
+        attempts += 1;
         match attempt().await {
             Ok(value) => return Ok(value),
-            Err(err) if tried < policy.max_attempts.max(1) && is_transient(&err) => {
-                backoff_delay(policy, tried, &err).await;
+            Err(error) if attempts < policy.max_attempts.max(1) && error.is_transient() => {
+                tokio::time::sleep(policy.delay_for(attempts, error.retry_after())).await;
             }
-            Err(err) => return Err(err),
+            Err(error) => return Err(GaveUp { error, attempts }),
         }
     }
 }
@@ -231,7 +251,7 @@ mod tests {
         };
         let plain = status_error(503, None);
         for (retry, full) in [(1, 100), (2, 200), (3, 400), (4, 800), (9, 800)] {
-            let delay = policy.delay_for(retry, &plain);
+            let delay = policy.delay_for(retry, plain.retry_after());
             let full = Duration::from_millis(full);
             assert!(
                 delay >= full / 2 && delay <= full,
@@ -239,8 +259,14 @@ mod tests {
             );
         }
         let told = status_error(429, Some(Duration::from_secs(3)));
-        assert_eq!(policy.delay_for(1, &told), Duration::from_secs(3));
+        assert_eq!(
+            policy.delay_for(1, told.retry_after()),
+            Duration::from_secs(3)
+        );
         let greedy = status_error(429, Some(Duration::from_secs(3600)));
-        assert_eq!(policy.delay_for(1, &greedy), Duration::from_secs(30));
+        assert_eq!(
+            policy.delay_for(1, greedy.retry_after()),
+            Duration::from_secs(30)
+        );
     }
 }

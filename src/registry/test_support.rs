@@ -18,8 +18,9 @@ use tokio::net::TcpListener;
 
 use crate::addr::Hostname;
 
-use super::client::{ClientConfig, RegistryClient};
+use super::client::RegistryClient;
 use super::retry::RetryPolicy;
+use super::transport::{Http, HttpConfig, Trust};
 use crate::cliconfig::{CliConfig, ConfiguredToken, Env, HostServices, Token};
 
 const CA_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/ca.pem");
@@ -88,9 +89,9 @@ pub async fn serve_tls(router: Router) -> (Hostname, Log) {
     (Hostname::parse(&format!("localhost:{port}")).unwrap(), log)
 }
 
-/// Short delays and timeouts, and the test CA trusted.
-pub fn test_config() -> ClientConfig {
-    ClientConfig {
+/// Short delays and timeouts, and only the test CA trusted (besides the built-in roots).
+pub fn test_config() -> HttpConfig {
+    HttpConfig {
         retry: RetryPolicy {
             max_attempts: 3,
             base_delay: Duration::from_millis(1),
@@ -100,8 +101,15 @@ pub fn test_config() -> ClientConfig {
         connect_timeout: Duration::from_secs(5),
         request_timeout: Duration::from_secs(5),
         stream_idle_timeout: Duration::from_secs(5),
+        per_host: 6,
         user_agent: "tfsum-test".to_string(),
-        extra_root_certs: vec![CA_PEM.to_vec()],
+        trust: Trust {
+            cert_file: None,
+            cert_dirs: None,
+            system: false,
+            extra_pem: vec![CA_PEM.to_vec()],
+        },
+        proxies: Default::default(),
     }
 }
 
@@ -142,6 +150,6 @@ pub fn env(vars: &[(&str, &str)]) -> Env {
     }
 }
 
-pub fn client(config: ClientConfig, cli: CliConfig, env: Env) -> RegistryClient {
-    RegistryClient::new(config, cli, env).unwrap()
+pub fn client(config: HttpConfig, cli: CliConfig, env: Env) -> RegistryClient {
+    RegistryClient::new(Http::new(config), cli, env)
 }

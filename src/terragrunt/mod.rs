@@ -83,9 +83,8 @@ pub fn is_unit(dir: &Path) -> bool {
 /// Terragrunt asks `git rev-parse --show-toplevel`; looking for `.git` gives the same
 /// answer without running git.
 pub fn find_repo_root(start: &Path) -> PathBuf {
-    let abs = absolute(start);
-    match abs.ancestors().find(|dir| dir.join(".git").exists()) {
-        Some(root) => in_style_of(root, start),
+    match crate::discover::repository_root(&absolute(start)) {
+        Some(root) => in_style_of(&root, start),
         None => normalize_path(start),
     }
 }

@@ -1,11 +1,6 @@
-//! Finding Terragrunt units under the given paths.
+//! Which Terragrunt unit candidates are units.
 //!
-//! The walk is the one of [`crate::discover`]: symbolic links to directories are not
-//! followed, dot-directories (`.git`, `.terraform`, `.terragrunt-cache`, …) and
-//! directories matching an ignore regex (against the path relative to the given root or
-//! the full walked path, `/`-separated) are pruned, the given root is never pruned.
-//!
-//! Every directory holding `terragrunt.hcl` is a candidate. Terragrunt itself treats all
+//! [`crate::discover`] finds the candidates: every directory holding `terragrunt.hcl`. Terragrunt itself treats all
 //! of them as units (a root `terragrunt.hcl` needs `skip = true` to stay out of
 //! `run-all`), but a lock file for a file that only exists to be included would be noise,
 //! so tfsum leaves out a candidate that is an **include parent**: its `terragrunt.hcl` is
@@ -17,52 +12,24 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use regex::Regex;
-use walkdir::WalkDir;
-
 use super::eval::{with_scope, Includes, Scope};
 use super::parse::parse_file;
 use super::paths::absolute;
 use super::source::has_config_files;
-use super::{find_repo_root, include_setting, is_unit, UNIT_FILE_NAME};
-use crate::discover::normalize_path;
+use super::{find_repo_root, include_setting, UNIT_FILE_NAME};
 
-/// The unit directories under `paths`, sorted, lexically normalised, in the style given.
-/// Unreadable directories are passed over silently: [`crate::discover::discover`] walks
-/// the same tree and reports them.
-pub fn find_units(paths: &[PathBuf], recursive: bool, ignore: &[Regex]) -> Vec<PathBuf> {
-    let mut candidates = BTreeSet::new();
-    for root in paths {
-        if !recursive {
-            if is_unit(root) {
-                candidates.insert(normalize_path(root));
-            }
-            continue;
-        }
-        let walker = WalkDir::new(root)
-            .follow_links(false)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|entry| {
-                entry.depth() == 0
-                    || !entry.file_type().is_dir()
-                    || !crate::discover::skip_dir(root, entry.path(), ignore)
-            });
-        for entry in walker.flatten() {
-            if entry.file_name() == UNIT_FILE_NAME && entry.path().is_file() {
-                if let Some(dir) = entry.path().parent() {
-                    candidates.insert(normalize_path(dir));
-                }
-            }
-        }
-    }
+/// The units among `candidates` (directories holding `terragrunt.hcl`, sorted and
+/// normalised, as discovery found them). With `recursive`, include parents are left out;
+/// without, every candidate is a unit by the user's say-so.
+pub fn find_units(candidates: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
     if !recursive {
-        return candidates.into_iter().collect();
+        return candidates.to_vec();
     }
     let included: BTreeSet<PathBuf> = candidates.iter().flat_map(|d| include_targets(d)).collect();
     candidates
-        .into_iter()
+        .iter()
         .filter(|dir| !is_include_parent(dir, &included))
+        .cloned()
         .collect()
 }
 

@@ -420,8 +420,9 @@ fn exit_codes() {
     snapshot("exit_codes", &table);
 }
 
-/// Which platforms, cache dir and job count win when the file, the environment and
-/// the flags each say something: file < env < flags.
+/// Which platforms, cache dir and job count win when the files, the environment and
+/// the flags each say something: user file < repository file < env < flags; and the
+/// cache dir only from the user's file, never the repository's.
 #[test]
 fn config_precedence() {
     let registry = registry();
@@ -431,7 +432,14 @@ fn config_precedence() {
     );
     let h1 = |platform: &str| registry.expected_h1("hashicorp", "null", "3.2.1", platform);
     let s = |p: &Path| p.display().to_string();
-    let file_cache = repo.path().join("file-cache");
+    let file_cache = repo.scratch().join("file-cache");
+    let user_config = repo.scratch().join("home/.config/tfsum/config.toml");
+    std::fs::create_dir_all(user_config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user_config,
+        format!("cache_dir = {:?}\njobs = 2\n", s(&file_cache)),
+    )
+    .unwrap();
     let env_cache = repo.scratch().join("env-cache");
     let flag_cache = repo.scratch().join("flag-cache");
     struct Case<'a> {
@@ -445,7 +453,7 @@ fn config_precedence() {
     let flag_cache_arg = format!("--cache-dir={}", s(&flag_cache));
     let cases = [
         Case {
-            file: "platforms = [\"darwin_arm64\"]\ncache_dir = \"file-cache\"\njobs = 3\n",
+            file: "platforms = [\"darwin_arm64\"]\njobs = 3\n",
             env: &[],
             flags: &[],
             platforms: &["darwin_arm64"],
@@ -453,7 +461,7 @@ fn config_precedence() {
             jobs: 3,
         },
         Case {
-            file: "platforms = [\"darwin_arm64\"]\ncache_dir = \"file-cache\"\njobs = 3\n",
+            file: "platforms = [\"darwin_arm64\"]\njobs = 3\n",
             env: &[
                 ("TFSUM_PLATFORMS", "windows_amd64,linux_amd64".to_string()),
                 ("TFSUM_CACHE_DIR", s(&env_cache)),
@@ -465,7 +473,7 @@ fn config_precedence() {
             jobs: 4,
         },
         Case {
-            file: "platforms = [\"darwin_arm64\"]\ncache_dir = \"file-cache\"\njobs = 3\n",
+            file: "platforms = [\"darwin_arm64\"]\njobs = 3\n",
             env: &[
                 ("TFSUM_PLATFORMS", "windows_amd64".to_string()),
                 ("TFSUM_CACHE_DIR", s(&env_cache)),
@@ -482,7 +490,8 @@ fn config_precedence() {
             flags: &["--platform=windows_amd64", &flag_cache_arg],
             platforms: &["windows_amd64"],
             cache: &flag_cache,
-            jobs: 8,
+            // The user's file, with no repository file to override it.
+            jobs: 2,
         },
     ];
     for (i, case) in cases.iter().enumerate() {
@@ -525,6 +534,18 @@ fn config_precedence() {
             run.text()
         );
     }
+
+    // A repository may not choose the cache: the run stops before anything is read.
+    repo.write(".tfsum.toml", "jobs = 3\ncache_dir = \"planted\"\n");
+    let run = repo.tfsum(&["lock", "root"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains(".tfsum.toml:2: cache_dir cannot be set in a repository's"),
+        "{}",
+        run.text()
+    );
+    assert!(!repo.path().join("planted").exists());
 }
 
 /// Where `.tfsum.toml` is found, and how a bad one is refused (exit 2, naming the file,

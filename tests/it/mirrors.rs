@@ -296,7 +296,11 @@ fn net_mirror_refuses_bad_packages_and_http() {
     );
     let text = tfsum::text(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
-    assert!(text.contains("mutually exclusive"), "{text}");
+    // Terraform's -fs-mirror and -net-mirror exclude each other too (spec §9).
+    assert!(
+        text.contains("'--net-mirror <URL>' cannot be used with '--fs-mirror <DIR>'"),
+        "{text}"
+    );
 }
 
 /// The offline demo (`make demo`): every root of `testdata/demo/roots` locked from

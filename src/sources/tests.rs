@@ -18,7 +18,7 @@ use crate::addr::TERRAFORM_REGISTRY;
 use crate::cliconfig::CliConfig;
 use crate::cliconfig::{ConfiguredToken, Env, Token};
 use crate::hash::dirhash::h1_dir;
-use crate::registry::{ClientConfig, RetryPolicy};
+use crate::registry::{Http, HttpConfig, RetryPolicy};
 
 type Log = Arc<Mutex<Vec<(String, HeaderMap)>>>;
 
@@ -38,14 +38,14 @@ async fn serve(router: Router) -> (String, Log) {
 }
 
 fn client(token_host: Option<&str>) -> RegistryClient {
-    let config = ClientConfig {
+    let config = HttpConfig {
         retry: RetryPolicy {
             max_attempts: 2,
             base_delay: std::time::Duration::from_millis(1),
             max_delay: std::time::Duration::from_millis(2),
             max_retry_after: std::time::Duration::from_secs(1),
         },
-        ..ClientConfig::default()
+        ..HttpConfig::default()
     };
     let mut cli = CliConfig::default();
     if let Some(host) = token_host {
@@ -57,7 +57,62 @@ fn client(token_host: Option<&str>) -> RegistryClient {
             },
         );
     }
-    RegistryClient::new(config, cli, Env::default()).unwrap()
+    RegistryClient::new(Http::new(config), cli, Env::default())
+}
+
+fn mirror_options() -> MirrorOptions {
+    MirrorOptions {
+        jobs: Arc::new(tokio::sync::Semaphore::new(8)),
+        zip_limits: crate::hash::ZipLimits::default(),
+    }
+}
+
+/// A registry that answers from tables, and records which platforms it was asked for.
+#[derive(Debug, Default)]
+struct FakeRegistry {
+    versions: Option<VersionsFound>,
+    asked: Mutex<Vec<String>>,
+}
+
+impl Registry for FakeRegistry {
+    fn versions<'a>(
+        &'a self,
+        _provider: &'a ProviderAddr,
+    ) -> BoxFuture<'a, Result<VersionsFound, VersionsError>> {
+        let answer = self.versions.clone().ok_or(VersionsError {
+            message: "provider does not exist".into(),
+            not_found: true,
+        });
+        Box::pin(async move { answer })
+    }
+
+    fn package_hashes<'a>(
+        &'a self,
+        _provider: &'a ProviderAddr,
+        _version: &'a Version,
+        platforms: &'a [Platform],
+        _use_packages_map: bool,
+    ) -> BoxFuture<'a, Result<BTreeSet<Hash>, PackageError>> {
+        self.asked
+            .lock()
+            .unwrap()
+            .extend(platforms.iter().map(|p| p.to_string()));
+        Box::pin(async { Ok(BTreeSet::from([Hash::parse("zh:signed").unwrap()])) })
+    }
+
+    fn stats(&self) -> RegistryStats {
+        RegistryStats::default()
+    }
+}
+
+fn listing() -> Arc<FakeRegistry> {
+    Arc::new(FakeRegistry {
+        versions: Some(VersionsFound {
+            versions: vec!["3.2.1".into(), "3.3.0".into()],
+            warnings: vec!["deprecated".into()],
+        }),
+        ..FakeRegistry::default()
+    })
 }
 
 fn zip_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
@@ -146,9 +201,12 @@ fn mirror_router() -> Router {
 #[tokio::test]
 async fn network_mirror_protocol() {
     let (addr, log) = serve(mirror_router()).await;
-    let mirror =
-        NetMirror::new_allowing_http(&format!("http://{addr}/mirror"), client(Some(&addr)))
-            .unwrap();
+    let mirror = NetMirror::new_allowing_http(
+        &format!("http://{addr}/mirror"),
+        client(Some(&addr)),
+        &mirror_options(),
+    )
+    .unwrap();
     assert_eq!(mirror.base().as_str(), format!("http://{addr}/mirror/"));
     let null = provider("example.com/hashicorp/null");
     let v = Version::new(3, 2, 1);
@@ -222,13 +280,22 @@ async fn network_mirror_protocol() {
 #[tokio::test]
 async fn network_mirror_failures() {
     let (addr, _) = serve(mirror_router()).await;
-    let err = NetMirror::new(&format!("http://{addr}/mirror/"), client(None)).unwrap_err();
+    let err = NetMirror::new(
+        &format!("http://{addr}/mirror/"),
+        client(None),
+        &mirror_options(),
+    )
+    .unwrap_err();
     assert!(
         err.to_string().contains("must start with https://"),
         "{err}"
     );
-    let mirror =
-        NetMirror::new_allowing_http(&format!("http://{addr}/mirror/"), client(None)).unwrap();
+    let mirror = NetMirror::new_allowing_http(
+        &format!("http://{addr}/mirror/"),
+        client(None),
+        &mirror_options(),
+    )
+    .unwrap();
     let cases = [
         (
             "example.com/hashicorp/text",
@@ -271,23 +338,27 @@ async fn sources_route_per_provider_and_platform() {
     );
     let fs = Arc::new(FsMirror::scan(dir.path()).unwrap());
     let include_null = vec![ProviderPattern::parse("hashicorp/null").unwrap()];
-    let sources = Sources::new(
-        vec![
-            Selector {
-                source: Source::FsMirror(fs),
-                include: include_null.clone(),
-                exclude: Vec::new(),
-            },
-            Selector {
-                source: Source::Registry,
-                include: Vec::new(),
-                exclude: vec![ProviderPattern::parse("example.com/*/*").unwrap()],
-            },
-        ],
-        TERRAFORM_REGISTRY,
-    );
+    let routed = |registry: Arc<FakeRegistry>| {
+        Sources::new(
+            vec![
+                Selector {
+                    source: Source::FsMirror(fs.clone()),
+                    include: include_null.clone(),
+                    exclude: Vec::new(),
+                },
+                Selector {
+                    source: Source::Registry(registry.clone()),
+                    include: Vec::new(),
+                    exclude: vec![ProviderPattern::parse("example.com/*/*").unwrap()],
+                },
+            ],
+            TERRAFORM_REGISTRY,
+            registry,
+        )
+    };
+    let sources = routed(listing());
     assert!(!sources.is_registry_only());
-    assert!(Sources::registry().is_registry_only());
+    assert!(Sources::registry(listing()).is_registry_only());
     let null = provider("hashicorp/null");
     let random = provider("hashicorp/random");
     let other = provider("example.com/acme/thing");
@@ -295,68 +366,43 @@ async fn sources_route_per_provider_and_platform() {
     assert_eq!(sources.for_provider(&random).len(), 1);
     assert!(sources.for_provider(&other).is_empty());
 
-    let registry_list = || async {
-        Ok(VersionsFound {
-            versions: vec!["3.2.1".into(), "3.3.0".into()],
-            warnings: vec!["deprecated".into()],
-        })
-    };
-    let found = sources.versions(&null, registry_list).await.unwrap();
+    let found = sources.versions(&null).await.unwrap();
     assert_eq!(found.versions, ["3.2.1", "3.3.0"]);
     assert_eq!(found.warnings, ["deprecated"]);
-    let not_found = || async {
-        Err(VersionsError {
-            message: "provider does not exist".into(),
-            not_found: true,
-        })
-    };
     // Unknown to the registry but in the mirror: found; unknown everywhere: an error.
-    assert_eq!(
-        sources.versions(&null, not_found).await.unwrap().versions,
-        ["3.2.1"]
-    );
-    let err = sources.versions(&random, not_found).await.unwrap_err();
+    let unknown = routed(Arc::new(FakeRegistry::default()));
+    assert_eq!(unknown.versions(&null).await.unwrap().versions, ["3.2.1"]);
+    let err = unknown.versions(&random).await.unwrap_err();
     assert_eq!(err, "provider does not exist");
-    let err = sources.versions(&other, registry_list).await.unwrap_err();
+    let err = sources.versions(&other).await.unwrap_err();
     assert!(
         err.contains("not matched by any provider installation method"),
         "{err}"
     );
 
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let asked_by_registry = asked.clone();
-    let registry_hashes = move |platforms: Vec<Platform>| {
-        let asked = asked_by_registry.clone();
-        async move {
-            asked
-                .lock()
-                .unwrap()
-                .extend(platforms.iter().map(|p| p.to_string()));
-            Ok(BTreeSet::from([Hash::parse("zh:signed").unwrap()]))
-        }
-    };
-    let hashes = sources
+    let registry = listing();
+    let hashes = routed(registry.clone())
         .package_hashes(
             &null,
             &Version::new(3, 2, 1),
             &[platform("darwin_arm64"), platform("linux_amd64")],
-            registry_hashes,
+            crate::lockfile::Flavor::Terraform,
         )
         .await
         .unwrap();
     let mirror_h1 = h1_of(&[("terraform-provider-null", b"from the mirror")]);
     let got: Vec<String> = hashes.iter().map(|h| h.to_string()).collect();
     assert_eq!(got, [mirror_h1, "zh:signed".to_string()]);
-    assert_eq!(*asked.lock().unwrap(), ["darwin_arm64"]);
+    assert_eq!(*registry.asked.lock().unwrap(), ["darwin_arm64"]);
 
     // A mirror alone: a missing platform names the mirror.
-    let only = Sources::only(sources.selectors[0].source.clone());
+    let only = Sources::only(Source::FsMirror(fs.clone()), listing());
     let err = only
         .package_hashes(
             &null,
             &Version::new(3, 2, 1),
             &[platform("darwin_arm64")],
-            |_| async { Ok(BTreeSet::new()) },
+            crate::lockfile::Flavor::Terraform,
         )
         .await
         .unwrap_err();
@@ -403,8 +449,14 @@ fn from_installation_builds_selectors() {
     let cli = crate::cliconfig::load_file(&file).unwrap();
     let installation = cli.provider_installation().unwrap();
     let client = client(None);
-    let (sources, warnings) =
-        Sources::from_installation(installation, Some(&client), TERRAFORM_REGISTRY).unwrap();
+    let (sources, warnings) = Sources::from_installation(
+        installation,
+        Some(&client),
+        TERRAFORM_REGISTRY,
+        listing(),
+        &mirror_options(),
+    )
+    .unwrap();
     let kinds: Vec<String> = sources
         .for_provider(&provider("hashicorp/null"))
         .iter()
@@ -424,6 +476,13 @@ fn from_installation_builds_selectors() {
         warnings[1].contains("dev_overrides for hashicorp/dev ignored"),
         "{warnings:?}"
     );
-    let err = Sources::from_installation(installation, None, TERRAFORM_REGISTRY).unwrap_err();
+    let err = Sources::from_installation(
+        installation,
+        None,
+        TERRAFORM_REGISTRY,
+        listing(),
+        &mirror_options(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("cannot be used offline"), "{err}");
 }

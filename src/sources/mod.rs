@@ -1,16 +1,15 @@
-//! Where packages come from other than the provider's own registry: filesystem mirrors
-//! (spec §7), network mirrors (spec §6), and the routing between sources that
-//! `--fs-mirror`, `--net-mirror` or a CLI-config `provider_installation` block sets up
-//! (spec §8, §9).
+//! Stage 4 of the pipeline (DESIGN.md "hash"): where packages come from, and the hashes a
+//! lock entry gets from each. The sources answer the two questions the `lock` pipeline
+//! asks for every provider: *which versions exist* (for the resolve stage) and *which
+//! hashes does the lock entry for this version get for these platforms*.
 //!
-//! - [`fs`]: [`FsMirror`], a scanned directory in the packed or unpacked layout.
-//! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol.
-//! - [`download`]: one archive streamed and hashed, with retries (shared by `net`).
-//! - this file: [`Source`] and [`Sources`], which answer the two questions the `lock`
-//!   pipeline asks, for every provider: *which versions exist* and *which hashes does
-//!   the lock entry for this version get for these platforms*. The origin registry
-//!   stays where it is ([`crate::index::HashIndex`]); callers pass it in as a closure,
-//!   so this module never reaches back into the pipeline.
+//! - [`registry`]: [`RegistrySource`], each provider's origin registry through the hash
+//!   cache: signed `zh:` lines and per-platform `h1:` (spec §5).
+//! - [`fs`]: [`FsMirror`], a scanned directory in the packed or unpacked layout (spec §7).
+//! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol (spec §6).
+//! - this file: [`Source`] and [`Sources`], the routing between them that `--fs-mirror`,
+//!   `--net-mirror` or a CLI-config `provider_installation` block sets up (spec §8, §9),
+//!   and [`hash_packages`], which hashes every unique package of a plan once.
 //!
 //! What a mirror contributes to a lock file is only the `h1:` computed locally from
 //! the package it serves: nothing signs a mirror's packages, so Terraform records no
@@ -19,21 +18,23 @@
 
 pub mod fs;
 pub mod net;
+pub mod registry;
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::addr::{Platform, ProviderAddr};
 use crate::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
 use crate::hash::Hash;
-use crate::index::PackageError;
+use crate::lockfile::Flavor;
 use crate::registry::{RegistryClient, RegistryError};
 use crate::version::Version;
+use futures::future::BoxFuture;
 
 pub use fs::FsMirror;
 pub use net::NetMirror;
+pub use registry::{PackageError, RegistryOptions, RegistrySource, RegistryStats};
 
 /// Why a mirror could not answer. Every variant names the mirror or file involved.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -60,11 +61,63 @@ pub enum MirrorError {
     Config(String),
 }
 
+/// The origin registry as the routing sees it: [`RegistrySource`] in a run, a fake in
+/// tests of the routing.
+pub trait Registry: Send + Sync + std::fmt::Debug {
+    /// The provider's versions as the registry lists them.
+    fn versions<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+    ) -> BoxFuture<'a, Result<VersionsFound, VersionsError>>;
+
+    /// `h1:` per platform plus the signed `zh:` lines; `use_packages_map` as in
+    /// [`RegistrySource::package_hashes`].
+    fn package_hashes<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+        platforms: &'a [Platform],
+        use_packages_map: bool,
+    ) -> BoxFuture<'a, Result<BTreeSet<Hash>, PackageError>>;
+
+    /// Downloads and cache hits so far.
+    fn stats(&self) -> RegistryStats;
+}
+
+impl Registry for RegistrySource {
+    fn versions<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+    ) -> BoxFuture<'a, Result<VersionsFound, VersionsError>> {
+        Box::pin(RegistrySource::versions(self, provider))
+    }
+
+    fn package_hashes<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+        platforms: &'a [Platform],
+        use_packages_map: bool,
+    ) -> BoxFuture<'a, Result<BTreeSet<Hash>, PackageError>> {
+        Box::pin(RegistrySource::package_hashes(
+            self,
+            provider,
+            version,
+            platforms,
+            use_packages_map,
+        ))
+    }
+
+    fn stats(&self) -> RegistryStats {
+        RegistrySource::stats(self)
+    }
+}
+
 /// One place packages come from.
 #[derive(Debug, Clone)]
 pub enum Source {
-    /// The provider's origin registry: the existing registry pipeline.
-    Registry,
+    /// The provider's origin registry.
+    Registry(Arc<dyn Registry>),
     FsMirror(Arc<FsMirror>),
     NetMirror(Arc<NetMirror>),
 }
@@ -73,7 +126,7 @@ impl Source {
     /// How the source is named in messages.
     pub fn describe(&self) -> String {
         match self {
-            Source::Registry => "the provider's registry".to_string(),
+            Source::Registry(_) => "the provider's registry".to_string(),
             Source::FsMirror(m) => format!("the filesystem mirror {}", m.dir().display()),
             Source::NetMirror(m) => format!("the network mirror {}", m.base()),
         }
@@ -106,7 +159,7 @@ impl Selector {
     }
 }
 
-/// What the registry closure of [`Sources::versions`] reports when it fails.
+/// Why the registry could not list a provider's versions.
 #[derive(Debug, Clone)]
 pub struct VersionsError {
     pub message: String,
@@ -123,35 +176,47 @@ pub struct VersionsFound {
 }
 
 /// The sources of a run, in order, with the providers each is for (Terraform's
-/// `MultiSource`).
+/// `MultiSource`), and the registry source that holds the run's statistics.
 #[derive(Debug, Clone)]
 pub struct Sources {
     selectors: Vec<Selector>,
     /// What a pattern without a hostname means: the run's default registry.
     default_host: String,
+    registry: Arc<dyn Registry>,
 }
 
 impl Sources {
     /// Every provider from its own registry: what tfsum does without mirror options,
     /// and what `terraform providers lock` does.
-    pub fn registry() -> Sources {
-        Sources::only(Source::Registry)
+    pub fn registry(registry: Arc<dyn Registry>) -> Sources {
+        Sources::only(Source::Registry(registry.clone()), registry)
     }
 
     /// Every provider from one source (`--fs-mirror DIR`, `--net-mirror URL`).
-    pub fn only(source: Source) -> Sources {
-        Sources {
-            selectors: vec![Selector::all(source)],
-            default_host: crate::addr::TERRAFORM_REGISTRY.to_string(),
-        }
+    pub fn only(source: Source, registry: Arc<dyn Registry>) -> Sources {
+        Sources::new(
+            vec![Selector::all(source)],
+            crate::addr::TERRAFORM_REGISTRY,
+            registry,
+        )
     }
 
     /// Selectors in order; `default_host` is what patterns without a hostname mean.
-    pub fn new(selectors: Vec<Selector>, default_host: &str) -> Sources {
+    pub fn new(
+        selectors: Vec<Selector>,
+        default_host: &str,
+        registry: Arc<dyn Registry>,
+    ) -> Sources {
         Sources {
             selectors,
             default_host: default_host.to_string(),
+            registry,
         }
+    }
+
+    /// Downloads and cache hits of the registry source.
+    pub fn stats(&self) -> RegistryStats {
+        self.registry.stats()
     }
 
     /// The sources a `provider_installation` block describes (spec §8), for
@@ -162,12 +227,14 @@ impl Sources {
         installation: &ProviderInstallation,
         client: Option<&RegistryClient>,
         default_host: &str,
+        registry: Arc<dyn Registry>,
+        mirror: &MirrorOptions,
     ) -> Result<(Sources, Vec<String>), MirrorError> {
         let mut selectors = Vec::new();
         let mut warnings = Vec::new();
         for method in &installation.methods {
             let source = match &method.location {
-                MethodLocation::Direct => Source::Registry,
+                MethodLocation::Direct => Source::Registry(registry.clone()),
                 MethodLocation::FilesystemMirror(dir) => {
                     let mirror = FsMirror::scan(dir)?;
                     warnings.extend(mirror.warnings().iter().cloned());
@@ -180,7 +247,7 @@ impl Sources {
                             installation.file.display()
                         ))
                     })?;
-                    Source::NetMirror(Arc::new(NetMirror::new(url, client.clone())?))
+                    Source::NetMirror(Arc::new(NetMirror::new(url, client.clone(), mirror)?))
                 }
                 MethodLocation::DevOverrides(overrides) => {
                     for provider in overrides.keys() {
@@ -198,13 +265,13 @@ impl Sources {
                 exclude: method.exclude.clone(),
             });
         }
-        Ok((Sources::new(selectors, default_host), warnings))
+        Ok((Sources::new(selectors, default_host, registry), warnings))
     }
 
     /// True when every provider comes from its registry, as without mirror options.
     pub fn is_registry_only(&self) -> bool {
         self.selectors.len() == 1
-            && matches!(self.selectors[0].source, Source::Registry)
+            && matches!(self.selectors[0].source, Source::Registry(_))
             && self.selectors[0].include.is_empty()
             && self.selectors[0].exclude.is_empty()
     }
@@ -220,36 +287,29 @@ impl Sources {
 
     /// The versions of `provider`: the union over its sources (`MultiSource.
     /// AvailableVersions`). A source that does not know the provider is skipped; any
-    /// other failure is the answer. `registry` lists the origin registry's versions
-    /// and is called at most once, only if a `Registry` source applies.
-    pub async fn versions<F, Fut>(
-        &self,
-        provider: &ProviderAddr,
-        registry: F,
-    ) -> Result<VersionsFound, String>
-    where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<VersionsFound, VersionsError>>,
-    {
+    /// other failure is the answer. The registry is asked at most once.
+    pub async fn versions(&self, provider: &ProviderAddr) -> Result<VersionsFound, String> {
         let sources = self.for_provider(provider);
         if sources.is_empty() {
             return Err(format!(
                 "provider {provider} is not matched by any provider installation method"
             ));
         }
-        let mut registry = Some(registry);
+        let mut asked_registry = false;
         let mut found = VersionsFound::default();
         let mut any = false;
         for source in &sources {
             let listed: Option<VersionsFound> = match source {
-                Source::Registry => match registry.take() {
-                    Some(call) => match call().await {
+                // A second `direct` adds nothing.
+                Source::Registry(_) if asked_registry => None,
+                Source::Registry(registry) => {
+                    asked_registry = true;
+                    match registry.versions(provider).await {
                         Ok(list) => Some(list),
                         Err(e) if e.not_found && sources.len() > 1 => None,
                         Err(e) => return Err(e.message),
-                    },
-                    None => None, // a second `direct` adds nothing
-                },
+                    }
+                }
                 Source::FsMirror(mirror) => {
                     let versions = mirror.versions(provider);
                     (!versions.is_empty()).then_some(VersionsFound {
@@ -286,22 +346,18 @@ impl Sources {
         Ok(found)
     }
 
-    /// The hashes a lock entry for (`provider`, `version`) gets for `platforms`: per
-    /// platform, from the first source that has that package (`MultiSource.
-    /// PackageMeta`). Mirrors contribute the local `h1:` only; platforms left for the
-    /// registry go to `registry` in one call, which returns what the registry pipeline
-    /// records (`h1:` per platform plus signed `zh:`).
-    pub async fn package_hashes<F, Fut>(
+    /// The hashes a lock entry for (`provider`, `version`) gets for `platforms` in a
+    /// root of `flavor`: per platform, from the first source that has that package
+    /// (`MultiSource.PackageMeta`). Mirrors contribute the local `h1:` only; platforms
+    /// left for the registry go to it in one call, which returns `h1:` per platform plus
+    /// the signed `zh:` lines.
+    pub async fn package_hashes(
         &self,
         provider: &ProviderAddr,
         version: &Version,
         platforms: &[Platform],
-        registry: F,
-    ) -> Result<BTreeSet<Hash>, PackageError>
-    where
-        F: FnOnce(Vec<Platform>) -> Fut,
-        Fut: Future<Output = Result<BTreeSet<Hash>, PackageError>>,
-    {
+        flavor: Flavor,
+    ) -> Result<BTreeSet<Hash>, PackageError> {
         let err = |platform: Option<&Platform>, reason: String| PackageError {
             package: match platform {
                 Some(p) => format!("{provider} {version} ({p})"),
@@ -316,7 +372,7 @@ impl Sources {
             let mut chosen = None;
             for (index, source) in sources.iter().enumerate() {
                 let has = match source {
-                    Source::Registry => true,
+                    Source::Registry(_) => true,
                     Source::FsMirror(m) => m.package(provider, version, platform).is_some(),
                     Source::NetMirror(m) => m
                         .has_package(provider, version, platform)
@@ -339,13 +395,15 @@ impl Sources {
         }
 
         let mut hashes = BTreeSet::new();
-        let mut registry = Some(registry);
         for (index, platforms) in assigned {
             match sources[index] {
-                Source::Registry => {
-                    if let Some(call) = registry.take() {
-                        hashes.extend(call(platforms).await?);
-                    }
+                Source::Registry(registry) => {
+                    let packages_map = flavor == Flavor::OpenTofu;
+                    hashes.extend(
+                        registry
+                            .package_hashes(provider, version, &platforms, packages_map)
+                            .await?,
+                    );
                 }
                 Source::FsMirror(mirror) => {
                     for platform in platforms {
@@ -371,6 +429,44 @@ impl Sources {
         }
         Ok(hashes)
     }
+}
+
+/// Limits of the mirror sources: plain values from the settings.
+#[derive(Debug, Clone)]
+pub struct MirrorOptions {
+    /// The run's download slots (`--jobs`), shared with the registry source.
+    pub jobs: Arc<tokio::sync::Semaphore>,
+    pub zip_limits: crate::hash::ZipLimits,
+}
+
+/// One unique package of a plan: what the hash stage fetches, once.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Package {
+    pub addr: ProviderAddr,
+    pub version: Version,
+    /// The flavor of the roots that use it: OpenTofu roots may take hashes from
+    /// OpenTofu's `packages` map, Terraform roots never do (spec §10).
+    pub flavor: Flavor,
+}
+
+/// Every package's hashes, or why it has none.
+pub type Hashes = HashMap<Package, Result<BTreeSet<Hash>, PackageError>>;
+
+/// Stage 4: the hashes of every package for `platforms`, each package once, all at the
+/// same time (the sources bound the actual concurrency).
+pub async fn hash_packages(
+    sources: &Sources,
+    packages: &BTreeSet<Package>,
+    platforms: &[Platform],
+) -> Hashes {
+    let results = futures::future::join_all(packages.iter().map(|package| async move {
+        let hashes = sources
+            .package_hashes(&package.addr, &package.version, platforms, package.flavor)
+            .await;
+        (package.clone(), hashes)
+    }))
+    .await;
+    results.into_iter().collect()
 }
 
 #[cfg(test)]

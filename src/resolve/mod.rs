@@ -1,14 +1,19 @@
-//! Version selection, the way `terraform init` chooses (spec §4.4).
+//! Stage 3 of the pipeline (DESIGN.md "resolve"): version selection, the way
+//! `terraform init` chooses (spec §4.4).
 //!
 //! Input: the requirements a root's module tree declares (from [`crate::config`]) and the
 //! root's existing lock file. Output: per provider, the canonical constraints and the
-//! chosen version. The registry is not consulted here: the caller asks
-//! [`needs_version_list`] which providers need their published versions and passes
-//! those lists in, so this stage stays pure and testable.
+//! chosen version. The rules here are pure: [`needs_version_list`] says which providers
+//! need their published versions, [`select`] chooses from them. [`plan`] runs them over
+//! every root, fetching each needed version list once.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
+
+mod plan;
+
+pub use plan::{plan, Plan, Planned};
 
 use crate::addr::ProviderAddr;
 use crate::config::Requirement;

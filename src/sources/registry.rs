@@ -1,24 +1,27 @@
-//! The shared hash index: the hashes of each unique (provider, version) package,
-//! fetched and verified at most once per run, and usually not at all.
+//! The origin registry as a package source: version lists, and the hashes of each unique
+//! (provider, version) package, fetched and verified at most once per run and usually not
+//! at all.
 //!
-//! For a package the index needs, per requested platform, the `h1:` of the unpacked
-//! zip, and once per version the `zh:` lines of the signed SHA256SUMS (spec §5.4–5.5).
-//! It answers from the persistent [`Cache`] first. What is missing it fetches: the
-//! download JSON per platform, SHA256SUMS and its signature once per document URL, and
-//! each platform's zip as a stream that is hashed while it arrives (sha256 of the zip
-//! and `h1:` of its entries in one pass, in a blocking task fed through a bounded
-//! channel, so memory stays bounded and hashing overlaps the network). Checks, in
-//! Terraform's order: the SHA256SUMS entry for the file equals the registry's
-//! `shasum`, the zip's sha256 equals it, and the signature verifies against a key the
-//! registry supplied. Nothing unverified reaches the cache or a lock file.
+//! For a package it needs, per requested platform, the `h1:` of the unpacked zip, and once
+//! per version the `zh:` lines of the signed SHA256SUMS (spec §5.4–5.5). It answers from
+//! the persistent [`Cache`] first. What is missing it fetches: the download JSON per
+//! platform, SHA256SUMS and its signature once per document URL, and each platform's zip as
+//! a stream that is hashed while it arrives ([`crate::download`]). Checks, in Terraform's
+//! order: the SHA256SUMS entry for the file equals the registry's `shasum`, the zip's
+//! sha256 equals it, and the signature verifies against a key the registry supplied.
+//! Nothing unverified reaches the cache or a lock file.
 //!
-//! The caller builds the plan of unique packages before asking, so each package is
-//! requested once; concurrency is bounded by a global and a per-host semaphore.
+//! Version lists come from the cache while younger than the TTL (any age when offline),
+//! else from the registry, and are cached. The plan of unique packages is built before
+//! anything is asked, so each package is requested once; downloads are bounded by the
+//! run's job semaphore, requests per host by the transport.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
 
 use crate::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
 use crate::cache::{parse_hashes, Cache, PlatformEntry, SumLine, SumsEntry};
@@ -29,7 +32,9 @@ use crate::hash::zipstream::ZipLimits;
 use crate::hash::Hash;
 use crate::progress::Progress;
 use crate::registry::client::PlatformHashes;
-use crate::registry::{PackageMeta, RegistryClient};
+use crate::registry::{PackageMeta, RegistryClient, RegistryError};
+
+use super::{VersionsError, VersionsFound};
 use crate::version::Version;
 
 /// Largest SHA256SUMS or signature document accepted.
@@ -46,7 +51,7 @@ pub struct PackageError {
 
 /// Counters for the run summary and the benchmark.
 #[derive(Debug, Default, Clone)]
-pub struct IndexStats {
+pub struct RegistryStats {
     pub packages_from_cache: u64,
     pub packages_downloaded: u64,
     pub zip_bytes_downloaded: u64,
@@ -64,68 +69,104 @@ pub struct IndexOptions {
     pub zip_limits: ZipLimits,
 }
 
-/// Applies `TFSUM_MAX_PACKAGE_BYTES` (total uncompressed bytes of one package) and
-/// `TFSUM_MAX_PACKAGE_ENTRIES` (entries of one package) read through `lookup` to
-/// `limits`. An unparsable value is an error naming it.
-pub fn zip_limits_with_env(
-    mut limits: ZipLimits,
-    lookup: impl Fn(&str) -> Option<String>,
-) -> Result<ZipLimits, String> {
-    if let Some(raw) = lookup("TFSUM_MAX_PACKAGE_BYTES") {
-        limits.max_uncompressed_bytes = raw
-            .trim()
-            .parse()
-            .map_err(|_| format!("TFSUM_MAX_PACKAGE_BYTES={raw:?} is not a number of bytes"))?;
-    }
-    if let Some(raw) = lookup("TFSUM_MAX_PACKAGE_ENTRIES") {
-        limits.max_entries = raw
-            .trim()
-            .parse()
-            .map_err(|_| format!("TFSUM_MAX_PACKAGE_ENTRIES={raw:?} is not a whole number"))?;
-    }
-    Ok(limits)
+/// How the registry source behaves; plain values from the settings.
+#[derive(Debug, Clone)]
+pub struct RegistryOptions {
+    pub offline: bool,
+    /// How long a cached version list stays fresh (ignored offline: any age will do).
+    pub versions_ttl: Duration,
+    /// Bounds on each package, uncompressed; the download itself is cut off at
+    /// [`crate::download::max_download_bytes`] of them.
+    pub zip_limits: ZipLimits,
 }
 
-pub struct HashIndex {
+/// Each provider's own registry, through the cache.
+pub struct RegistrySource {
     client: Option<RegistryClient>,
     cache: Cache,
-    options: IndexOptions,
+    options: RegistryOptions,
+    /// The run's download slots (`--jobs`), shared with the other sources.
     jobs: Arc<Semaphore>,
-    hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
-    stats: std::sync::Mutex<IndexStats>,
+    stats: std::sync::Mutex<RegistryStats>,
     progress: Arc<dyn Progress>,
 }
 
-impl HashIndex {
+impl std::fmt::Debug for RegistrySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistrySource")
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl RegistrySource {
     /// `client` is `None` when running offline.
     pub fn new(
         client: Option<RegistryClient>,
         cache: Cache,
-        options: IndexOptions,
+        options: RegistryOptions,
+        jobs: Arc<Semaphore>,
         progress: Arc<dyn Progress>,
-    ) -> HashIndex {
-        HashIndex {
+    ) -> RegistrySource {
+        RegistrySource {
             client,
             cache,
-            progress,
-            jobs: Arc::new(Semaphore::new(options.jobs.max(1))),
             options,
-            hosts: Mutex::new(HashMap::new()),
-            stats: std::sync::Mutex::new(IndexStats::default()),
+            jobs,
+            progress,
+            stats: std::sync::Mutex::new(RegistryStats::default()),
         }
     }
 
-    pub fn stats(&self) -> IndexStats {
+    pub fn stats(&self) -> RegistryStats {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
+    /// The provider's versions as the registry lists them: from the cache while fresh,
+    /// else fetched and cached.
+    pub async fn versions(&self, addr: &ProviderAddr) -> Result<VersionsFound, VersionsError> {
+        let ttl = if self.options.offline {
+            Duration::MAX
+        } else {
+            self.options.versions_ttl
+        };
+        if let Some(versions) = self.cache.versions(addr, ttl) {
+            return Ok(VersionsFound {
+                versions,
+                warnings: Vec::new(),
+            });
+        }
+        let Some(client) = self.client.as_ref().filter(|_| !self.options.offline) else {
+            return Err(VersionsError {
+                message: format!("offline, and the cache holds no version list for {addr}"),
+                not_found: false,
+            });
+        };
+        match client.versions(addr).await {
+            Ok(list) => {
+                let raw: Vec<String> = list.versions.iter().map(|v| v.version.clone()).collect();
+                self.cache.put_versions(addr, &raw);
+                Ok(VersionsFound {
+                    versions: raw,
+                    warnings: list.warnings,
+                })
+            }
+            Err(e) => Err(VersionsError {
+                not_found: matches!(e, RegistryError::ProviderNotFound { .. }),
+                message: e.to_string(),
+            }),
+        }
+    }
+
     /// All hashes a lock entry for this package gets for `platforms`: one `h1:` per
-    /// platform plus every signed `zh:` line.
+    /// platform plus every signed `zh:` line. `use_packages_map` allows OpenTofu's `packages`
+    /// map to stand in for downloads, which only `tofu init` does (spec §10).
     pub async fn package_hashes(
         &self,
         provider: &ProviderAddr,
         version: &Version,
         platforms: &[Platform],
+        use_packages_map: bool,
     ) -> Result<BTreeSet<Hash>, PackageError> {
         let v = &version.to_string();
         let err = |platform: Option<&Platform>, reason: String| PackageError {
@@ -181,7 +222,6 @@ impl HashIndex {
             missing.iter().collect()
         };
         let fetch_meta = |p: Platform| async move {
-            let _permit = self.host_permit(provider).await;
             client
                 .package(provider, v, &p)
                 .await
@@ -196,7 +236,7 @@ impl HashIndex {
         // with signed sums to vouch for it, one download then stands for all.
         let mut sums = None;
         let mut packages_map = None;
-        if first_meta.packages.is_some() && missing.len() > 1 {
+        if use_packages_map && first_meta.packages.is_some() && missing.len() > 1 {
             let entry = self
                 .sums_for(client, provider, v, cached_sums.clone(), &first_meta)
                 .await
@@ -228,7 +268,7 @@ impl HashIndex {
                 .map(|(platform, meta)| async move {
                     verify_listed(sums_ref, meta).map_err(|reason| err(Some(platform), reason))?;
                     let label = format!("{provider} {version} {platform}");
-                    let result = self.download(client, provider, meta, &label).await;
+                    let result = self.download(client, meta, &label).await;
                     self.progress.download_finished(&label, result.is_ok());
                     let entry = result.map_err(|reason| err(Some(platform), reason))?;
                     self.cache.put_platform(provider, v, platform, &entry);
@@ -260,7 +300,6 @@ impl HashIndex {
         if let Some(sums) = cached {
             return Ok(sums);
         }
-        let _permit = self.host_permit(provider).await;
         let entry = self.fetch_sums(client, provider, meta).await?;
         self.cache.put_sums(provider, version, &entry);
         Ok(entry)
@@ -275,6 +314,7 @@ impl HashIndex {
         meta: &PackageMeta,
     ) -> Result<SumsEntry, String> {
         let document = client
+            .http()
             .get_bytes(&meta.shasums_url, MAX_SMALL_DOCUMENT)
             .await
             .map_err(|e| e.to_string())?;
@@ -291,6 +331,7 @@ impl HashIndex {
             ));
         }
         let signature = client
+            .http()
             .get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
             .await
             .map_err(|e| e.to_string())?;
@@ -321,19 +362,12 @@ impl HashIndex {
     async fn download(
         &self,
         client: &RegistryClient,
-        provider: &ProviderAddr,
         meta: &PackageMeta,
         label: &str,
     ) -> Result<PlatformEntry, String> {
-        let _job = self
-            .jobs
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| e.to_string())?;
-        let _host = self.host_permit(provider).await;
+        let _job = self.jobs.acquire().await.map_err(|e| e.to_string())?;
         let hashed = download_and_hash(
-            client,
+            client.http(),
             &meta.download_url,
             &self.options.zip_limits,
             self.progress.as_ref(),
@@ -359,18 +393,7 @@ impl HashIndex {
         })
     }
 
-    async fn host_permit(&self, provider: &ProviderAddr) -> Option<OwnedSemaphorePermit> {
-        let sem = {
-            let mut hosts = self.hosts.lock().await;
-            hosts
-                .entry(provider.hostname.as_str().to_string())
-                .or_insert_with(|| Arc::new(Semaphore::new(self.options.per_host.max(1))))
-                .clone()
-        };
-        sem.acquire_owned().await.ok()
-    }
-
-    fn bump(&self, f: impl FnOnce(&mut IndexStats)) {
+    fn bump(&self, f: impl FnOnce(&mut RegistryStats)) {
         if let Ok(mut stats) = self.stats.lock() {
             f(&mut stats);
         }
@@ -515,28 +538,5 @@ fn verify_listed(sums: &SumsEntry, meta: &PackageMeta) -> Result<(), String> {
             "SHA256SUMS from {} has no entry for {}",
             meta.shasums_url, meta.filename
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn zip_limits_from_the_environment() {
-        let lookup = |name: &str| match name {
-            "TFSUM_MAX_PACKAGE_BYTES" => Some("1000".to_string()),
-            "TFSUM_MAX_PACKAGE_ENTRIES" => Some("3".to_string()),
-            _ => None,
-        };
-        let limits = zip_limits_with_env(ZipLimits::default(), lookup).unwrap();
-        assert_eq!(limits.max_uncompressed_bytes, 1000);
-        assert_eq!(limits.max_entries, 3);
-        assert_eq!(
-            limits.max_directory_bytes,
-            ZipLimits::default().max_directory_bytes
-        );
-        let err = zip_limits_with_env(ZipLimits::default(), |_| Some("1e3".to_string()));
-        assert!(err.unwrap_err().starts_with("TFSUM_MAX_PACKAGE_BYTES"));
     }
 }

@@ -27,7 +27,7 @@ use crate::hash::Hash;
 use crate::registry::RegistryClient;
 use crate::version::Version;
 
-use super::MirrorError;
+use super::{MirrorError, MirrorOptions};
 use crate::download::download_and_hash;
 use crate::progress::NoProgress;
 
@@ -56,42 +56,41 @@ pub struct NetMirror {
 }
 
 impl NetMirror {
-    /// A mirror at `base`, which must be an https URL (spec §6, §9).
-    pub fn new(base: &str, client: RegistryClient) -> Result<NetMirror, MirrorError> {
+    /// A mirror at `base`, which must be an https URL (spec §6, §9), downloading within
+    /// the run's job slots and package limits.
+    pub fn new(
+        base: &str,
+        client: RegistryClient,
+        options: &MirrorOptions,
+    ) -> Result<NetMirror, MirrorError> {
         let url = parse_base(base)?;
         if url.scheme() != "https" {
             return Err(MirrorError::Config(format!(
                 "invalid network mirror URL {base:?}: it must start with https:// (as Terraform requires)"
             )));
         }
-        Ok(NetMirror::with_url(url, client))
+        Ok(NetMirror::with_url(url, client, options))
     }
 
     /// Like [`NetMirror::new`] but also accepting http, for tests against a plain
     /// loopback server.
-    pub fn new_allowing_http(base: &str, client: RegistryClient) -> Result<NetMirror, MirrorError> {
-        Ok(NetMirror::with_url(parse_base(base)?, client))
+    #[cfg(test)]
+    pub(crate) fn new_allowing_http(
+        base: &str,
+        client: RegistryClient,
+        options: &MirrorOptions,
+    ) -> Result<NetMirror, MirrorError> {
+        Ok(NetMirror::with_url(parse_base(base)?, client, options))
     }
 
-    fn with_url(base: Url, client: RegistryClient) -> NetMirror {
+    fn with_url(base: Url, client: RegistryClient, options: &MirrorOptions) -> NetMirror {
         NetMirror {
             base,
             client,
-            limits: ZipLimits::default(),
-            jobs: Arc::new(Semaphore::new(8)),
+            limits: options.zip_limits.clone(),
+            jobs: options.jobs.clone(),
             archives: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// Concurrent archive downloads (default 8).
-    pub fn with_jobs(mut self, jobs: usize) -> NetMirror {
-        self.jobs = Arc::new(Semaphore::new(jobs.max(1)));
-        self
-    }
-
-    pub fn with_limits(mut self, limits: ZipLimits) -> NetMirror {
-        self.limits = limits;
-        self
     }
 
     /// The base URL, with its trailing `/`.
@@ -254,7 +253,7 @@ impl NetMirror {
 
     async fn hash_archive(&self, archive: &Archive) -> Result<Hash, MirrorError> {
         let hashed = download_and_hash(
-            &self.client,
+            self.client.http(),
             &archive.url,
             &self.limits,
             &NoProgress,

@@ -1,38 +1,33 @@
-//! `.tfsum.toml`, the settings a developer's shell, a pre-commit hook, a Renovate task
-//! and CI share, and how they combine with the environment and flags.
+//! The settings files: a repository's `.tfsum.toml`, which a developer's shell, a
+//! pre-commit hook, a Renovate task and CI share, and the user's own
+//! `<config dir>/tfsum/config.toml`.
 //!
-//! The file is looked for in the working directory, then each parent, stopping after the
-//! repository root (the first directory holding `.git`, a directory or a worktree's
-//! file); without a repository the search goes up to the filesystem root. `--config
-//! FILE` (or `TFSUM_CONFIG`) names a file instead; `--no-config` skips it.
+//! The repository file is looked for in the working directory, then each parent, stopping
+//! after the repository root (the first directory holding `.git`, a directory or a
+//! worktree's file); without a repository the search goes up to the filesystem root.
+//! `--config FILE` (or `TFSUM_CONFIG`) names a file instead; `--no-config` skips it.
 //!
-//! Precedence, lowest first: the file, `TFSUM_*` variables, flags. clap already folds
-//! the variables into the flag values (see [`crate::cli`]), so [`LockSettings::resolve`]
-//! only has to prefer a command-line value over the file's, and the file's over the
-//! built-in default. A list given on the command line replaces the file's list.
+//! A repository is untrusted input (tfsum runs on pull requests), so its file may choose
+//! what to lock, never what to trust: `cache_dir` is refused there. Only the user's own
+//! file, the environment or a flag may say where the hash cache is.
 //!
-//! Every problem in the file is an error that names the file, the key and its line
+//! Every problem in a file is an error that names the file, the key and its line
 //! (serde's `deny_unknown_fields` for unknown keys; values are validated while they are
 //! deserialized, so `toml` can point at the offending value).
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
 use crate::addr::Platform;
-use crate::cli::{FlavorArg, LockArgs};
-use crate::lockfile::Flavor;
 
-/// The name of the config file.
+use super::SettingsError;
+
+/// The name of the repository's settings file.
 pub const FILE_NAME: &str = ".tfsum.toml";
 
-const DEFAULT_JOBS: usize = 8;
-const DEFAULT_PER_HOST: usize = 6;
-const DEFAULT_VERSIONS_TTL: u64 = 300;
-
-/// The keys `.tfsum.toml` may hold; all optional.
+/// The keys a settings file may hold; all optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileSettings {
@@ -44,8 +39,8 @@ pub struct FileSettings {
     pub ignore_paths: Option<Vec<regex::Regex>>,
     pub jobs: Option<NonZeroUsize>,
     pub per_host: Option<NonZeroUsize>,
-    /// Relative to the directory holding the file.
-    pub cache_dir: Option<PathBuf>,
+    /// Only in the user's file; relative to the directory holding it.
+    pub cache_dir: Option<toml::Spanned<PathBuf>>,
     pub flavor: Option<FileFlavor>,
     /// Seconds.
     pub versions_ttl: Option<u64>,
@@ -58,39 +53,57 @@ pub enum FileFlavor {
     Opentofu,
 }
 
-/// A config file that could not be used. The message names the key and line.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {message}", path.display())]
-pub struct SettingsError {
-    pub path: PathBuf,
-    pub message: String,
+/// Whose file it is, which decides what it may set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `.tfsum.toml` found in (or named for) the checkout: untrusted.
+    Repository,
+    /// `<config dir>/tfsum/config.toml`: the user's own.
+    User,
 }
 
-/// The file that was read (if any) and what it says.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    pub path: Option<PathBuf>,
-    pub file: FileSettings,
+impl FileSettings {
+    /// Layers `self` (the repository's file) over `user` (the user's file): a key the
+    /// repository sets wins, except `cache_dir`, which only the user's file may set.
+    pub fn over(self, user: FileSettings) -> FileSettings {
+        FileSettings {
+            platforms: self.platforms.or(user.platforms),
+            ignore_paths: self.ignore_paths.or(user.ignore_paths),
+            jobs: self.jobs.or(user.jobs),
+            per_host: self.per_host.or(user.per_host),
+            cache_dir: user.cache_dir,
+            flavor: self.flavor.or(user.flavor),
+            versions_ttl: self.versions_ttl.or(user.versions_ttl),
+        }
+    }
 }
 
 /// The nearest `.tfsum.toml` from `start` up to the repository root.
 pub fn find(start: &Path) -> Option<PathBuf> {
+    let top = crate::discover::repository_root(start);
+    let start = crate::discover::normalize_path(&std::path::absolute(start).ok()?);
     for dir in start.ancestors() {
         let candidate = dir.join(FILE_NAME);
         if candidate.is_file() {
             return Some(candidate);
         }
-        if dir.join(".git").exists() {
+        if Some(dir) == top.as_deref() {
             return None;
         }
     }
     None
 }
 
-/// Reads and validates one config file. A relative `cache_dir` becomes relative to
-/// the file's directory, so the setting means the same wherever tfsum runs from.
-pub fn load(path: &Path) -> Result<Loaded, SettingsError> {
-    let error = |message: String| SettingsError {
+/// Where the user's own settings live: `$XDG_CONFIG_HOME/tfsum/config.toml` on Linux,
+/// `~/Library/Application Support/tfsum/config.toml` on macOS, `%APPDATA%\tfsum\…`.
+pub fn user_file(config_dir: Option<&Path>) -> Option<PathBuf> {
+    Some(config_dir?.join("tfsum").join("config.toml"))
+}
+
+/// Reads and validates one settings file. A relative `cache_dir` in the user's file is
+/// relative to that file's directory; in a repository's file it is refused.
+pub fn load(path: &Path, origin: Origin) -> Result<FileSettings, SettingsError> {
+    let error = |message: String| SettingsError::File {
         path: path.to_path_buf(),
         message,
     };
@@ -98,95 +111,21 @@ pub fn load(path: &Path) -> Result<Loaded, SettingsError> {
     let mut file: FileSettings =
         toml::from_str(&text).map_err(|e| error(e.to_string().trim_end().to_string()))?;
     if let Some(dir) = file.cache_dir.take() {
+        if origin == Origin::Repository {
+            let line = text[..dir.span().start.min(text.len())]
+                .lines()
+                .count()
+                .max(1);
+            return Err(SettingsError::CacheDirInRepository {
+                path: path.to_path_buf(),
+                line,
+            });
+        }
+        let span = dir.span();
         let base = path.parent().unwrap_or(Path::new("."));
-        file.cache_dir = Some(base.join(dir));
+        file.cache_dir = Some(toml::Spanned::new(span, base.join(dir.into_inner())));
     }
-    Ok(Loaded {
-        path: Some(path.to_path_buf()),
-        file,
-    })
-}
-
-/// The file `lock` uses: `--config`/`TFSUM_CONFIG`, else the nearest one, unless
-/// `--no-config`.
-pub fn load_for(args: &LockArgs, cwd: &Path) -> Result<Loaded, SettingsError> {
-    if args.no_config {
-        return Ok(Loaded::default());
-    }
-    match args
-        .config
-        .as_ref()
-        .map(|p| cwd.join(p))
-        .or_else(|| find(cwd))
-    {
-        Some(path) => load(&path),
-        None => Ok(Loaded::default()),
-    }
-}
-
-/// The effective `lock` settings after layering file < environment < flags < defaults.
-#[derive(Debug)]
-pub struct LockSettings {
-    /// Empty when nothing says which platforms: the caller picks this machine's.
-    pub platforms: Vec<Platform>,
-    pub ignore: Vec<regex::Regex>,
-    pub jobs: usize,
-    pub per_host: usize,
-    /// `None`: the OS default.
-    pub cache_dir: Option<PathBuf>,
-    pub flavor: Option<Flavor>,
-    pub versions_ttl: Duration,
-}
-
-impl LockSettings {
-    /// Layers the command line (flags and `TFSUM_*`, already merged by clap) over the
-    /// file. An invalid `--ignore-path` is an error message naming it.
-    pub fn resolve(args: &LockArgs, file: FileSettings) -> Result<LockSettings, String> {
-        let ignore = if args.ignore_paths.is_empty() {
-            file.ignore_paths.unwrap_or_default()
-        } else {
-            args.ignore_paths
-                .iter()
-                .map(|p| {
-                    regex::Regex::new(p).map_err(|e| format!("invalid --ignore-path {p:?}: {e}"))
-                })
-                .collect::<Result<_, _>>()?
-        };
-        let platforms = if args.platforms.is_empty() {
-            file.platforms.unwrap_or_default()
-        } else {
-            args.platforms.clone()
-        };
-        let flavor = match args.flavor {
-            Some(FlavorArg::Terraform) => Some(Flavor::Terraform),
-            Some(FlavorArg::Opentofu) => Some(Flavor::OpenTofu),
-            None => file.flavor.map(|f| match f {
-                FileFlavor::Terraform => Flavor::Terraform,
-                FileFlavor::Opentofu => Flavor::OpenTofu,
-            }),
-        };
-        let positive = |value: Option<usize>, flag: &str| match value {
-            Some(0) => Err(format!("{flag} must be at least 1")),
-            other => Ok(other),
-        };
-        Ok(LockSettings {
-            platforms,
-            ignore,
-            jobs: positive(args.jobs, "--jobs")?
-                .or(file.jobs.map(NonZeroUsize::get))
-                .unwrap_or(DEFAULT_JOBS),
-            per_host: positive(args.per_host, "--per-host")?
-                .or(file.per_host.map(NonZeroUsize::get))
-                .unwrap_or(DEFAULT_PER_HOST),
-            cache_dir: args.cache_dir.clone().or(file.cache_dir),
-            flavor,
-            versions_ttl: Duration::from_secs(
-                args.versions_ttl
-                    .or(file.versions_ttl)
-                    .unwrap_or(DEFAULT_VERSIONS_TTL),
-            ),
-        })
-    }
+    Ok(file)
 }
 
 fn platforms<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Platform>>, D::Error> {
@@ -269,6 +208,23 @@ versions_ttl = 60
             assert!(err.contains(want), "{text:?}: {err}");
             assert!(err.contains("line 1"), "{text:?}: {err}");
         }
+    }
+
+    /// A repository's file may not choose the cache; the user's own file may, relative to
+    /// itself.
+    #[test]
+    fn cache_dir_only_from_the_users_file() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let path = tmp.path().join(FILE_NAME);
+        std::fs::write(&path, "jobs = 2\n\ncache_dir = \"planted\"\n").unwrap();
+        let err = load(&path, Origin::Repository).unwrap_err().to_string();
+        assert!(err.contains(&format!("{}:3", path.display())), "{err}");
+        assert!(err.contains("TFSUM_CACHE_DIR"), "{err}");
+        let user = load(&path, Origin::User).unwrap();
+        assert_eq!(
+            user.cache_dir.map(|d| d.into_inner()),
+            Some(tmp.path().join("planted"))
+        );
     }
 
     #[test]

@@ -1,0 +1,204 @@
+//! Replacing files so that nothing is ever half-written, and never through a link that a
+//! repository planted.
+//!
+//! [`replace_file`] writes a temporary file in the same directory (created exclusively,
+//! so it cannot be a link), flushes it to disk, gives it the old file's permissions
+//! (0644 for a new file, as Terraform's `AtomicWriteFile`), and renames it over the
+//! target. A reader sees the old file or the new one, never a mix; a crash leaves the
+//! old one; a rename replaces a symbolic link at the target *itself*, so no write ever
+//! lands where a link points. Every replacement holds [`write_guard`]; the binary's
+//! signal handler takes the same guard before it exits, so an interrupt waits for a write
+//! under way to finish and no write starts after it.
+//!
+//! Lock files that are links are written through only by the caller's choice:
+//! [`link_target`] says where a link leads and refuses a target outside the tree being
+//! worked on (shared lock files symlinked between environments keep working; a link a
+//! checkout planted to a file elsewhere does not).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+static WRITES: Mutex<()> = Mutex::new(());
+static TEST_DELAY: OnceLock<Duration> = OnceLock::new();
+
+/// Held for the whole create-temp → write → rename sequence of one file.
+pub fn write_guard() -> MutexGuard<'static, ()> {
+    // A panic while writing poisons the lock; the guard protects no data, so go on.
+    WRITES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Testing only: pause inside every replacement (after the temporary file is written,
+/// before the rename), so a test can interrupt tfsum in the middle of a write.
+pub fn set_test_delay(delay: Duration) {
+    let _ = TEST_DELAY.set(delay);
+}
+
+/// Replaces (or creates) `path` with `contents`, atomically (see the module docs). A
+/// symbolic link at `path` is replaced by the new file; its target is not touched.
+pub fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let _guard = write_guard();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    // The permissions of the file being replaced, not of whatever a link points at.
+    let permissions = std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tfsum-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(contents)?;
+    // After writing, so a read-only original (0444) still gets its content first.
+    match permissions {
+        Some(p) => tmp.as_file().set_permissions(p)?,
+        None => set_new_file_mode(tmp.as_file())?,
+    }
+    tmp.as_file().sync_all()?;
+    if let Some(delay) = TEST_DELAY.get().filter(|d| !d.is_zero()) {
+        std::thread::sleep(*delay);
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_directory(dir);
+    Ok(())
+}
+
+/// A link whose target lies outside the tree being worked on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} is a symbolic link to {}, outside the tree tfsum works on ({}); tfsum does not write through it", link.display(), target.display(), trees)]
+pub struct LinkEscape {
+    pub link: PathBuf,
+    /// Where the link leads (as far as it could be resolved).
+    pub target: PathBuf,
+    /// The trees, for the message.
+    pub trees: String,
+}
+
+/// Where a write to `path` should land: `path` itself when it is not a symbolic link (or
+/// does not exist), else the link's final target when that lies inside one of `within`
+/// (canonical directories). A link leading elsewhere, or nowhere, is refused.
+pub fn link_target(path: &Path, within: &[PathBuf]) -> Result<PathBuf, LinkEscape> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Ok(path.to_path_buf());
+    }
+    let escape = |target: PathBuf| LinkEscape {
+        link: path.to_path_buf(),
+        target,
+        trees: within
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    match std::fs::canonicalize(path) {
+        Ok(target) if within.iter().any(|root| target.starts_with(root)) => Ok(target),
+        Ok(target) => Err(escape(target)),
+        Err(_) => Err(escape(
+            std::fs::read_link(path).unwrap_or_else(|_| path.to_path_buf()),
+        )),
+    }
+}
+
+/// Makes the rename itself durable. Best effort: the file is already complete and in
+/// place, and some file systems refuse to fsync a directory.
+fn sync_directory(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(handle) = std::fs::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+#[cfg(unix)]
+fn set_new_file_mode(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    file.set_permissions(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn set_new_file_mode(_file: &std::fs::File) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::{symlink, PermissionsExt as _};
+
+    #[test]
+    fn replaces_keeping_the_mode_and_leaving_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        replace_file(&path, b"a\n").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o644);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        replace_file(&path, b"b\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "b\n");
+        assert_eq!(mode(&path), 0o600);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["f"]);
+    }
+
+    /// A link at the path is replaced; what it points at is not written.
+    #[test]
+    fn never_writes_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::write(&outside, "precious").unwrap();
+        let link = dir.path().join("entry.json");
+        symlink(&outside, &link).unwrap();
+        replace_file(&link, b"{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+        assert!(!std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "{}");
+    }
+
+    #[test]
+    fn link_targets_inside_the_tree_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp = std::fs::canonicalize(tmp.path()).unwrap();
+        let tree = tmp.join("repo");
+        std::fs::create_dir_all(tree.join("shared")).unwrap();
+        std::fs::write(tree.join("shared/lock"), "").unwrap();
+        std::fs::write(tmp.join("elsewhere"), "").unwrap();
+        symlink(tree.join("shared/lock"), tree.join("inside")).unwrap();
+        symlink(tmp.join("elsewhere"), tree.join("outside")).unwrap();
+        symlink(tmp.join("missing"), tree.join("dangling")).unwrap();
+        let within = [tree.clone()];
+        assert_eq!(
+            link_target(&tree.join("plain"), &within),
+            Ok(tree.join("plain"))
+        );
+        assert_eq!(
+            link_target(&tree.join("inside"), &within),
+            Ok(tree.join("shared/lock"))
+        );
+        let err = link_target(&tree.join("outside"), &within).unwrap_err();
+        assert_eq!(err.target, tmp.join("elsewhere"));
+        assert!(
+            err.to_string().contains("does not write through it"),
+            "{err}"
+        );
+        assert_eq!(
+            link_target(&tree.join("dangling"), &within)
+                .unwrap_err()
+                .target,
+            tmp.join("missing")
+        );
+    }
+}

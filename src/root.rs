@@ -1,0 +1,126 @@
+//! A root as it moves through the pipeline: [`Root<T>`] carries the stage value `T` it
+//! has reached (loaded, planned) or the reason it stopped ([`Stop`]): skipped, or failed
+//! with a typed [`RootError`]. Each stage consumes the roots of the stage before and
+//! passes on the ones that stopped untouched, so the report sees every root once, with
+//! the error of the stage that stopped it.
+
+use std::path::PathBuf;
+
+use crate::atomic::LinkEscape;
+use crate::config::ConfigError;
+use crate::lockfile::LockFileError;
+use crate::resolve::ResolveError;
+use crate::sources::PackageError;
+use crate::terragrunt::TerragruntError;
+
+/// What kind of directory a root is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootKind {
+    /// A root module: a directory of Terraform configuration.
+    Module,
+    /// A Terragrunt unit: a `terragrunt.hcl` whose source module is the configuration.
+    Unit,
+}
+
+/// One root at one stage.
+#[derive(Debug)]
+pub struct Root<T> {
+    /// The directory holding the lock file.
+    pub dir: PathBuf,
+    pub kind: RootKind,
+    pub stage: Result<T, Stop>,
+}
+
+impl<T> Root<T> {
+    /// The next stage: `f` runs only on a root that has not stopped.
+    pub fn then<U>(self, f: impl FnOnce(T) -> Result<U, Stop>) -> Root<U> {
+        Root {
+            dir: self.dir,
+            kind: self.kind,
+            stage: self.stage.and_then(f),
+        }
+    }
+
+    pub fn failed(dir: PathBuf, kind: RootKind, error: RootError) -> Root<T> {
+        Root {
+            dir,
+            kind,
+            stage: Err(Stop::Failed(error)),
+        }
+    }
+}
+
+/// Why a root left the pipeline early.
+#[derive(Debug)]
+pub enum Stop {
+    /// Not attempted, for the reason given (a Terragrunt unit whose remote source has
+    /// not been downloaded).
+    Skipped(String),
+    Failed(RootError),
+}
+
+impl From<RootError> for Stop {
+    fn from(error: RootError) -> Stop {
+        Stop::Failed(error)
+    }
+}
+
+/// Why a root failed. Each names what the user can act on: the file and line, the
+/// provider, version and platform, the URL.
+#[derive(Debug, thiserror::Error)]
+pub enum RootError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Terragrunt(#[from] TerragruntError),
+    /// The existing lock file could not be read or is not a valid lock file.
+    #[error("{}: {problem}", path.display())]
+    LockFile { path: PathBuf, problem: LockProblem },
+    /// A lock file that is a link leading out of the tree.
+    #[error(transparent)]
+    Link(#[from] LinkEscape),
+    /// An invalid version constraint in the configuration.
+    #[error(transparent)]
+    Constraint(ResolveError),
+    /// No version could be chosen for one or more providers.
+    #[error("{}", lines(.0))]
+    Selection(Vec<SelectionError>),
+    /// One or more packages could not be hashed.
+    #[error("{}", lines(.0))]
+    Packages(Vec<PackageError>),
+    #[error("{}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What is wrong with an existing lock file.
+#[derive(Debug, thiserror::Error)]
+pub enum LockProblem {
+    #[error("{0}")]
+    Read(#[source] std::io::Error),
+    #[error("not valid UTF-8\n(the lock file was left untouched)")]
+    NotUtf8,
+    #[error("{0}\n(the lock file was left untouched)")]
+    Invalid(#[source] LockFileError),
+}
+
+/// Why no version was chosen for one provider.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SelectionError {
+    /// Its version list could not be had (the message names the provider and cause).
+    #[error("{0}")]
+    VersionList(String),
+    #[error(transparent)]
+    NoMatch(ResolveError),
+}
+
+fn lines<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

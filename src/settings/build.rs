@@ -1,0 +1,131 @@
+//! What a `lock` run is made of, built from its settings: the hash cache, the registry
+//! client (with the CLI configuration) and the package sources.
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+use crate::cache::Cache;
+use crate::cliconfig::{self, CliConfigError, ProviderInstallation};
+use crate::lockfile::Flavor;
+use crate::progress::Progress;
+use crate::registry::{Http, RegistryClient};
+use crate::sources::{
+    FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,
+    Sources,
+};
+
+use super::{LockSettings, PackageSource};
+
+/// Why the services of a run could not be built. Nothing has been locked yet.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    CliConfig(#[from] CliConfigError),
+    #[error(transparent)]
+    Mirror(#[from] MirrorError),
+}
+
+/// The services of one run.
+pub struct Services {
+    pub cache: Cache,
+    pub sources: Sources,
+    /// What building them found worth saying (CLI configuration, mirror scans).
+    pub warnings: Vec<String>,
+}
+
+impl LockSettings {
+    /// The hash cache: the cache directory unless `--no-cache`.
+    pub fn cache(&self) -> Cache {
+        match (&self.cache_dir, self.use_cache) {
+            (Some(dir), true) => Cache::new(dir.clone()),
+            _ => Cache::disabled(),
+        }
+    }
+
+    /// Builds the cache, the registry client and the sources of a run.
+    pub fn services(&self, progress: Arc<dyn Progress>) -> Result<Services, SetupError> {
+        let mut warnings = Vec::new();
+        let cache = self.cache();
+        // Offline runs need no client, unless the CLI configuration says where packages
+        // come from.
+        let (client, installation) = if self.offline && self.packages != PackageSource::CliConfig {
+            (None, None)
+        } else {
+            let (client, installation) = self.registry_client(&mut warnings)?;
+            (Some(client).filter(|_| !self.offline), installation)
+        };
+        let jobs = Arc::new(Semaphore::new(self.jobs.max(1)));
+        let registry = Arc::new(RegistrySource::new(
+            client.clone(),
+            cache.clone(),
+            RegistryOptions {
+                offline: self.offline,
+                versions_ttl: self.versions_ttl,
+                zip_limits: self.zip_limits.clone(),
+            },
+            jobs.clone(),
+            progress,
+        ));
+        let mirror = MirrorOptions {
+            jobs,
+            zip_limits: self.zip_limits.clone(),
+        };
+        let sources = match &self.packages {
+            PackageSource::Registry => Sources::registry(registry),
+            PackageSource::FsMirror(dir) => {
+                let scanned = FsMirror::scan(dir)?;
+                warnings.extend(scanned.warnings().iter().cloned());
+                Sources::only(Source::FsMirror(Arc::new(scanned)), registry)
+            }
+            PackageSource::NetMirror(url) => match &client {
+                Some(client) => {
+                    let mirror = NetMirror::new(url, client.clone(), &mirror)?;
+                    Sources::only(Source::NetMirror(Arc::new(mirror)), registry)
+                }
+                None => Sources::registry(registry),
+            },
+            PackageSource::CliConfig => {
+                let default_host = self.flavor.unwrap_or(Flavor::Terraform).default_registry();
+                match installation {
+                    Some(installation) => {
+                        let (sources, found) = Sources::from_installation(
+                            &installation,
+                            client.as_ref(),
+                            default_host,
+                            registry,
+                            &mirror,
+                        )?;
+                        warnings.extend(found);
+                        sources
+                    }
+                    None => {
+                        warnings.push("the CLI configuration has no provider_installation block; every provider comes from its registry".to_string());
+                        Sources::registry(registry)
+                    }
+                }
+            }
+        };
+        Ok(Services {
+            cache,
+            sources,
+            warnings,
+        })
+    }
+
+    /// The registry client over the run's HTTP settings, with the CLI configuration
+    /// (forced hosts, credentials) and its `provider_installation` block.
+    fn registry_client(
+        &self,
+        warnings: &mut Vec<String>,
+    ) -> Result<(RegistryClient, Option<ProviderInstallation>), SetupError> {
+        let env = self
+            .environment
+            .cli_config(self.flavor == Some(Flavor::OpenTofu));
+        let (config, found) = cliconfig::load(&env)?;
+        warnings.extend(found);
+        let installation = config.provider_installation().cloned();
+        let client = RegistryClient::new(Http::new(self.http.clone()), config, env);
+        Ok((client, installation))
+    }
+}
