@@ -7,8 +7,9 @@
 //! target. A reader sees the old file or the new one, never a mix; a crash leaves the
 //! old one; a rename replaces a symbolic link at the target *itself*, so no write ever
 //! lands where a link points. Every replacement holds [`write_guard`]; the binary's
-//! signal handler takes the same guard before it exits, so an interrupt waits for a write
-//! under way to finish and no write starts after it.
+//! signal handler calls [`interrupt`], which marks the process interrupted and takes the
+//! same guard, so an interrupt waits for a write under way to finish and no write starts
+//! after it.
 //!
 //! Lock files that are links are written through only by the caller's choice:
 //! [`link_target`] says where a link leads and refuses a target outside the tree being
@@ -17,10 +18,12 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 static WRITES: Mutex<()> = Mutex::new(());
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static TEST_DELAY: OnceLock<Duration> = OnceLock::new();
 
 /// Held for the whole create-temp → write → rename sequence of one file.
@@ -29,6 +32,15 @@ pub fn write_guard() -> MutexGuard<'static, ()> {
     WRITES
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Stops all writing: waits for a replacement under way to finish and returns holding
+/// the guard, so no other starts (a writer that got the guard first sees the mark and
+/// gives up: a mutex promises no order among waiters). For a signal handler that then
+/// exits.
+pub fn interrupt() -> MutexGuard<'static, ()> {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    write_guard()
 }
 
 /// Testing only: pause inside every replacement (after the temporary file is written,
@@ -41,6 +53,9 @@ pub fn set_test_delay(delay: Duration) {
 /// symbolic link at `path` is replaced by the new file; its target is not touched.
 pub fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let _guard = write_guard();
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        return Err(std::io::Error::other("interrupted"));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -164,6 +164,67 @@ impl Read for ChannelReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::NoProgress;
+    use crate::registry::test_support::{serve, test_config};
+
+    /// A zip whose one entry claims almost 4 GiB of compressed data: a deflate stream of
+    /// one byte, then padding the hasher skips without counting it as unpacked bytes.
+    /// Served endlessly and without a `Content-Length`, only the download cap stops it.
+    #[tokio::test]
+    async fn an_endless_body_is_cut_off_at_the_cap() {
+        use axum::body::Body;
+        use axum::routing::get;
+        use std::io::Write as _;
+        let mut deflated =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        deflated.write_all(b"x").unwrap();
+        let deflated = deflated.finish().unwrap();
+        let mut head = Vec::new();
+        head.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        head.extend_from_slice(&[20, 0, 0, 0, 8, 0, 0, 0, 0, 0]); // version, flags, deflate, time, date
+        head.extend_from_slice(&crc32fast::hash(b"x").to_le_bytes());
+        head.extend_from_slice(&0xFFFF_FFF0u32.to_le_bytes()); // compressed size
+        head.extend_from_slice(&1u32.to_le_bytes()); // uncompressed size
+        head.extend_from_slice(&[1, 0, 0, 0]); // name length, extra length
+        head.push(b'a');
+        head.extend_from_slice(&deflated);
+        let head = Bytes::from(head);
+        let endless = axum::Router::new().route(
+            "/pkg.zip",
+            get(move || {
+                let head = head.clone();
+                async move {
+                    let padding = futures::stream::repeat_with(|| {
+                        Ok::<_, std::io::Error>(Bytes::from(vec![0u8; 64 * 1024]))
+                    });
+                    let body = futures::stream::once(async move { Ok(head) }).chain(padding);
+                    Body::from_stream(body)
+                }
+            }),
+        );
+        let (addr, _) = serve(endless).await;
+        let url = Url::parse(&format!("http://{addr}/pkg.zip")).unwrap();
+        let limits = ZipLimits {
+            max_uncompressed_bytes: 1 << 20,
+            max_entries: 10,
+            max_directory_bytes: 1 << 16,
+        };
+        let http = Http::new(test_config());
+        let cut = tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            download_and_hash(&http, &url, &limits, &NoProgress, "pkg"),
+        )
+        .await
+        .expect("the download is cut off, not read to its end");
+        let err = cut.unwrap_err();
+        let cap = max_download_bytes(&limits);
+        assert!(
+            err.ends_with(&format!(
+                "the package is larger than the limit of {cap} bytes"
+            )),
+            "{err}"
+        );
+    }
 
     #[test]
     fn download_cap_covers_the_unpacked_limit_and_never_overflows() {

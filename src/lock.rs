@@ -55,7 +55,7 @@ pub async fn run(
 ) -> Result<RunReport, FatalError> {
     let started = Instant::now();
     let services = settings.services(progress.clone())?;
-    let mut warnings = services.warnings;
+    let mut warnings = services.warnings.clone();
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
     let within = trees(&targets.search);
@@ -80,10 +80,11 @@ pub async fn run(
         stats: services.sources.stats(),
         elapsed: started.elapsed(),
     };
-    if let Some(dir) = &settings.cache_dir {
-        let file = state::path(dir, &settings.cwd);
+    report.warnings.extend(services.cache.warnings());
+    if services.cache.root().is_some() {
         let record = state::RunState::from_report(&settings.cwd, &report);
-        if let Err(e) = state::save(&file, &record) {
+        if let Err(e) = state::save(&services.cache, &record) {
+            let file = state::path(&services.cache, &settings.cwd);
             report.warnings.push(format!(
                 "cannot save the run record for --retry-failed to {}: {e}",
                 file.display()
@@ -96,13 +97,14 @@ pub async fn run(
 /// The roots that failed in the last run from `settings.cwd`, for `--retry-failed`,
 /// with a note per root that no longer exists. Empty when nothing failed.
 pub fn roots_to_retry(settings: &LockSettings) -> Result<(Vec<PathBuf>, Vec<String>), FatalError> {
-    let Some(dir) = &settings.cache_dir else {
+    let cache = settings.cache().map_err(SetupError::from)?;
+    if cache.root().is_none() {
         return Err(FatalError::Retry(
             "it needs a cache directory to read the last run from; set --cache-dir".to_string(),
         ));
-    };
-    let file = state::path(dir, &settings.cwd);
-    let record = match state::load(&file, &settings.cwd) {
+    }
+    let file = state::path(&cache, &settings.cwd);
+    let record = match state::load(&cache, &settings.cwd) {
         Ok(Some(record)) => record,
         Ok(None) => {
             return Err(FatalError::Retry(format!(

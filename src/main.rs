@@ -164,7 +164,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
 async fn exit_on_interrupt() {
     wait_for_signal().await;
     // Never released: the process ends holding it, so no write starts after this.
-    let _guard = tfsum::atomic::write_guard();
+    let _guard = tfsum::atomic::interrupt();
     eprintln!("tfsum: interrupted; every lock file is either unchanged or fully written");
     std::process::exit(EXIT_INTERRUPTED);
 }

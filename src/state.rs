@@ -1,20 +1,18 @@
 //! What the last `tfsum lock` run in a directory left behind, for `--retry-failed`.
 //!
-//! Each run records the outcome of every root it handled in
-//! `<cache dir>/v1/runs/<key>.json`, where the key is derived from the absolute working
-//! directory: runs from different checkouts (or different directories of one checkout)
-//! keep separate records, and the root paths inside, as the report printed them, are
-//! meaningful from that directory. `--retry-failed` then passes the failed roots back as
-//! explicit paths. The record is replaced by every run, so after a retry it holds only
-//! the roots that still fail.
-//!
-//! The record is written atomically by [`crate::write::replace_file`], like lock files.
+//! Each run records the outcome of every root it handled in the cache directory
+//! ([`crate::cache::run_record`]), keyed by the absolute working directory: runs from
+//! different checkouts (or different directories of one checkout) keep separate records,
+//! and the root paths inside, as the report printed them, are meaningful from that
+//! directory. `--retry-failed` then passes the failed roots back as explicit paths. The
+//! record is replaced by every run, so after a retry it holds only the roots that still
+//! fail. It is read and written through the cache's own checks, like every cache file.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use crate::cache::{self, Cache};
 use crate::report::RunReport;
 
 /// The record of one run.
@@ -58,30 +56,33 @@ impl RunState {
     }
 }
 
-/// Where the record for runs from `cwd` (absolute) lives.
-pub fn path(cache_dir: &Path, cwd: &Path) -> PathBuf {
-    let digest = Sha256::digest(cwd.as_os_str().as_encoded_bytes());
-    let key = hex::encode(&digest[..12]);
-    cache_dir.join("v1/runs").join(format!("{key}.json"))
+/// Where the record for runs from `cwd` lives, for messages.
+pub fn path(cache: &Cache, cwd: &Path) -> PathBuf {
+    let record = cache::run_record(cwd);
+    match cache.root() {
+        Some(root) => root.join(record),
+        None => record,
+    }
 }
 
 /// The saved record, or `None` when there is none for this directory. A record that
-/// cannot be read is an error: silently retrying nothing would hide it.
-pub fn load(path: &Path, cwd: &Path) -> Result<Option<RunState>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+/// cannot be parsed is an error: silently retrying nothing would hide it.
+pub fn load(cache: &Cache, cwd: &Path) -> Result<Option<RunState>, String> {
+    let Some(bytes) = cache.read_file(&cache::run_record(cwd)) else {
+        return Ok(None);
     };
-    let state: RunState = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not a tfsum run record: {e}", path.display()))?;
+    let state: RunState = serde_json::from_slice(&bytes).map_err(|e| {
+        format!(
+            "{}: not a tfsum run record: {e}",
+            path(cache, cwd).display()
+        )
+    })?;
     Ok((state.cwd == cwd).then_some(state))
 }
 
-pub fn save(path: &Path, state: &RunState) -> std::io::Result<()> {
-    std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+pub fn save(cache: &Cache, state: &RunState) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    crate::atomic::replace_file(path, &bytes)
+    cache.write_file(&cache::run_record(&state.cwd), &bytes)
 }
 
 #[cfg(test)]
@@ -91,9 +92,9 @@ mod tests {
     #[test]
     fn round_trip_and_failed_roots() {
         let tmp = tempfile::TempDir::new().unwrap();
+        let cache = Cache::open(tmp.path().join("cache")).unwrap();
         let cwd = Path::new("/work/repo");
-        let file = path(tmp.path(), cwd);
-        assert_eq!(load(&file, cwd).unwrap(), None);
+        assert_eq!(load(&cache, cwd).unwrap(), None);
         let state = RunState {
             cwd: cwd.to_path_buf(),
             roots: vec![
@@ -111,22 +112,25 @@ mod tests {
                 },
             ],
         };
-        save(&file, &state).unwrap();
-        let loaded = load(&file, cwd).unwrap().unwrap();
+        save(&cache, &state).unwrap();
+        let loaded = load(&cache, cwd).unwrap().unwrap();
         assert_eq!(loaded, state);
         assert_eq!(loaded.failed(), [PathBuf::from("a"), PathBuf::from("c")]);
-        // Another directory has its own record.
-        assert_ne!(path(tmp.path(), Path::new("/work/other")), file);
+        // Another directory has its own record, and a cache without facts still keeps it.
+        assert_ne!(path(&cache, Path::new("/work/other")), path(&cache, cwd));
+        assert_eq!(
+            load(&cache.clone().without_facts(), cwd).unwrap(),
+            Some(state)
+        );
     }
 
     #[test]
     fn a_corrupt_record_is_an_error() {
         let tmp = tempfile::TempDir::new().unwrap();
+        let cache = Cache::open(tmp.path().to_path_buf()).unwrap();
         let cwd = Path::new("/x");
-        let file = path(tmp.path(), cwd);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, "{").unwrap();
-        assert!(load(&file, cwd)
+        cache.write_file(&cache::run_record(cwd), b"{").unwrap();
+        assert!(load(&cache, cwd)
             .unwrap_err()
             .contains("not a tfsum run record"));
     }

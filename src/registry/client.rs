@@ -757,4 +757,56 @@ mod tests {
             ]
         );
     }
+
+    /// The token is for the registry's host: a redirect that leaves the host drops it,
+    /// as Go's client does, while a same-host redirect keeps it (above).
+    #[tokio::test]
+    async fn token_is_dropped_when_a_redirect_leaves_the_host() {
+        use axum::http::HeaderMap;
+        let router = Router::new()
+            .route(
+                "/v1/providers/hashicorp/moved/versions",
+                get(|headers: HeaderMap| async move {
+                    let host = headers
+                        .get("host")
+                        .and_then(|h| h.to_str().ok())
+                        .unwrap_or_default()
+                        .replace("127.0.0.1", "localhost");
+                    Redirect::temporary(&format!("http://{host}/elsewhere/versions"))
+                }),
+            )
+            .route(
+                "/elsewhere/versions",
+                get(|| async { r#"{"versions":[{"version":"1.0.0"}]}"# }),
+            );
+        let (addr, log) = serve(router).await;
+        let base = format!("http://{addr}/v1/providers/");
+        let client = client(
+            test_config(),
+            forced("example.com", &base, Some("s3cret")),
+            env(&[]),
+        );
+        let list = client
+            .versions(&provider("example.com/hashicorp/moved"))
+            .await
+            .unwrap();
+        assert_eq!(list.versions.len(), 1);
+        let auth: Vec<(String, bool)> = log
+            .all()
+            .iter()
+            .map(|seen| {
+                (
+                    seen.path.clone(),
+                    seen.headers.contains_key("authorization"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            auth,
+            [
+                ("/v1/providers/hashicorp/moved/versions".to_string(), true),
+                ("/elsewhere/versions".to_string(), false),
+            ]
+        );
+    }
 }

@@ -19,7 +19,7 @@ pub mod retry;
 pub mod transport;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use client::{PackageMeta, RegistryClient, RegistryVersion, VersionList};
 pub use error::{RegistryError, SafeUrl, TransportKind};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use crate::cache::Cache;
+use crate::cache::{Cache, CacheError};
 use crate::cliconfig::{self, CliConfigError, ProviderInstallation};
 use crate::lockfile::Flavor;
 use crate::progress::Progress;
@@ -24,6 +24,8 @@ pub enum SetupError {
     CliConfig(#[from] CliConfigError),
     #[error(transparent)]
     Mirror(#[from] MirrorError),
+    #[error(transparent)]
+    Cache(#[from] CacheError),
 }
 
 /// The services of one run.
@@ -35,18 +37,24 @@ pub struct Services {
 }
 
 impl LockSettings {
-    /// The hash cache: the cache directory unless `--no-cache`.
-    pub fn cache(&self) -> Cache {
-        match (&self.cache_dir, self.use_cache) {
-            (Some(dir), true) => Cache::new(dir.clone()),
-            _ => Cache::disabled(),
-        }
+    /// The cache directory, checked ([`Cache::open`]); without hash facts for
+    /// `--no-cache` (it still keeps the run record).
+    pub fn cache(&self) -> Result<Cache, CacheError> {
+        let Some(dir) = &self.cache_dir else {
+            return Ok(Cache::disabled());
+        };
+        let cache = Cache::open(dir.clone())?;
+        Ok(if self.use_cache {
+            cache
+        } else {
+            cache.without_facts()
+        })
     }
 
     /// Builds the cache, the registry client and the sources of a run.
     pub fn services(&self, progress: Arc<dyn Progress>) -> Result<Services, SetupError> {
         let mut warnings = Vec::new();
-        let cache = self.cache();
+        let cache = self.cache()?;
         // Offline runs need no client, unless the CLI configuration says where packages
         // come from.
         let (client, installation) = if self.offline && self.packages != PackageSource::CliConfig {

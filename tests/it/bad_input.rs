@@ -274,7 +274,7 @@ fn hostile_packages_fail_their_root_only() {
     for (ty, _) in cases {
         let entry = repo
             .cache()
-            .join("v1/packages")
+            .join("v2/packages")
             .join(host.replace(':', "_"))
             .join(format!("evil/{ty}/1.0.0/{PLATFORM}.json"));
         assert!(!entry.exists(), "{ty}");

@@ -15,7 +15,7 @@ const PLATFORMS: &[&str] = &["darwin_arm64", "linux_amd64"];
 /// Where the cache keeps facts about `null` 3.2.1.
 fn package_dir(cache: &Path, registry: &RegistryHandle, ty: &str, version: &str) -> PathBuf {
     cache
-        .join("v1/packages")
+        .join("v2/packages")
         .join(registry.host().replace(':', "_"))
         .join("hashicorp")
         .join(ty)
@@ -55,8 +55,13 @@ fn assert_locks_correct(repo: &Repo, registry: &RegistryHandle) {
 #[test]
 fn concurrent_processes_share_one_cache() {
     let registry = harness::registry();
-    // Every zip is slow to start, so the processes are all downloading at once.
-    registry.inject(".zip", Fault::Delay(Duration::from_millis(300)));
+    // Every zip is held until all four processes have asked for it: they download and
+    // write the same cache entries at the same time.
+    let rendezvous = Fault::Rendezvous {
+        parties: 4,
+        timeout: Duration::from_secs(20),
+    };
+    registry.inject(".zip", rendezvous);
     let shared = tempfile::TempDir::new().expect("shared cache");
     let repos: Vec<Repo> = (0..4).map(|_| Repo::two_roots(&registry)).collect();
     let children: Vec<_> = repos
@@ -79,11 +84,21 @@ fn concurrent_processes_share_one_cache() {
         assert_locks_correct(repo, &registry);
         assert_eq!(leftovers(repo.path()), Vec::<String>::new());
     }
-    assert!(
-        registry.count(".zip") >= 4,
-        "the processes did not overlap: {} zip requests",
-        registry.count(".zip")
-    );
+    // Four processes, each with an empty cache when it started: every zip was asked
+    // for four times, all at once (else the rendezvous had timed out and later runs
+    // would have found the zips cached).
+    for zip in [
+        "terraform-provider-null_3.2.1_linux_amd64.zip",
+        "terraform-provider-null_3.2.1_darwin_arm64.zip",
+        "terraform-provider-random_3.6.0_linux_amd64.zip",
+        "terraform-provider-random_3.6.0_darwin_arm64.zip",
+    ] {
+        assert_eq!(
+            registry.count(zip),
+            4,
+            "{zip}: the processes did not overlap"
+        );
+    }
     assert_eq!(leftovers(shared.path()), Vec::<String>::new());
 
     // The cache they left is complete and valid: a fresh repository locks from it
@@ -109,21 +124,50 @@ fn damaged_cache_entries_are_healed() {
     let good_sums = std::fs::read(&sums).expect("cached sums entry");
 
     type Damage = fn(&[u8]) -> Vec<u8>;
-    let cases: &[(&str, Damage)] = &[
-        ("truncated", |b| b[..b.len() / 2].to_vec()),
-        ("empty", |_| Vec::new()),
-        ("not JSON", |_| b"\x00\xffgarbage".to_vec()),
-        ("edited", |b| {
+    let keep: Damage = |b| b.to_vec();
+    // (what, damage to the platform entry, damage to the sums entry, what is refetched:
+    // linux zip, darwin zip, SHA256SUMS, random's zip)
+    let cases: &[(&str, Damage, Damage, [usize; 4])] = &[
+        (
+            "truncated",
+            |b| b[..b.len() / 2].to_vec(),
+            |b| b[..b.len() / 2].to_vec(),
+            [1, 0, 1, 0],
+        ),
+        ("empty", |_| Vec::new(), |_| Vec::new(), [1, 0, 1, 0]),
+        (
+            "not JSON",
+            |_| b"\x00\xffgarbage".to_vec(),
+            |_| b"\x00\xffgarbage".to_vec(),
+            [1, 0, 1, 0],
+        ),
+        (
             // Well-formed JSON whose payload no longer matches its checksum.
-            String::from_utf8_lossy(b)
-                .replacen("h1:", "h1:AAAA", 1)
-                .replacen("zh:", "zh:00", 1)
-                .into_bytes()
-        }),
+            "edited",
+            |b| {
+                String::from_utf8_lossy(b)
+                    .replacen("h1:", "h1:AAAA", 1)
+                    .into_bytes()
+            },
+            |b| {
+                String::from_utf8_lossy(b)
+                    .replacen("\"document\": \"", "\"document\": \"AAAA", 1)
+                    .into_bytes()
+            },
+            [1, 0, 1, 0],
+        ),
+        (
+            // A document with another line and a valid checksum: the signature no longer
+            // verifies when the entry is read, so it is fetched again.
+            "forged",
+            keep,
+            forge_sums,
+            [0, 0, 1, 0],
+        ),
     ];
-    for (what, damage) in cases {
-        std::fs::write(&entry, damage(&good_entry)).expect("damage entry");
-        std::fs::write(&sums, damage(&good_sums)).expect("damage sums");
+    for (what, damage_entry, damage_sums, refetch) in cases {
+        std::fs::write(&entry, damage_entry(&good_entry)).expect("damage entry");
+        std::fs::write(&sums, damage_sums(&good_sums)).expect("damage sums");
         registry.reset_counts();
         let fresh = Repo::two_roots(&registry);
         let out = lock_with_cache(&fresh, &repo.cache(), &[]);
@@ -136,11 +180,39 @@ fn damaged_cache_entries_are_healed() {
             registry.count("/terraform-provider-null_3.2.1_SHA256SUMS"),
             registry.count("/terraform-provider-random_3.6.0_linux_amd64.zip"),
         ];
-        assert_eq!(refetched, [1, 0, 1, 0], "{what}");
+        assert_eq!(refetched, *refetch, "{what}");
         assert_eq!(std::fs::read(&entry).expect("healed"), good_entry, "{what}");
         assert_eq!(std::fs::read(&sums).expect("healed"), good_sums, "{what}");
         assert_eq!(leftovers(&repo.cache()), Vec::<String>::new(), "{what}");
     }
+}
+
+/// Adds a line to the cached SHA256SUMS document and recomputes the entry's checksum,
+/// as anyone able to write the file could.
+fn forge_sums(bytes: &[u8]) -> Vec<u8> {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    /// The cached entry, fields in the order tfsum serialises them (the checksum is over
+    /// that JSON).
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Signed {
+        document: String,
+        signature: String,
+        keys: Vec<(String, String)>,
+    }
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Envelope {
+        check: String,
+        entry: Signed,
+    }
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut envelope: Envelope = serde_json::from_slice(bytes).expect("sums entry");
+    let mut text = b64.decode(&envelope.entry.document).expect("base64");
+    text.extend_from_slice(format!("{}  evil.zip\n", "ab".repeat(32)).as_bytes());
+    envelope.entry.document = b64.encode(text);
+    let canonical = serde_json::to_vec(&envelope.entry).expect("entry");
+    envelope.check = hex::encode(sha2::Sha256::digest(canonical));
+    serde_json::to_vec_pretty(&envelope).expect("envelope")
 }
 
 #[test]
@@ -156,7 +228,7 @@ fn offline_runs_from_the_cache_against_a_stopped_registry() {
     let locked = repo.lock("pinned").expect("lock of pinned");
     drop(registry);
     // Locked and pinned needs no version list: prove it by removing them.
-    std::fs::remove_dir_all(repo.cache().join("v1/versions")).expect("rm version lists");
+    std::fs::remove_dir_all(repo.cache().join("v2/versions")).expect("rm version lists");
 
     let out = repo.lock_all(PLATFORMS, &["--offline"], &[]);
     assert!(out.status.success(), "{}", text(&out));

@@ -129,7 +129,7 @@ impl Repo {
         for (pattern, replacement) in [
             (r"\b\d+\.\d\ds\b", "[TIME]"),
             (r#""elapsed_ms": \d+"#, r#""elapsed_ms": "[MS]""#),
-            (r"v1/runs/[0-9a-f]+\.json", "v1/runs/[KEY].json"),
+            (r"v2/runs/[0-9a-f]+\.json", "v2/runs/[KEY].json"),
         ] {
             let re = regex::Regex::new(pattern).expect("redaction pattern");
             text = re.replace_all(&text, replacement).into_owned();
@@ -520,7 +520,7 @@ fn config_precedence() {
         }
         for dir in [&file_cache, &env_cache, &flag_cache] {
             assert_eq!(
-                dir.join("v1").exists(),
+                dir.join("v2").exists(),
                 dir.as_path() == case.cache,
                 "case {i}: cache in {}\n{}",
                 dir.display(),

@@ -236,7 +236,7 @@ fn permanent_faults_fail_only_the_affected_root() {
         // Nothing unverified reached the cache.
         let platform_entry = repo
             .cache()
-            .join("v1/packages")
+            .join("v2/packages")
             .join(registry.host().replace(':', "_"))
             .join("hashicorp/null/3.2.1/linux_amd64.json");
         assert!(!platform_entry.exists(), "{what}: {platform_entry:?}");

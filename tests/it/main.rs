@@ -18,3 +18,4 @@ mod oracle;
 mod resolution;
 mod terragrunt;
 mod tfsum;
+mod untrusted;

@@ -33,7 +33,7 @@
 //! `SHA256SUMS`, missing platforms, a required token). [`FakeRegistry`] derefs to it, and
 //! [`RegistryHandle`] is a cheap clone that can move to another thread.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::IntoFuture as _;
 use std::net::SocketAddr;
 use std::ops::Deref;
@@ -272,6 +272,7 @@ impl RegistryBuilder {
                 discovery: json!({ "providers.v1": "/v1/providers/" }),
                 ..Mutable::default()
             }),
+            arrivals: Mutex::default(),
         });
 
         let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
@@ -386,6 +387,9 @@ pub enum Fault {
     DropAfter(usize),
     /// Wait this long before responding.
     Delay(Duration),
+    /// Hold each request until `parties` requests for the same path have arrived (or
+    /// `timeout` passed): proof that that many clients asked at the same time.
+    Rendezvous { parties: usize, timeout: Duration },
 }
 
 #[derive(Clone, Debug)]
@@ -423,6 +427,8 @@ struct Shared {
     tls: bool,
     releases: BTreeMap<String, Release>,
     state: Mutex<Mutable>,
+    /// Requests so far per path, for [`Fault::Rendezvous`].
+    arrivals: Mutex<HashMap<String, tokio::sync::watch::Sender<usize>>>,
 }
 
 #[derive(Debug, Default)]
@@ -441,6 +447,8 @@ struct Mutable {
     /// Leave `signing_keys.gpg_public_keys` empty, as OpenTofu's registry does for some
     /// providers.
     no_signing_keys: bool,
+    /// `h1:` values the `packages` map claims instead of the true ones, by package key.
+    forged_map_h1: HashMap<String, String>,
 }
 
 /// Shared access to a running fake registry: addresses, expectations, recorded requests
@@ -674,6 +682,20 @@ impl RegistryHandle {
     /// download JSON (§10), or stops sending it.
     pub fn set_packages_map(&self, on: bool) {
         self.state().packages_map = on;
+    }
+
+    /// Makes the `packages` map claim `h1` for one platform's package: a registry that
+    /// lies about a package tfsum would not download.
+    pub fn forge_packages_map_h1(
+        &self,
+        namespace: &str,
+        type_: &str,
+        version: &str,
+        platform: &str,
+        h1: &str,
+    ) {
+        let key = package_key(namespace, type_, version, platform);
+        self.state().forged_map_h1.insert(key, h1.to_string());
     }
 
     /// Sends download documents without any signing key (§10), or with the test key.
@@ -936,12 +958,29 @@ impl Shared {
 #[derive(Default)]
 struct Admission {
     delay: Option<Duration>,
+    rendezvous: Option<(usize, Duration)>,
     early: Option<Response>,
     drop_after: Option<usize>,
     bandwidth: Option<u64>,
 }
 
 impl Shared {
+    /// Waits until `parties` requests for `path` have arrived in all, or `timeout`.
+    async fn rendezvous(&self, path: &str, parties: usize, timeout: Duration) {
+        let mut arrived = {
+            let mut all = self
+                .arrivals
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let sender = all
+                .entry(path.to_owned())
+                .or_insert_with(|| tokio::sync::watch::channel(0).0);
+            sender.send_modify(|n| *n += 1);
+            sender.subscribe()
+        };
+        let _ = tokio::time::timeout(timeout, arrived.wait_for(|n| *n >= parties)).await;
+    }
+
     /// Records the request and consumes the fault rules that match it.
     fn admit(&self, method: &str, path: &str, headers: &HeaderMap) -> Admission {
         let mut state = self.state();
@@ -973,6 +1012,9 @@ impl Shared {
             match &rule.fault {
                 Fault::Delay(d) => admission.delay = Some(admission.delay.unwrap_or_default() + *d),
                 Fault::DropAfter(n) => admission.drop_after = Some(*n),
+                Fault::Rendezvous { parties, timeout } => {
+                    admission.rendezvous = Some((*parties, *timeout))
+                }
                 Fault::Status(status) if admission.early.is_none() => {
                     let status = StatusCode::from_u16(*status).expect("valid HTTP status");
                     admission.early = Some(error_response(status, "fault injected"));
@@ -1126,6 +1168,8 @@ impl Shared {
         if state.packages_map {
             let packages: serde_json::Map<String, Value> = published(&state, release)
                 .map(|(p, pkg, h1)| {
+                    let key = package_key(&release.namespace, &release.type_, &release.version, p);
+                    let h1 = state.forged_map_h1.get(&key).cloned().unwrap_or(h1);
                     let entry = json!({
                         "hashes": [h1, format!("zh:{}", pkg.sha256)],
                         "package_size": pkg.zip.len(),
@@ -1271,6 +1315,9 @@ async fn serve(State(shared): State<Arc<Shared>>, request: Request) -> Response 
     let admission = shared.admit(&method, &path, request.headers());
     if let Some(delay) = admission.delay {
         tokio::time::sleep(delay).await;
+    }
+    if let Some((parties, timeout)) = admission.rendezvous {
+        shared.rendezvous(&path, parties, timeout).await;
     }
     if let Some(response) = admission.early {
         return response;

@@ -6,6 +6,7 @@
 //! - [`dirhash`]: an independent `h1:` implementation for expectations.
 //! - [`go_zip`] and [`signing`]: how the fake builds its packages and signs SHA256SUMS.
 //! - [`tls_listener`]: HTTPS for the fake, with the test certificate.
+//! - [`proxy`]: a loopback forward proxy (`HTTPS_PROXY`, `HTTP_PROXY`).
 //!
 //! Each user of this module compiles it separately and uses only part of it.
 #![allow(dead_code)]
@@ -13,6 +14,7 @@
 pub mod dirhash;
 pub mod fake_registry;
 pub mod go_zip;
+pub mod proxy;
 pub mod signing;
 pub mod terraform;
 pub mod tls_listener;

@@ -24,10 +24,8 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use crate::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
-use crate::cache::{parse_hashes, Cache, PlatformEntry, SumLine, SumsEntry};
+use crate::cache::{Cache, Origin, PlatformEntry};
 use crate::download::download_and_hash;
-use crate::hash::signature::{verify_sums, SigningKey};
-use crate::hash::sums::ShaSums;
 use crate::hash::zipstream::ZipLimits;
 use crate::hash::Hash;
 use crate::progress::Progress;
@@ -35,7 +33,11 @@ use crate::registry::client::PlatformHashes;
 use crate::registry::{PackageMeta, RegistryClient, RegistryError};
 
 use super::{VersionsError, VersionsFound};
+
+mod sums;
+
 use crate::version::Version;
+use sums::VerifiedSums;
 
 /// Largest SHA256SUMS or signature document accepted.
 const MAX_SMALL_DOCUMENT: usize = 4 << 20;
@@ -159,8 +161,8 @@ impl RegistrySource {
     }
 
     /// All hashes a lock entry for this package gets for `platforms`: one `h1:` per
-    /// platform plus every signed `zh:` line. `use_packages_map` allows OpenTofu's `packages`
-    /// map to stand in for downloads, which only `tofu init` does (spec §10).
+    /// platform plus every signed `zh:` line. `use_packages_map` allows OpenTofu's
+    /// `packages` map to stand in for downloads, which only `tofu init` does (spec §10).
     pub async fn package_hashes(
         &self,
         provider: &ProviderAddr,
@@ -168,198 +170,191 @@ impl RegistrySource {
         platforms: &[Platform],
         use_packages_map: bool,
     ) -> Result<BTreeSet<Hash>, PackageError> {
-        let v = &version.to_string();
-        let err = |platform: Option<&Platform>, reason: String| PackageError {
-            package: match platform {
-                Some(p) => format!("{provider} {version} ({p})"),
-                None => format!("{provider} {version}"),
-            },
-            reason,
+        let package = Package {
+            provider,
+            version,
+            v: version.to_string(),
         };
-
-        // A cached fact whose hashes do not parse is as good as missing.
-        let cached_sums = self
-            .cache
-            .sums(provider, v)
-            .filter(|sums| parse_hashes(&sums.zh).is_some());
-        let mut entries = Vec::new();
-        let mut missing = Vec::new();
-        for platform in platforms {
-            match self.cache.platform(provider, v, platform) {
-                Some(entry) if parse_hashes([&entry.h1, &entry.zh]).is_some() => {
-                    entries.push(entry)
-                }
-                _ => missing.push(platform.clone()),
-            }
-        }
-        let hits = (platforms.len() - missing.len()) as u64;
+        let cached = self.cached(&package, platforms, use_packages_map);
+        let hits = (platforms.len() - cached.missing.len()) as u64;
         self.bump(|s| s.packages_from_cache += hits);
-        if let (Some(sums), true) = (&cached_sums, missing.is_empty()) {
+        if let (Some(sums), true) = (&cached.sums, cached.missing.is_empty()) {
             self.progress.cache_hit(&format!("{provider} {version}"));
-            return Ok(finish(&entries, sums));
+            return Ok(finish(&cached.entries, sums));
         }
         let client = match (&self.client, self.options.offline) {
             (Some(client), false) => client,
-            _ => {
-                let what = if missing.is_empty() {
-                    "its signed SHA256SUMS".to_string()
-                } else {
-                    let names: Vec<String> = missing.iter().map(|p| p.to_string()).collect();
-                    format!("the package for {}", names.join(", "))
-                };
-                return Err(err(
-                    None,
-                    format!("offline, and the cache does not hold {what}"),
-                ));
-            }
+            _ => return Err(package.error(None, offline_reason(&cached.missing))),
         };
-
-        // The download document of each missing platform; if only the sums are missing,
-        // any requested platform's document names them.
-        let meta_platforms: Vec<&Platform> = if missing.is_empty() {
-            platforms.iter().take(1).collect()
-        } else {
-            missing.iter().collect()
-        };
-        let fetch_meta = |p: Platform| async move {
-            client
-                .package(provider, v, &p)
-                .await
-                .map_err(|e| err(Some(&p), e.to_string()))
-        };
-        let Some((&first, rest)) = meta_platforms.split_first() else {
-            return Err(err(None, "no platform was requested".to_string()));
-        };
-        let first_meta = fetch_meta(first.clone()).await?;
-        check_protocols(&first_meta).map_err(|reason| err(Some(first), reason))?;
-        // An OpenTofu registry's first document may describe every platform (spec §10);
-        // with signed sums to vouch for it, one download then stands for all.
-        let mut sums = None;
-        let mut packages_map = None;
-        if use_packages_map && first_meta.packages.is_some() && missing.len() > 1 {
-            let entry = self
-                .sums_for(client, provider, v, cached_sums.clone(), &first_meta)
-                .await
-                .map_err(|reason| err(Some(first), reason))?;
-            packages_map = usable_packages_map(&first_meta, &missing, &entry);
-            sums = Some(entry);
-        }
-        let rest: &[&Platform] = if packages_map.is_some() { &[] } else { rest };
-        let rest_metas =
-            futures::future::join_all(rest.iter().map(|p| fetch_meta((*p).clone()))).await;
-        let mut metas: Vec<(&Platform, PackageMeta)> = vec![(first, first_meta.clone())];
-        for (p, m) in rest.iter().zip(rest_metas) {
-            metas.push((p, m?));
-        }
-
-        let sums = match sums {
-            Some(sums) => sums,
-            None => self
-                .sums_for(client, provider, v, cached_sums, &metas[0].1)
-                .await
-                .map_err(|reason| err(Some(metas[0].0), reason))?,
-        };
-
-        let sums_ref = &sums;
-        let downloads =
-            metas
-                .iter()
-                .filter(|(p, _)| missing.contains(p))
-                .map(|(platform, meta)| async move {
-                    verify_listed(sums_ref, meta).map_err(|reason| err(Some(platform), reason))?;
-                    let label = format!("{provider} {version} {platform}");
-                    let result = self.download(client, meta, &label).await;
-                    self.progress.download_finished(&label, result.is_ok());
-                    let entry = result.map_err(|reason| err(Some(platform), reason))?;
-                    self.cache.put_platform(provider, v, platform, &entry);
-                    Ok::<_, PackageError>(entry)
-                });
-        for result in futures::future::join_all(downloads).await {
-            entries.push(result?);
-        }
-        if let (Some(map), Some(downloaded)) = (packages_map, entries.last()) {
-            let others = entries_from_map(map, first, downloaded, &missing)
-                .map_err(|reason| err(Some(first), reason))?;
-            for (platform, entry) in others {
-                self.cache.put_platform(provider, v, platform, &entry);
-                entries.push(entry);
-            }
-        }
-        Ok(finish(&entries, &sums))
+        let fetched = self
+            .fetch(client, &package, cached, platforms, use_packages_map)
+            .await?;
+        Ok(finish(&fetched.entries, &fetched.sums))
     }
 
-    /// The verified sums: from the cache, else fetched from `meta`'s URLs and cached.
-    async fn sums_for(
+    /// What the cache holds for `package`: the verified sums, and the platforms it has an
+    /// entry for (an entry from OpenTofu's `packages` map counts only where the map may
+    /// be used); the rest are missing.
+    fn cached(&self, package: &Package, platforms: &[Platform], use_packages_map: bool) -> Found {
+        let sums = self
+            .cache
+            .sums(package.provider, &package.v)
+            .and_then(|signed| sums::verify(package.provider, &signed).ok());
+        let mut found = Found {
+            sums,
+            entries: Vec::new(),
+            missing: Vec::new(),
+        };
+        for platform in platforms {
+            let entry = self
+                .cache
+                .platform(package.provider, &package.v, platform)
+                .filter(|e| use_packages_map || e.origin == Origin::Download)
+                .filter(|e| parse_hashes([&e.h1, &e.zh]).is_some());
+            match entry {
+                Some(entry) => found.entries.push(entry),
+                None => found.missing.push(platform.clone()),
+            }
+        }
+        found
+    }
+
+    /// Fetches what the cache lacks: the download document of each missing platform (if
+    /// only the sums are missing, of the first platform), the sums, and the packages, each
+    /// checked before it is cached.
+    async fn fetch(
         &self,
         client: &RegistryClient,
-        provider: &ProviderAddr,
-        version: &str,
-        cached: Option<SumsEntry>,
-        meta: &PackageMeta,
-    ) -> Result<SumsEntry, String> {
-        if let Some(sums) = cached {
-            return Ok(sums);
+        package: &Package<'_>,
+        mut found: Found,
+        platforms: &[Platform],
+        use_packages_map: bool,
+    ) -> Result<Complete, PackageError> {
+        let wanted: Vec<&Platform> = if found.missing.is_empty() {
+            platforms.iter().take(1).collect()
+        } else {
+            found.missing.iter().collect()
+        };
+        let Some((&first, rest)) = wanted.split_first() else {
+            return Err(package.error(None, "no platform was requested".to_string()));
+        };
+        let first_meta = self.meta(client, package, first).await?;
+        check_protocols(&first_meta).map_err(|reason| package.error(Some(first), reason))?;
+        let sums = match found.sums.take() {
+            Some(sums) => sums,
+            None => self
+                .fetch_sums(client, package, &first_meta)
+                .await
+                .map_err(|reason| package.error(Some(first), reason))?,
+        };
+        // An OpenTofu registry's first document may describe every platform (spec §10);
+        // with signed sums to vouch for it, one download then stands for all.
+        let map = use_packages_map
+            .then(|| usable_packages_map(&first_meta, &found.missing, &sums))
+            .flatten();
+        let rest: &[&Platform] = if map.is_some() { &[] } else { rest };
+        let rest_metas =
+            futures::future::join_all(rest.iter().map(|p| self.meta(client, package, p))).await;
+        let mut metas: Vec<(&Platform, PackageMeta)> = vec![(first, first_meta.clone())];
+        for (p, meta) in rest.iter().zip(rest_metas) {
+            metas.push((p, meta?));
         }
-        let entry = self.fetch_sums(client, provider, meta).await?;
-        self.cache.put_sums(provider, version, &entry);
-        Ok(entry)
+        let to_download = metas.iter().filter(|(p, _)| found.missing.contains(p));
+        let downloads = futures::future::join_all(
+            to_download
+                .map(|(platform, meta)| self.download(client, package, &sums, platform, meta)),
+        );
+        for entry in downloads.await {
+            found.entries.push(entry?);
+        }
+        if let (Some(map), Some(downloaded)) = (map, found.entries.last()) {
+            let others = entries_from_map(map, first, downloaded, &found.missing)
+                .map_err(|reason| package.error(Some(first), reason))?;
+            for (platform, entry) in others {
+                self.cache
+                    .put_platform(package.provider, &package.v, platform, &entry);
+                found.entries.push(entry);
+            }
+        }
+        Ok(Complete {
+            entries: found.entries,
+            sums,
+        })
     }
 
-    /// Fetches SHA256SUMS and its signature and verifies the signature against the
-    /// keys the registry supplied (spec §5.4 step 3).
+    /// One platform's download document.
+    async fn meta(
+        &self,
+        client: &RegistryClient,
+        package: &Package<'_>,
+        platform: &Platform,
+    ) -> Result<PackageMeta, PackageError> {
+        client
+            .package(package.provider, &package.v, platform)
+            .await
+            .map_err(|e| package.error(Some(platform), e.to_string()))
+    }
+
+    /// Fetches SHA256SUMS and its signature, verifies them (spec §5.4 step 3) and caches
+    /// them with the keys, so the cache can verify them again.
     async fn fetch_sums(
         &self,
         client: &RegistryClient,
-        provider: &ProviderAddr,
+        package: &Package<'_>,
         meta: &PackageMeta,
-    ) -> Result<SumsEntry, String> {
-        let document = client
-            .http()
+    ) -> Result<VerifiedSums, String> {
+        let http = client.http();
+        let document = http
             .get_bytes(&meta.shasums_url, MAX_SMALL_DOCUMENT)
             .await
             .map_err(|e| e.to_string())?;
-        // OpenTofu's registry publishes no key for some providers, and OpenTofu then
-        // skips the signature check and takes the registry's checksums as they are
-        // (spec §10). Only that host gets this exception; everywhere else a valid
-        // signature from a registry-supplied key is required, as in Terraform.
-        if meta.signing_keys.is_empty() && provider.hostname.as_str() == OPENTOFU_REGISTRY {
-            self.bump(|s| s.sums_fetched += 1);
-            return Ok(sums_entry(
-                &document,
-                "unsigned: registry.opentofu.org lists no signing key".to_string(),
-                String::new(),
-            ));
-        }
-        let signature = client
-            .http()
-            .get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
-            .await
-            .map_err(|e| e.to_string())?;
+        // OpenTofu's registry publishes no key for some providers; there is then no
+        // signature to fetch (spec §10, and `sums::verify` allows it for that host only).
+        let unsigned =
+            meta.signing_keys.is_empty() && package.provider.hostname.as_str() == OPENTOFU_REGISTRY;
+        let signature = if unsigned {
+            bytes::Bytes::new()
+        } else {
+            http.get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
+                .await
+                .map_err(|e| e.to_string())?
+        };
         self.bump(|s| s.sums_fetched += 1);
-        let keys: Vec<SigningKey> = meta
-            .signing_keys
-            .iter()
-            .map(|(ascii_armor, trust_signature)| SigningKey {
-                ascii_armor: ascii_armor.clone(),
-                trust_signature: trust_signature.clone(),
-            })
-            .collect();
-        let verified = verify_sums(&document, &signature, &keys).map_err(|e| {
+        let signed = sums::signed(&document, &signature, meta);
+        let verified = sums::verify(package.provider, &signed).map_err(|e| {
             format!(
                 "signature {} of {} does not verify: {e}",
                 meta.shasums_signature_url, meta.shasums_url
             )
         })?;
-        Ok(sums_entry(
-            &document,
-            verified.trust.to_string(),
-            verified.key_id,
-        ))
+        self.cache.put_sums(package.provider, &package.v, &signed);
+        Ok(verified)
+    }
+
+    /// Downloads one platform's zip, hashing it while it streams, after checking that the
+    /// signed sums vouch for its checksum; caches the result.
+    async fn download(
+        &self,
+        client: &RegistryClient,
+        package: &Package<'_>,
+        sums: &VerifiedSums,
+        platform: &Platform,
+        meta: &PackageMeta,
+    ) -> Result<PlatformEntry, PackageError> {
+        let fail = |reason| package.error(Some(platform), reason);
+        sums.vouches_for(meta).map_err(fail)?;
+        let label = format!("{} {} {platform}", package.provider, package.version);
+        let result = self.download_zip(client, meta, &label).await;
+        self.progress.download_finished(&label, result.is_ok());
+        let entry = result.map_err(fail)?;
+        self.cache
+            .put_platform(package.provider, &package.v, platform, &entry);
+        Ok(entry)
     }
 
     /// Downloads a zip and hashes it while it streams, retrying transient failures from
-    /// the start.
-    async fn download(
+    /// the start; its SHA-256 must be the registry's `shasum`.
+    async fn download_zip(
         &self,
         client: &RegistryClient,
         meta: &PackageMeta,
@@ -390,6 +385,7 @@ impl RegistrySource {
             h1: hashed.h1.to_string(),
             zh: hashed.zh().to_string(),
             size: hashed.bytes,
+            origin: Origin::Download,
         })
     }
 
@@ -418,35 +414,55 @@ fn check_protocols(meta: &PackageMeta) -> Result<(), String> {
     ))
 }
 
-/// The cache entry for a SHA256SUMS document whose origin was checked.
-fn sums_entry(document: &[u8], trust: String, key_id: String) -> SumsEntry {
-    let sums = ShaSums::parse(document);
-    let zh = sums
-        .acceptable_hashes()
-        .unwrap_or_default()
-        .iter()
-        .map(Hash::to_string)
-        .collect();
-    let files = sums
-        .files()
-        .into_iter()
-        .map(|(filename, sha256)| SumLine {
-            filename,
-            sha256: sha256.map(hex::encode),
-        })
-        .collect();
-    SumsEntry {
-        zh,
-        files,
-        trust,
-        key_id,
+/// One package being hashed, for messages.
+struct Package<'a> {
+    provider: &'a ProviderAddr,
+    version: &'a Version,
+    /// The version as the registry's URLs and the cache spell it.
+    v: String,
+}
+
+impl Package<'_> {
+    /// An error naming the package and, where one is involved, the platform.
+    fn error(&self, platform: Option<&Platform>, reason: String) -> PackageError {
+        PackageError {
+            package: match platform {
+                Some(p) => format!("{} {} ({p})", self.provider, self.version),
+                None => format!("{} {}", self.provider, self.version),
+            },
+            reason,
+        }
     }
+}
+
+/// What the cache had for a package.
+struct Found {
+    sums: Option<VerifiedSums>,
+    entries: Vec<PlatformEntry>,
+    missing: Vec<Platform>,
+}
+
+/// Everything a package's lock entry is made of.
+struct Complete {
+    entries: Vec<PlatformEntry>,
+    sums: VerifiedSums,
+}
+
+/// Why an offline run cannot finish a package.
+fn offline_reason(missing: &[Platform]) -> String {
+    let what = if missing.is_empty() {
+        "its signed SHA256SUMS".to_string()
+    } else {
+        let names: Vec<String> = missing.iter().map(|p| p.to_string()).collect();
+        format!("the package for {}", names.join(", "))
+    };
+    format!("offline, and the cache does not hold {what}")
 }
 
 /// What `providers lock` records for a package (spec §5.5): each platform's `h1:` and
 /// every signed `zh:` line; when SHA256SUMS did not look like a checksum list, each
 /// downloaded zip's own `zh:` instead (Terraform's fallback).
-fn finish(entries: &[PlatformEntry], sums: &SumsEntry) -> BTreeSet<Hash> {
+fn finish(entries: &[PlatformEntry], sums: &VerifiedSums) -> BTreeSet<Hash> {
     let mut hashes = BTreeSet::new();
     for entry in entries {
         hashes.extend(parse_hashes([&entry.h1]).unwrap_or_default());
@@ -454,7 +470,7 @@ fn finish(entries: &[PlatformEntry], sums: &SumsEntry) -> BTreeSet<Hash> {
             hashes.extend(parse_hashes([&entry.zh]).unwrap_or_default());
         }
     }
-    hashes.extend(parse_hashes(&sums.zh).unwrap_or_default());
+    hashes.extend(sums.zh.iter().cloned());
     hashes
 }
 
@@ -467,10 +483,10 @@ fn finish(entries: &[PlatformEntry], sums: &SumsEntry) -> BTreeSet<Hash> {
 fn usable_packages_map<'m>(
     meta: &'m PackageMeta,
     missing: &[Platform],
-    sums: &SumsEntry,
+    sums: &VerifiedSums,
 ) -> Option<&'m BTreeMap<Platform, PlatformHashes>> {
     let map = meta.packages.as_ref()?;
-    let signed = |zh: &Hash| sums.zh.iter().any(|line| line == zh.as_str());
+    let signed = |zh: &Hash| sums.lists(zh.as_str());
     let covered = missing.iter().all(|p| {
         map.get(p).is_some_and(|entry| {
             entry.first("h1").is_some() && entry.first("zh").is_some_and(signed)
@@ -500,6 +516,7 @@ fn entries_from_map<'p>(
             h1: h1.to_string(),
             zh: zh.to_string(),
             size: e.package_size.unwrap_or(0),
+            origin: Origin::PackagesMap,
         })
     };
     let claimed = entry(downloaded_platform)?;
@@ -520,23 +537,7 @@ fn entries_from_map<'p>(
         .collect()
 }
 
-/// The SHA256SUMS entry for the file must equal the registry's `shasum` (spec §5.4
-/// step 1).
-fn verify_listed(sums: &SumsEntry, meta: &PackageMeta) -> Result<(), String> {
-    let want = hex::encode(meta.shasum);
-    match sums.entry(&meta.filename) {
-        Some(Some(listed)) if listed == want => Ok(()),
-        Some(Some(listed)) => Err(format!(
-            "SHA256SUMS from {} lists {listed} for {}, but the registry reports shasum {want}",
-            meta.shasums_url, meta.filename
-        )),
-        Some(None) => Err(format!(
-            "SHA256SUMS from {} has an invalid checksum for {}",
-            meta.shasums_url, meta.filename
-        )),
-        None => Err(format!(
-            "SHA256SUMS from {} has no entry for {}",
-            meta.shasums_url, meta.filename
-        )),
-    }
+/// Hash strings from the cache are re-parsed; a bad one makes the whole entry a miss.
+fn parse_hashes<'a>(items: impl IntoIterator<Item = &'a String>) -> Option<Vec<Hash>> {
+    items.into_iter().map(|s| Hash::parse(s).ok()).collect()
 }
