@@ -81,9 +81,10 @@ dist:
 test-packaging: oracle $(TOOLS)/.done
 	$(CARGO) build --locked --release
 	$(MAKE) wheel
-	$(TOOLS)/bin/python -m pytest tests/packaging
+	PYTHONDONTWRITEBYTECODE=1 $(TOOLS)/bin/python -m pytest -p no:cacheprovider tests/packaging
 
 # The language: rust pre-commit hooks too (pre-commit builds tfsum with cargo: minutes).
 test-pre-commit-rust: oracle $(TOOLS)/.done
 	$(MAKE) wheel
-	TFSUM_TEST_RUST_HOOKS=1 $(TOOLS)/bin/python -m pytest tests/packaging/test_pre_commit.py
+	TFSUM_TEST_RUST_HOOKS=1 PYTHONDONTWRITEBYTECODE=1 \
+	  $(TOOLS)/bin/python -m pytest -p no:cacheprovider tests/packaging/test_pre_commit.py

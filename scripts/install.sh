@@ -103,7 +103,8 @@ fi
 
 url="$base/download/v$version"
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 
 echo "install.sh: downloading tfsum $version ($target)" >&2
 fetch "$url/SHA256SUMS" "$tmp/SHA256SUMS" || die "cannot download $url/SHA256SUMS"

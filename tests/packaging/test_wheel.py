@@ -30,7 +30,7 @@ def test_wheel_holds_the_binary_and_metadata_only(wheel, version):
 
 def python_without_rust() -> Path:
     """The interpreter the packaging virtualenv was made from, that is, the system's."""
-    base = Path(sys._base_executable)  # noqa: SLF001 - the documented way to leave a venv
+    base = Path(sys._base_executable)  # what this virtualenv was made from
     assert shutil.which("cargo", path=SYSTEM_PATH) is None, "cargo on the system PATH"
     return base
 
