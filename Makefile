@@ -3,6 +3,7 @@ CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
 .PHONY: build install test lint oracle bench demo completions man clean
+.PHONY: wheel dist test-packaging test-pre-commit-rust
 
 build:
 	$(CARGO) build --release
@@ -19,6 +20,7 @@ test: oracle
 	$(CARGO) test --locked --all-targets
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
+	$(MAKE) test-packaging
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -44,3 +46,45 @@ man:
 
 clean:
 	$(CARGO) clean
+
+# --- Packaging: the wheel, the release archives, pre-commit, the GitHub Action ---------
+
+PYTHON ?= python3
+TOOLS := target/packaging/venv
+HOST := $(shell rustc -vV | sed -n 's/^host: //p')
+
+# The packaging tests' Python tools (tests/packaging/requirements.txt, pinned) in a
+# virtualenv under target/, made again only when a pin changes; and the wheelhouse that
+# stands in for PyPI in the offline pre-commit test.
+$(TOOLS)/.done: tests/packaging/requirements.txt tests/packaging/wheelhouse.txt
+	rm -rf $(TOOLS) target/packaging/wheelhouse
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check -r tests/packaging/requirements.txt
+	$(TOOLS)/bin/pip download --quiet --disable-pip-version-check --no-deps \
+	  --dest target/packaging/wheelhouse -r tests/packaging/wheelhouse.txt
+	touch $@
+
+# The wheel that carries the tfsum binary (pip install / pipx run / uvx tfsum), built
+# with maturin from python/pyproject.toml; it reuses `cargo build --release`'s output.
+wheel: $(TOOLS)/.done
+	cd python && ../$(TOOLS)/bin/maturin build --release --out ../target/wheels
+
+# The release recipe of .github/workflows/release.yml, for this machine's target:
+# builds, packs target/archives/tfsum-$(HOST).tar.gz and writes its SHA256SUMS.
+dist:
+	scripts/release-archive.sh build $(HOST) target/archives
+	scripts/release-archive.sh sums target/archives
+
+# The wheel in fresh virtualenvs (pip, pipx, uvx), the *-pypi pre-commit hooks under the
+# real pre-commit, archives + install.sh + binstall metadata, the action's check step,
+# and actionlint/shellcheck. Offline but for the tools' first install from PyPI.
+test-packaging: oracle $(TOOLS)/.done
+	$(CARGO) build --locked --release
+	$(MAKE) wheel
+	PYTHONDONTWRITEBYTECODE=1 $(TOOLS)/bin/python -m pytest -p no:cacheprovider tests/packaging
+
+# The language: rust pre-commit hooks too (pre-commit builds tfsum with cargo: minutes).
+test-pre-commit-rust: oracle $(TOOLS)/.done
+	$(MAKE) wheel
+	TFSUM_TEST_RUST_HOOKS=1 PYTHONDONTWRITEBYTECODE=1 \
+	  $(TOOLS)/bin/python -m pytest -p no:cacheprovider tests/packaging/test_pre_commit.py
