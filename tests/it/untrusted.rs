@@ -93,13 +93,20 @@ fn cache_writes_never_follow_links() {
     let outside = tempfile::TempDir::new().expect("outside");
     let victim = outside.path().join("victim");
     std::fs::write(&victim, "precious\n").expect("victim");
-    let entry = repo
-        .cache()
-        .join("v2/packages")
-        .join(registry.host().replace(':', "_"))
-        .join("hashicorp/null/3.2.1/linux_amd64.json");
-    std::fs::create_dir_all(entry.parent().unwrap()).expect("entry dir");
-    std::os::unix::fs::symlink(&victim, &entry).expect("planted link");
+    let entry_in = |layout: &str| {
+        repo.cache()
+            .join(layout)
+            .join("packages")
+            .join(registry.host().replace(':', "_"))
+            .join("hashicorp/null/3.2.1/linux_amd64.json")
+    };
+    // Planted in this layout and the one before (which older tfsum followed).
+    for layout in ["v1", "v2"] {
+        let entry = entry_in(layout);
+        std::fs::create_dir_all(entry.parent().unwrap()).expect("entry dir");
+        std::os::unix::fs::symlink(&victim, &entry).expect("planted link");
+    }
+    let entry = entry_in("v2");
 
     let out = repo.lock_all(PLATFORMS, &[], &[]);
     assert!(out.status.success(), "{}", text(&out));
