@@ -111,82 +111,88 @@ impl Parser<'_> {
         }
         let line = self.line;
         let kind = match self.peek() {
-            Some('{') => {
-                self.next();
-                let mut members = Vec::new();
-                self.skip_ws();
-                if self.peek() == Some('}') {
-                    self.next();
-                } else {
-                    loop {
-                        self.skip_ws();
-                        let name_line = self.line;
-                        if self.peek() != Some('"') {
-                            return Err(self.error("expected a property name in double quotes"));
-                        }
-                        let name = self.string()?;
-                        self.skip_ws();
-                        self.expect(':')?;
-                        self.skip_ws();
-                        let value = self.value(depth + 1)?;
-                        members.push(Member {
-                            name,
-                            line: name_line,
-                            value,
-                        });
-                        self.skip_ws();
-                        match self.next() {
-                            Some(',') => continue,
-                            Some('}') => break,
-                            _ => return Err(self.error("expected ',' or '}' in object")),
-                        }
-                    }
-                }
-                JsonKind::Object(members)
-            }
-            Some('[') => {
-                self.next();
-                let mut items = Vec::new();
-                self.skip_ws();
-                if self.peek() == Some(']') {
-                    self.next();
-                } else {
-                    loop {
-                        self.skip_ws();
-                        items.push(self.value(depth + 1)?);
-                        self.skip_ws();
-                        match self.next() {
-                            Some(',') => continue,
-                            Some(']') => break,
-                            _ => return Err(self.error("expected ',' or ']' in array")),
-                        }
-                    }
-                }
-                JsonKind::Array(items)
-            }
+            Some('{') => JsonKind::Object(self.object(depth)?),
+            Some('[') => JsonKind::Array(self.array(depth)?),
             Some('"') => JsonKind::String(self.string()?),
             Some('t') => self.keyword("true", JsonKind::Bool(true))?,
             Some('f') => self.keyword("false", JsonKind::Bool(false))?,
             Some('n') => self.keyword("null", JsonKind::Null)?,
-            Some(c) if c == '-' || c.is_ascii_digit() => {
-                let mut text = String::new();
-                while let Some(c) = self.peek() {
-                    if c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E') {
-                        text.push(c);
-                        self.next();
-                    } else {
-                        break;
-                    }
-                }
-                if text.parse::<f64>().is_err() {
-                    return Err(self.error(&format!("invalid number {text:?}")));
-                }
-                JsonKind::Number(text)
-            }
+            Some(c) if c == '-' || c.is_ascii_digit() => JsonKind::Number(self.number()?),
             Some(_) => return Err(self.error("expected a JSON value")),
             None => return Err(self.error("unexpected end of file")),
         };
         Ok(JsonNode { line, kind })
+    }
+
+    /// `{ "name": value, … }`, every member kept in order with the line of its name.
+    fn object(&mut self, depth: usize) -> Result<Vec<Member>, JsonError> {
+        self.next();
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some('}') {
+            self.next();
+            return Ok(members);
+        }
+        loop {
+            self.skip_ws();
+            let name_line = self.line;
+            if self.peek() != Some('"') {
+                return Err(self.error("expected a property name in double quotes"));
+            }
+            let name = self.string()?;
+            self.skip_ws();
+            self.expect(':')?;
+            self.skip_ws();
+            let value = self.value(depth + 1)?;
+            members.push(Member {
+                name,
+                line: name_line,
+                value,
+            });
+            self.skip_ws();
+            match self.next() {
+                Some(',') => continue,
+                Some('}') => return Ok(members),
+                _ => return Err(self.error("expected ',' or '}' in object")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Vec<JsonNode>, JsonError> {
+        self.next();
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(']') {
+            self.next();
+            return Ok(items);
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth + 1)?);
+            self.skip_ws();
+            match self.next() {
+                Some(',') => continue,
+                Some(']') => return Ok(items),
+                _ => return Err(self.error("expected ',' or ']' in array")),
+            }
+        }
+    }
+
+    /// The number as written (JSON's grammar, checked by parsing it as a float).
+    fn number(&mut self) -> Result<String, JsonError> {
+        let mut text = String::new();
+        while let Some(c) = self.peek() {
+            if c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E') {
+                text.push(c);
+                self.next();
+            } else {
+                break;
+            }
+        }
+        if text.parse::<f64>().is_err() {
+            return Err(self.error(&format!("invalid number {text:?}")));
+        }
+        Ok(text)
     }
 
     fn keyword(&mut self, word: &str, kind: JsonKind) -> Result<JsonKind, JsonError> {

@@ -16,7 +16,7 @@ use tfsum::fmt::{self as lockfmt, FmtOptions};
 use tfsum::progress::{NoProgress, Progress};
 use tfsum::progress_bar::{LogProgress, TerminalProgress};
 use tfsum::report::{self, Verbosity};
-use tfsum::settings::{self, Environment};
+use tfsum::settings::{self, Environment, LockSettings};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -94,25 +94,9 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
     tracing::debug!(?settings, "effective settings");
     tfsum::atomic::set_test_delay(settings.write_delay);
     if settings.retry_failed {
-        let (paths, notes) = match tfsum::lock::roots_to_retry(&settings) {
-            Ok(found) => found,
-            Err(e) => return exit(EXIT_USAGE, e),
-        };
-        notes.iter().for_each(|n| note(verbosity, n));
-        if paths.is_empty() {
-            let cwd = settings.cwd.display();
-            note(
-                verbosity,
-                format!("nothing to retry: no root failed in the last run from {cwd}"),
-            );
-            return ExitCode::SUCCESS;
+        if let Err(code) = retry_failed(&mut settings, verbosity) {
+            return code;
         }
-        let s = if paths.len() == 1 { "" } else { "s" };
-        note(
-            verbosity,
-            format!("retrying {} root{s} that failed last time", paths.len()),
-        );
-        (settings.paths, settings.recursive) = (paths, false);
     }
     if settings.platforms_defaulted {
         let current = &settings.platforms[0];
@@ -157,6 +141,28 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Points `settings` at the roots that failed last time; `Err` with the exit code when
+/// there is nothing to retry (0) or no record to read (2).
+fn retry_failed(settings: &mut LockSettings, verbosity: Verbosity) -> Result<(), ExitCode> {
+    let (paths, notes) = tfsum::lock::roots_to_retry(settings).map_err(|e| exit(EXIT_USAGE, e))?;
+    notes.iter().for_each(|n| note(verbosity, n));
+    if paths.is_empty() {
+        let cwd = settings.cwd.display();
+        note(
+            verbosity,
+            format!("nothing to retry: no root failed in the last run from {cwd}"),
+        );
+        return Err(ExitCode::SUCCESS);
+    }
+    let s = if paths.len() == 1 { "" } else { "s" };
+    note(
+        verbosity,
+        format!("retrying {} root{s} that failed last time", paths.len()),
+    );
+    (settings.paths, settings.recursive) = (paths, false);
+    Ok(())
 }
 
 /// On SIGINT or SIGTERM: wait for a file replacement under way (the write guard), then

@@ -148,10 +148,12 @@ fn merge(planned: &Planned, hashes: &Hashes) -> Result<LockFile, RootError> {
                 continue;
             }
             None => {
-                errors.push(crate::sources::PackageError {
-                    package: format!("{addr} {version}"),
-                    reason: "no hashes were computed".to_string(),
-                });
+                errors.push(crate::sources::PackageError::new(
+                    addr,
+                    version,
+                    None,
+                    "no hashes were computed".to_string(),
+                ));
                 continue;
             }
         };

@@ -10,8 +10,8 @@
 //! - this file merges the files ([`load`]) and pulls out `host` and `credentials`.
 //!
 //! `plugin_cache_dir`, `credentials_helper` and anything else are accepted and ignored.
-//! Nothing here reads the process environment except [`Env::from_process`], so tests
-//! describe the environment as a value.
+//! Nothing here reads the process environment: [`Env`] is a value, captured by
+//! [`crate::settings::Environment`].
 
 mod credentials;
 mod hcl1;
@@ -43,25 +43,6 @@ pub struct Env {
 }
 
 impl Env {
-    /// Captures the process environment. The only function in this module that looks at
-    /// the real environment.
-    pub fn from_process(opentofu: bool) -> Env {
-        let vars: BTreeMap<String, String> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
-        // Terraform prefers $HOME and falls back to the user database (spec §8).
-        let home = vars
-            .get("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-            .or_else(dirs::home_dir);
-        Env {
-            vars,
-            home,
-            opentofu,
-        }
-    }
-
     /// A variable's value, treating empty as unset (as Terraform does for these).
     pub fn var(&self, name: &str) -> Option<&str> {
         self.vars

@@ -44,49 +44,8 @@ pub(super) fn parse_file(
     let mut out = FileContent::default();
     for member in members {
         match member.name.as_str() {
-            "terraform" => {
-                for (_, body) in blocks(&member.value, 0) {
-                    for inner in body.members() {
-                        match inner.name.as_str() {
-                            "required_providers" => {
-                                for (_, rp_body) in blocks(&inner.value, 0) {
-                                    let mut entries = Vec::new();
-                                    for entry in rp_body.members() {
-                                        entries.push(required_provider(entry, &at, default_host)?);
-                                    }
-                                    out.required_providers.push((at(inner.line), entries));
-                                }
-                            }
-                            "backend" | "cloud" => out.backends.push(at(inner.line)),
-                            _ => {}
-                        }
-                    }
-                }
-            }
-            "provider" => {
-                for (labels, body) in blocks(&member.value, 1) {
-                    let [(name, line)] = labels.as_slice() else {
-                        continue;
-                    };
-                    let alias = match body.get("alias") {
-                        Some(m) => Some(string(m, "alias", &at)?),
-                        None => None,
-                    };
-                    let version = match body.get("version") {
-                        Some(m) => Some(RawConstraint {
-                            text: string(m, "version", &at)?,
-                            at: at(m.line),
-                        }),
-                        None => None,
-                    };
-                    out.provider_blocks.push(ProviderBlock {
-                        local_name: name.to_string(),
-                        alias,
-                        version,
-                        at: at(*line),
-                    });
-                }
-            }
+            "terraform" => terraform(member, &at, default_host, &mut out)?,
+            "provider" => provider_blocks(member, &at, &mut out)?,
             "resource" => resources(member, ResourceMode::Managed, &at, &mut out)?,
             "data" => resources(member, ResourceMode::Data, &at, &mut out)?,
             "ephemeral" => resources(member, ResourceMode::Ephemeral, &at, &mut out)?,
@@ -97,44 +56,115 @@ pub(super) fn parse_file(
                     }
                 }
             }
-            "import" => {
-                for (_, body) in blocks(&member.value, 0) {
-                    let target = match body.get("to") {
-                        Some(m) => resource_target_text(&string(m, "to", &at)?),
-                        None => None,
-                    };
-                    let provider = match body.get("provider") {
-                        Some(m) => Some(provider_ref(m, &at)?),
-                        None => None,
-                    };
-                    out.imports.push(ImportDecl { target, provider });
-                }
-            }
-            "module" => {
-                for (labels, body) in blocks(&member.value, 1) {
-                    let [(name, line)] = labels.as_slice() else {
-                        continue;
-                    };
-                    let source = match body.get("source") {
-                        Some(m) => Some(string(m, "source", &at)?),
-                        None => None,
-                    };
-                    // A JSON string is a template: `${…}` makes the source an expression.
-                    let source = source.map(|s| {
-                        let literal = !s.contains("${");
-                        (s, literal)
-                    });
-                    out.module_calls.push(ModuleCallDecl {
-                        name: name.to_string(),
-                        source,
-                        at: at(*line),
-                    });
-                }
-            }
+            "import" => imports(member, &at, &mut out)?,
+            "module" => module_calls(member, &at, &mut out)?,
             _ => {}
         }
     }
     Ok(out)
+}
+
+/// `terraform` blocks: `required_providers`, and whether there is a backend or cloud.
+fn terraform(
+    member: &Member,
+    at: &impl Fn(usize) -> Location,
+    default_host: &str,
+    out: &mut FileContent,
+) -> Result<(), ConfigError> {
+    for (_, body) in blocks(&member.value, 0) {
+        for inner in body.members() {
+            match inner.name.as_str() {
+                "required_providers" => {
+                    for (_, rp_body) in blocks(&inner.value, 0) {
+                        let entries = rp_body
+                            .members()
+                            .map(|entry| required_provider(entry, at, default_host))
+                            .collect::<Result<_, _>>()?;
+                        out.required_providers.push((at(inner.line), entries));
+                    }
+                }
+                "backend" | "cloud" => out.backends.push(at(inner.line)),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn provider_blocks(
+    member: &Member,
+    at: &impl Fn(usize) -> Location,
+    out: &mut FileContent,
+) -> Result<(), ConfigError> {
+    for (labels, body) in blocks(&member.value, 1) {
+        let [(name, line)] = labels.as_slice() else {
+            continue;
+        };
+        let alias = match body.get("alias") {
+            Some(m) => Some(string(m, "alias", at)?),
+            None => None,
+        };
+        let version = match body.get("version") {
+            Some(m) => Some(RawConstraint {
+                text: string(m, "version", at)?,
+                at: at(m.line),
+            }),
+            None => None,
+        };
+        out.provider_blocks.push(ProviderBlock {
+            local_name: name.to_string(),
+            alias,
+            version,
+            at: at(*line),
+        });
+    }
+    Ok(())
+}
+
+fn imports(
+    member: &Member,
+    at: &impl Fn(usize) -> Location,
+    out: &mut FileContent,
+) -> Result<(), ConfigError> {
+    for (_, body) in blocks(&member.value, 0) {
+        let target = match body.get("to") {
+            Some(m) => resource_target_text(&string(m, "to", at)?),
+            None => None,
+        };
+        let provider = match body.get("provider") {
+            Some(m) => Some(provider_ref(m, at)?),
+            None => None,
+        };
+        out.imports.push(ImportDecl { target, provider });
+    }
+    Ok(())
+}
+
+fn module_calls(
+    member: &Member,
+    at: &impl Fn(usize) -> Location,
+    out: &mut FileContent,
+) -> Result<(), ConfigError> {
+    for (labels, body) in blocks(&member.value, 1) {
+        let [(name, line)] = labels.as_slice() else {
+            continue;
+        };
+        let source = match body.get("source") {
+            Some(m) => Some(string(m, "source", at)?),
+            None => None,
+        };
+        // A JSON string is a template: `${…}` makes the source an expression.
+        let source = source.map(|s| {
+            let literal = !s.contains("${");
+            (s, literal)
+        });
+        out.module_calls.push(ModuleCallDecl {
+            name: name.to_string(),
+            source,
+            at: at(*line),
+        });
+    }
+    Ok(())
 }
 
 fn required_provider(

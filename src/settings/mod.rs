@@ -128,66 +128,13 @@ pub fn lock(
 ) -> Result<LockSettings, SettingsError> {
     let (file, files) = read_files(args, environment, cwd)?;
     let env = environment;
-
-    let platforms = if !args.platforms.is_empty() {
-        args.platforms.clone()
-    } else if let Some(list) = env.var("TFSUM_PLATFORMS") {
-        parse_platforms(list)?
-    } else {
-        file.platforms.clone().unwrap_or_default()
-    };
-    let ignore = if args.ignore_paths.is_empty() {
-        file.ignore_paths.clone().unwrap_or_default()
-    } else {
-        args.ignore_paths
-            .iter()
-            .map(|p| {
-                regex::Regex::new(p)
-                    .map_err(|e| SettingsError::Flag(format!("invalid --ignore-path {p:?}: {e}")))
-            })
-            .collect::<Result<_, _>>()?
-    };
-    let flavor = match (args.flavor, env.var("TFSUM_FLAVOR")) {
-        (Some(FlavorArg::Terraform), _) | (None, Some("terraform")) => Some(Flavor::Terraform),
-        (Some(FlavorArg::Opentofu), _) | (None, Some("opentofu")) => Some(Flavor::OpenTofu),
-        (None, Some(other)) => {
-            return Err(SettingsError::env(
-                "TFSUM_FLAVOR",
-                other,
-                "terraform or opentofu",
-            ))
-        }
-        (None, None) => None,
-    }
-    .or(file.flavor.map(|f| match f {
-        file::FileFlavor::Terraform => Flavor::Terraform,
-        file::FileFlavor::Opentofu => Flavor::OpenTofu,
-    }));
-    let count = |flag: Option<usize>, name: &str, var: &str, from_file: Option<usize>| {
-        let value = match flag {
-            Some(v) => Some(v),
-            None => env.flag::<usize>(var, "a whole number")?,
-        };
-        match value {
-            Some(0) => Err(SettingsError::Flag(format!("{name} must be at least 1"))),
-            Some(v) => Ok(Some(v)),
-            None => Ok(from_file),
-        }
-    };
-    let jobs = count(
-        args.jobs,
-        "--jobs",
-        "TFSUM_JOBS",
-        file.jobs.map(|n| n.get()),
-    )?
-    .unwrap_or(DEFAULT_JOBS);
-    let per_host = count(
-        args.per_host,
-        "--per-host",
-        "TFSUM_PER_HOST",
-        file.per_host.map(|n| n.get()),
-    )?
-    .unwrap_or(DEFAULT_PER_HOST);
+    let (platforms, platforms_defaulted) = platforms(args, env, &file)?;
+    let jobs = count(args.jobs, "--jobs", env, "TFSUM_JOBS")?
+        .or(file.jobs.map(|n| n.get()))
+        .unwrap_or(DEFAULT_JOBS);
+    let per_host = count(args.per_host, "--per-host", env, "TFSUM_PER_HOST")?
+        .or(file.per_host.map(|n| n.get()))
+        .unwrap_or(DEFAULT_PER_HOST);
     let versions_ttl = match args.versions_ttl {
         Some(v) => Some(v),
         None => env.flag::<u64>("TFSUM_VERSIONS_TTL", "a number of seconds")?,
@@ -198,18 +145,9 @@ pub fn lock(
         .cache_dir
         .clone()
         .or_else(|| env.var("TFSUM_CACHE_DIR").map(PathBuf::from))
-        .or_else(|| file.cache_dir.map(|d| d.into_inner()))
+        .or_else(|| file.cache_dir.clone().map(|d| d.into_inner()))
         .or_else(|| env.default_cache_dir())
         .map(|dir| cwd.join(dir));
-
-    let mut platforms = platforms;
-    let platforms_defaulted = platforms.is_empty();
-    if platforms_defaulted {
-        platforms.push(Platform::current());
-    }
-    platforms.sort();
-    platforms.dedup();
-
     Ok(LockSettings {
         paths: if args.paths.is_empty() {
             vec![PathBuf::from(".")]
@@ -221,12 +159,12 @@ pub fn lock(
         cwd: cwd.to_path_buf(),
         platforms,
         platforms_defaulted,
-        ignore,
+        ignore: ignore(args, &file)?,
         upgrade: args.upgrade,
         check: args.check,
         offline: args.offline,
         format: args.format,
-        flavor,
+        flavor: flavor(args, env, &file)?,
         jobs,
         cache_dir,
         use_cache: !args.no_cache,
@@ -238,6 +176,82 @@ pub fn lock(
         files,
         write_delay: env.write_delay()?,
     })
+}
+
+/// The platforms (sorted, deduplicated), and whether they are this machine's because
+/// nothing said which.
+fn platforms(
+    args: &LockArgs,
+    env: &Environment,
+    file: &FileSettings,
+) -> Result<(Vec<Platform>, bool), SettingsError> {
+    let mut platforms = if !args.platforms.is_empty() {
+        args.platforms.clone()
+    } else if let Some(list) = env.var("TFSUM_PLATFORMS") {
+        parse_platforms(list)?
+    } else {
+        file.platforms.clone().unwrap_or_default()
+    };
+    let defaulted = platforms.is_empty();
+    if defaulted {
+        platforms.push(Platform::current());
+    }
+    platforms.sort();
+    platforms.dedup();
+    Ok((platforms, defaulted))
+}
+
+fn ignore(args: &LockArgs, file: &FileSettings) -> Result<Vec<regex::Regex>, SettingsError> {
+    if args.ignore_paths.is_empty() {
+        return Ok(file.ignore_paths.clone().unwrap_or_default());
+    }
+    args.ignore_paths
+        .iter()
+        .map(|p| {
+            regex::Regex::new(p)
+                .map_err(|e| SettingsError::Flag(format!("invalid --ignore-path {p:?}: {e}")))
+        })
+        .collect()
+}
+
+fn flavor(
+    args: &LockArgs,
+    env: &Environment,
+    file: &FileSettings,
+) -> Result<Option<Flavor>, SettingsError> {
+    let given = match (args.flavor, env.var("TFSUM_FLAVOR")) {
+        (Some(FlavorArg::Terraform), _) | (None, Some("terraform")) => Some(Flavor::Terraform),
+        (Some(FlavorArg::Opentofu), _) | (None, Some("opentofu")) => Some(Flavor::OpenTofu),
+        (None, Some(other)) => {
+            return Err(SettingsError::env(
+                "TFSUM_FLAVOR",
+                other,
+                "terraform or opentofu",
+            ))
+        }
+        (None, None) => None,
+    };
+    Ok(given.or(file.flavor.map(|f| match f {
+        file::FileFlavor::Terraform => Flavor::Terraform,
+        file::FileFlavor::Opentofu => Flavor::OpenTofu,
+    })))
+}
+
+/// A count given by `flag` (named `name`), else by the variable `var`: at least 1.
+fn count(
+    flag: Option<usize>,
+    name: &str,
+    env: &Environment,
+    var: &str,
+) -> Result<Option<usize>, SettingsError> {
+    let given = match flag {
+        Some(n) => Some(n),
+        None => env.flag(var, "a whole number")?,
+    };
+    match given {
+        Some(0) => Err(SettingsError::Flag(format!("{name} must be at least 1"))),
+        other => Ok(other),
+    }
 }
 
 /// The user's file layered under the repository's (unless `--no-config`), and the paths

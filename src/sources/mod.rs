@@ -358,44 +358,13 @@ impl Sources {
         platforms: &[Platform],
         flavor: Flavor,
     ) -> Result<BTreeSet<Hash>, PackageError> {
-        let err = |platform: Option<&Platform>, reason: String| PackageError {
-            package: match platform {
-                Some(p) => format!("{provider} {version} ({p})"),
-                None => format!("{provider} {version}"),
-            },
-            reason,
-        };
         let sources = self.for_provider(provider);
-        // Which source serves which platform.
-        let mut assigned: BTreeMap<usize, Vec<Platform>> = BTreeMap::new();
-        for platform in platforms {
-            let mut chosen = None;
-            for (index, source) in sources.iter().enumerate() {
-                let has = match source {
-                    Source::Registry(_) => true,
-                    Source::FsMirror(m) => m.package(provider, version, platform).is_some(),
-                    Source::NetMirror(m) => m
-                        .has_package(provider, version, platform)
-                        .await
-                        .map_err(|e| err(Some(platform), e.to_string()))?,
-                };
-                if has {
-                    chosen = Some(index);
-                    break;
-                }
-            }
-            let Some(index) = chosen else {
-                let names: Vec<String> = sources.iter().map(|s| s.describe()).collect();
-                return Err(err(
-                    Some(platform),
-                    format!("not available in {}", names.join(" or ")),
-                ));
-            };
-            assigned.entry(index).or_default().push(platform.clone());
-        }
-
+        let assigned = assign(&sources, provider, version, platforms).await?;
         let mut hashes = BTreeSet::new();
         for (index, platforms) in assigned {
+            let err = |platform: Option<&Platform>, reason| {
+                PackageError::new(provider, version, platform, reason)
+            };
             match sources[index] {
                 Source::Registry(registry) => {
                     let packages_map = flavor == Flavor::OpenTofu;
@@ -429,6 +398,43 @@ impl Sources {
         }
         Ok(hashes)
     }
+}
+
+/// Which of `sources` serves each platform: the first that has its package.
+async fn assign(
+    sources: &[&Source],
+    provider: &ProviderAddr,
+    version: &Version,
+    platforms: &[Platform],
+) -> Result<BTreeMap<usize, Vec<Platform>>, PackageError> {
+    let mut assigned: BTreeMap<usize, Vec<Platform>> = BTreeMap::new();
+    for platform in platforms {
+        let mut chosen = None;
+        for (index, source) in sources.iter().enumerate() {
+            let has = match source {
+                Source::Registry(_) => true,
+                Source::FsMirror(m) => m.package(provider, version, platform).is_some(),
+                Source::NetMirror(m) => {
+                    m.has_package(provider, version, platform)
+                        .await
+                        .map_err(|e| {
+                            PackageError::new(provider, version, Some(platform), e.to_string())
+                        })?
+                }
+            };
+            if has {
+                chosen = Some(index);
+                break;
+            }
+        }
+        let Some(index) = chosen else {
+            let names: Vec<String> = sources.iter().map(|s| s.describe()).collect();
+            let reason = format!("not available in {}", names.join(" or "));
+            return Err(PackageError::new(provider, version, Some(platform), reason));
+        };
+        assigned.entry(index).or_default().push(platform.clone());
+    }
+    Ok(assigned)
 }
 
 /// Limits of the mirror sources: plain values from the settings.

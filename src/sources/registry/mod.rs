@@ -51,6 +51,24 @@ pub struct PackageError {
     pub reason: String,
 }
 
+impl PackageError {
+    /// An error naming `provider`, `version` and, where one is involved, `platform`.
+    pub fn new(
+        provider: &ProviderAddr,
+        version: &Version,
+        platform: Option<&Platform>,
+        reason: String,
+    ) -> PackageError {
+        PackageError {
+            package: match platform {
+                Some(p) => format!("{provider} {version} ({p})"),
+                None => format!("{provider} {version}"),
+            },
+            reason,
+        }
+    }
+}
+
 /// Counters for the run summary and the benchmark.
 #[derive(Debug, Default, Clone)]
 pub struct RegistryStats {
@@ -425,13 +443,7 @@ struct Package<'a> {
 impl Package<'_> {
     /// An error naming the package and, where one is involved, the platform.
     fn error(&self, platform: Option<&Platform>, reason: String) -> PackageError {
-        PackageError {
-            package: match platform {
-                Some(p) => format!("{} {} ({p})", self.provider, self.version),
-                None => format!("{} {}", self.provider, self.version),
-            },
-            reason,
-        }
+        PackageError::new(self.provider, self.version, platform, reason)
     }
 }
 
