@@ -106,17 +106,12 @@ impl Repo {
     }
 
     fn command(&self, args: &[&str]) -> Cmd {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tfsum"));
-        command
-            .args(args)
-            .current_dir(self.path())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.scratch().join("home"))
-            .env("TF_CLI_CONFIG_FILE", self.scratch().join("cli.tfrc"))
-            .env("TFSUM_CACHE_DIR", self.scratch().join("cache"))
-            .env("NO_PROXY", "*")
-            .env("COLUMNS", "100");
+        let mut command = crate::tfsum::command(
+            self.path(),
+            &self.scratch().join("cli.tfrc"),
+            self.scratch(),
+        );
+        command.args(args).env("COLUMNS", "100");
         Cmd { command }
     }
 
@@ -632,12 +627,25 @@ fn pre_commit_changed_files() {
 fn pre_commit_hook_file_patterns() {
     let yaml = std::fs::read_to_string(repo_root().join(".pre-commit-hooks.yaml"))
         .expect("read .pre-commit-hooks.yaml");
-    let patterns: Vec<&str> = yaml
+    // Every hook names the one pattern: written once (a YAML anchor), referred to by the
+    // others.
+    let files: Vec<&str> = yaml
         .lines()
         .filter_map(|l| l.trim().strip_prefix("files: "))
-        .map(|p| p.trim_matches('\''))
         .collect();
-    assert_eq!(patterns.len(), 2, "{yaml}");
+    assert_eq!(files.len(), 4, "{yaml}");
+    let patterns: Vec<&str> = files
+        .iter()
+        .filter_map(|f| {
+            f.split_once('\'')
+                .map(|(_, rest)| rest.trim_end_matches('\''))
+        })
+        .collect();
+    assert_eq!(patterns.len(), 1, "{yaml}");
+    assert!(
+        files.iter().filter(|f| f.starts_with('*')).count() == 3,
+        "{yaml}"
+    );
     for pattern in patterns {
         let re = regex::Regex::new(pattern).expect("valid pattern");
         for path in [

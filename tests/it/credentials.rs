@@ -6,14 +6,12 @@
 //! `TF_TOKEN_…` variable, but the name may contain `:` when set directly, as here;
 //! the `__`/`_` mangling itself is tabulated in `registry::cliconfig`'s unit tests.
 
-use std::ffi::OsString;
 use std::path::Path;
 use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use tempfile::TempDir;
 
-use crate::mirrors::{run_with_env, terraform_run};
 use crate::support::fake_registry::{FakeRegistry, RegistryHandle, UrlStyle};
 use crate::support::terraform;
 use crate::tfsum;
@@ -62,17 +60,16 @@ fn lock_with(
     let home = scratch.path().join("home");
     std::fs::create_dir_all(home.join(".terraform.d")).unwrap();
     let cli = scratch.path().join("cli.tfrc");
-    let mut env: Vec<(String, OsString)> = vec![
-        ("HOME".into(), home.clone().into()),
-        (
-            "TFSUM_CACHE_DIR".into(),
-            scratch.path().join("cache").into(),
-        ),
-    ];
+    let mut command = tfsum::command(dir, &cli, scratch.path());
+    command.args([
+        "lock",
+        "--platform=linux_amd64",
+        "--platform=darwin_arm64",
+        ".",
+    ]);
     match how {
         Credential::Block => {
             std::fs::write(&cli, registry.cli_config_with_token(token_value)).unwrap();
-            env.push(("TF_CLI_CONFIG_FILE".into(), cli.into()));
         }
         Credential::CredentialsJson => {
             std::fs::write(home.join(".terraformrc"), registry.cli_config()).unwrap();
@@ -83,30 +80,18 @@ fn lock_with(
                 json.to_string(),
             )
             .unwrap();
+            command.env_remove("TF_CLI_CONFIG_FILE");
         }
         Credential::EnvVar => {
             std::fs::write(&cli, registry.cli_config()).unwrap();
-            env.push(("TF_CLI_CONFIG_FILE".into(), cli.into()));
             let name = format!("TF_TOKEN_{}", registry.host().replace('.', "_"));
-            env.push((name, token_value.into()));
+            command.env(name, token_value);
         }
         Credential::None => {
             std::fs::write(&cli, registry.cli_config()).unwrap();
-            env.push(("TF_CLI_CONFIG_FILE".into(), cli.into()));
         }
     }
-    let env: Vec<(&str, OsString)> = env.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-    let out = run_with_env(
-        Path::new(env!("CARGO_BIN_EXE_tfsum")),
-        dir,
-        &[
-            "lock",
-            "--platform=linux_amd64",
-            "--platform=darwin_arm64",
-            ".",
-        ],
-        &env,
-    );
+    let out = command.output().expect("run tfsum");
     (out, scratch)
 }
 
@@ -263,16 +248,12 @@ fn one_run_three_hosts() {
     let cli = scratch.path().join("cli.tfrc");
     std::fs::write(&cli, &hosts).unwrap();
     let env_name = format!("TF_TOKEN_{}", by_env.host().replace('.', "_"));
-    let out = run_with_env(
-        Path::new(env!("CARGO_BIN_EXE_tfsum")),
+    let out = tfsum::run_with(
         repo.path(),
+        &cli,
+        scratch.path(),
         &["lock", "-r", "--platform=linux_amd64,darwin_arm64", "."],
-        &[
-            ("HOME", scratch.path().join("home").into()),
-            ("TFSUM_CACHE_DIR", scratch.path().join("cache").into()),
-            ("TF_CLI_CONFIG_FILE", cli.clone().into()),
-            (&env_name, "env-token".into()),
-        ],
+        &[(&env_name, "env-token")],
     );
     tfsum::assert_ok(&out);
 
@@ -280,7 +261,7 @@ fn one_run_three_hosts() {
     std::fs::write(&tf_cli, terraform_cli).unwrap();
     for (dir, text) in &roots {
         let copy = terraform::module_dir(&[("main.tf", text)], "");
-        let out = terraform_run(
+        let out = terraform::run(
             copy.path(),
             &tf_cli,
             &[

@@ -1,13 +1,13 @@
 //! A repository of root modules on disk plus a way to run `tfsum lock` on it, shared by
 //! the fault, bad-input and cache tests.
 //!
-//! Runs go through the real binary with a cleared environment (as [`crate::tfsum::run`]
-//! does) plus the operational knobs that keep faulty runs short: small timeouts, few
+//! Runs go through the real binary as [`crate::tfsum::run`] runs it, plus the operational
+//! knobs that keep faulty runs short: small timeouts, few
 //! retries, millisecond backoff. Each test picks its own cache directory, so tests that
 //! share one cache do so on purpose.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use tempfile::TempDir;
 
@@ -137,7 +137,8 @@ impl Repo {
     }
 }
 
-/// Runs `tfsum ARGS` in `dir` with a cleared environment plus `env`.
+/// Runs `tfsum ARGS` in `dir` with `cache` as its cache directory and `env` on top
+/// (HOME sits beside the cache).
 pub fn run(
     dir: &Path,
     cli_config: &Path,
@@ -145,20 +146,11 @@ pub fn run(
     args: &[&str],
     env: &[(&str, &str)],
 ) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tfsum"));
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", cache.join("home"))
-        .env("TF_CLI_CONFIG_FILE", cli_config)
-        .env("TFSUM_CACHE_DIR", cache)
-        .env("NO_PROXY", "*");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command.output().expect("run tfsum")
+    let scratch = cache.parent().unwrap_or(cache);
+    let cache = cache.to_string_lossy();
+    let mut all = vec![("TFSUM_CACHE_DIR", cache.as_ref())];
+    all.extend_from_slice(env);
+    crate::tfsum::run_with(dir, cli_config, scratch, args, &all)
 }
 
 /// Exit status, stdout and stderr, for assertion messages.

@@ -18,4 +18,5 @@ mod oracle;
 mod resolution;
 mod terragrunt;
 mod tfsum;
+mod twin;
 mod untrusted;

@@ -7,9 +7,7 @@
 //! Terraform requires https for `-net-mirror`, so the fake serves TLS with the test CA,
 //! which both tools are told about through `SSL_CERT_FILE`.
 
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use tempfile::TempDir;
@@ -17,6 +15,7 @@ use tempfile::TempDir;
 use crate::support::fake_registry::{test_ca_path, FakeRegistry, RegistryHandle};
 use crate::support::terraform;
 use crate::tfsum;
+use crate::twin::Twin;
 
 const PLATFORMS: &[&str] = &["linux_amd64", "darwin_arm64", "windows_amd64"];
 
@@ -50,103 +49,21 @@ const CONFIG: &str = r#"terraform {
 }
 "#;
 
-/// Runs a program with a cleared environment plus `env`, like the shared harnesses.
-pub fn run_with_env(program: &Path, dir: &Path, args: &[&str], env: &[(&str, OsString)]) -> Output {
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("TF_IN_AUTOMATION", "1")
-        .env("CHECKPOINT_DISABLE", "1")
-        .env("NO_PROXY", "*")
-        .stdin(Stdio::null());
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command.output().expect("run program")
+/// The configuration, with the test CA trusted, for both tools.
+fn twin(cli: &str) -> Twin {
+    let ca = test_ca_path();
+    Twin::with_cli_config(&[("main.tf", CONFIG)], cli).env("SSL_CERT_FILE", &ca.to_string_lossy())
 }
 
-/// Terraform with a fresh HOME, the CLI config, the test CA, and `args`.
-pub fn terraform_run(dir: &Path, cli_config: &Path, args: &[&str]) -> Output {
-    let home = TempDir::new().unwrap();
-    run_with_env(
-        &terraform::binary(),
-        dir,
-        args,
-        &[
-            ("HOME", home.path().into()),
-            ("TF_CLI_CONFIG_FILE", cli_config.into()),
-            ("SSL_CERT_FILE", test_ca_path().into()),
-        ],
-    )
-}
-
-/// tfsum with a private HOME and cache, the CLI config, the test CA, and `args`.
-pub fn tfsum_run(dir: &Path, cli_config: &Path, scratch: &Path, args: &[&str]) -> Output {
-    run_with_env(
-        Path::new(env!("CARGO_BIN_EXE_tfsum")),
-        dir,
-        args,
-        &[
-            ("HOME", scratch.join("home").into()),
-            ("TF_CLI_CONFIG_FILE", cli_config.into()),
-            ("TFSUM_CACHE_DIR", scratch.join("cache").into()),
-            ("SSL_CERT_FILE", test_ca_path().into()),
-        ],
-    )
-}
-
-/// Two copies of `files` (one per tool) and a scratch dir holding `cli.tfrc`.
-struct Case {
-    terraform: TempDir,
-    tfsum: TempDir,
-    scratch: TempDir,
-}
-
-impl Case {
-    fn new(files: &[(&str, &str)], cli_config: &str) -> Case {
-        let scratch = TempDir::new().unwrap();
-        std::fs::write(scratch.path().join("cli.tfrc"), cli_config).unwrap();
-        Case {
-            terraform: terraform::module_dir(files, ""),
-            tfsum: terraform::module_dir(files, ""),
-            scratch,
-        }
-    }
-
-    fn cli_config(&self) -> PathBuf {
-        self.scratch.path().join("cli.tfrc")
-    }
-
-    /// `terraform providers lock -platform=… <tf_flag>` vs `tfsum lock --platform=…
-    /// <tfsum_flag> .`; returns the (identical) lock file.
-    fn assert_same(&self, tf_flag: &str, tfsum_flag: &str) -> String {
-        let mut args = vec!["providers".to_string(), "lock".into(), "-no-color".into()];
-        args.extend(PLATFORMS.iter().map(|p| format!("-platform={p}")));
-        args.push(tf_flag.to_string());
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = terraform_run(self.terraform.path(), &self.cli_config(), &args);
-        terraform::assert_success(&out, "terraform providers lock");
-        let want = terraform::read_lock_file(self.terraform.path());
-
-        let mut args = vec!["lock".to_string()];
-        args.extend(PLATFORMS.iter().map(|p| format!("--platform={p}")));
-        args.push(tfsum_flag.to_string());
-        args.push(".".to_string());
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = tfsum_run(
-            self.tfsum.path(),
-            &self.cli_config(),
-            self.scratch.path(),
-            &args,
-        );
-        tfsum::assert_ok(&out);
-        let got = terraform::read_lock_file(self.tfsum.path());
-        assert_eq!(got, want, "tfsum (left) vs Terraform (right)");
-        got
-    }
+/// `terraform providers lock -platform=… <tf_flag>` vs `tfsum lock --platform=…
+/// <tfsum_flag> .`; returns the (identical) lock file.
+fn assert_same(case: &Twin, tf_flag: &str, tfsum_flag: &str) -> String {
+    let out = case.terraform_lock(".", &[tf_flag], PLATFORMS);
+    terraform::assert_success(&out, "terraform providers lock");
+    let want = case.terraform_lock_file(".");
+    let got = case.tfsum_lock(".", &[tfsum_flag], PLATFORMS);
+    assert_eq!(got, want, "tfsum (left) vs Terraform (right)");
+    got
 }
 
 fn write(base: &Path, rel: &str, content: &[u8]) {
@@ -193,9 +110,10 @@ fn fs_mirror_both_layouts_match_terraform() {
     let registry = packages(false);
     let mirror = TempDir::new().unwrap();
     build_fs_mirror(&registry, mirror.path());
-    let case = Case::new(&[("main.tf", CONFIG)], "");
+    let case = twin("");
     let flag = mirror.path().display().to_string();
-    let lock = case.assert_same(
+    let lock = assert_same(
+        &case,
         &format!("-fs-mirror={flag}"),
         &format!("--fs-mirror={flag}"),
     );
@@ -218,9 +136,10 @@ fn net_mirror_matches_terraform() {
         "credentials \"{}\" {{\n  token = \"mirror-token\"\n}}\n",
         registry.host()
     );
-    let case = Case::new(&[("main.tf", CONFIG)], &cli);
+    let case = twin(&cli);
     let url = registry.mirror_url();
-    let lock = case.assert_same(
+    let lock = assert_same(
+        &case,
         &format!("-net-mirror={url}"),
         &format!("--net-mirror={url}"),
     );
@@ -251,49 +170,34 @@ fn net_mirror_matches_terraform() {
 fn net_mirror_refuses_bad_packages_and_http() {
     let registry = packages(true);
     registry.corrupt_zip("hashicorp", "null", "3.2.1", "darwin_arm64");
-    let case = Case::new(&[("main.tf", CONFIG)], "");
+    let case = twin("");
     let url = registry.mirror_url();
-    let out = tfsum_run(
-        case.tfsum.path(),
-        &case.cli_config(),
-        case.scratch.path(),
-        &[
-            "lock",
-            "--platform=darwin_arm64",
-            &format!("--net-mirror={url}"),
-            ".",
-        ],
-    );
+    let out = case.tfsum(&[
+        "lock",
+        "--platform=darwin_arm64",
+        &format!("--net-mirror={url}"),
+        ".",
+    ]);
     let text = tfsum::text(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
         text.contains("terraform-provider-null_3.2.1_darwin_arm64.zip"),
         "{text}"
     );
-    assert!(!case.tfsum.path().join(".terraform.lock.hcl").exists());
+    assert!(!case.tfsum_dir().join(".terraform.lock.hcl").exists());
 
     let http = url.replace("https://", "http://");
-    let out = tfsum_run(
-        case.tfsum.path(),
-        &case.cli_config(),
-        case.scratch.path(),
-        &["lock", &format!("--net-mirror={http}"), "."],
-    );
+    let out = case.tfsum(&["lock", &format!("--net-mirror={http}"), "."]);
     let text = tfsum::text(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("must start with https://"), "{text}");
 
-    let out = tfsum_run(
-        case.tfsum.path(),
-        &case.cli_config(),
-        case.scratch.path(),
-        &[
-            "lock",
-            "--net-mirror=https://x.example/",
-            "--fs-mirror=.",
-            ".",
-        ],
-    );
+    let out = case.tfsum(&[
+        "lock",
+        "--net-mirror=https://x.example/",
+        "--fs-mirror=.",
+        ".",
+    ]);
     let text = tfsum::text(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
     // Terraform's -fs-mirror and -net-mirror exclude each other too (spec §9).
@@ -313,7 +217,7 @@ fn demo_matches_terraform() {
     let scratch = TempDir::new().unwrap();
     let cli = scratch.path().join("cli.tfrc");
     std::fs::write(&cli, "").unwrap();
-    let out = tfsum_run(
+    let out = tfsum::run(
         copy.path(),
         &cli,
         scratch.path(),
@@ -333,7 +237,7 @@ fn demo_matches_terraform() {
     let roots = ["network", "app"];
     for root in roots {
         let tf_copy = terraform::conformance_dir(&format!("demo/roots/{root}"), "");
-        let out = terraform_run(
+        let out = terraform::run(
             tf_copy.path(),
             &cli,
             &[

@@ -12,23 +12,20 @@
 //! Implied providers live on `registry.terraform.io`; the CLI configuration both tools
 //! read points that host, too, at the fake registry.
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::path::Path;
 
 use pretty_assertions::assert_eq;
-use tempfile::TempDir;
 
-use crate::support::fake_registry::{FakeRegistry, RegistryHandle};
+use crate::support::fake_registry::FakeRegistry;
 use crate::support::terraform;
 use crate::tfsum;
+use crate::twin::Twin;
 
 /// The platforms every repository case locks.
 pub const PLATFORMS: &[&str] = &["linux_amd64", "darwin_arm64"];
 
 /// The platform `terraform init` runs on here (the oracle binary is linux_amd64).
 const INIT_PLATFORM: &str = "linux_amd64";
-
-const LOCK: &str = ".terraform.lock.hcl";
 
 /// Versions chosen so that each constraint style picks something other than "newest":
 /// a prerelease newest for null and widget, a `!=`-excluded newest for aws.
@@ -61,100 +58,6 @@ pub fn registry() -> FakeRegistry {
         }
     }
     builder.start()
-}
-
-/// A CLI configuration sending both the fake's own host and `registry.terraform.io`
-/// (implied providers, sources without a host) to the fake registry.
-pub fn write_cli_config(registry: &RegistryHandle, path: &Path) {
-    let mut text = registry.cli_config();
-    text.push_str(&format!(
-        "host \"registry.terraform.io\" {{\n  services = {{\n    \"providers.v1\" = \"{}\"\n  }}\n}}\n",
-        registry.providers_url()
-    ));
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-}
-
-/// One fixture repository copied twice, once per tool, plus the CLI config and tfsum's
-/// private cache.
-struct Repo {
-    terraform: TempDir,
-    tfsum: TempDir,
-    scratch: TempDir,
-}
-
-impl Repo {
-    fn new(registry: &RegistryHandle, fixture: &str) -> Repo {
-        let fixture = format!("repos/{fixture}");
-        let scratch = TempDir::new().unwrap();
-        write_cli_config(registry, &scratch.path().join("cli.tfrc"));
-        Repo {
-            terraform: terraform::conformance_dir(&fixture, &registry.host()),
-            tfsum: terraform::conformance_dir(&fixture, &registry.host()),
-            scratch,
-        }
-    }
-
-    fn cli_config(&self) -> PathBuf {
-        self.scratch.path().join("cli.tfrc")
-    }
-
-    /// `tfsum ARGS` in the tfsum copy.
-    fn tfsum(&self, args: &[&str]) -> Output {
-        tfsum::run(
-            self.tfsum.path(),
-            &self.cli_config(),
-            self.scratch.path(),
-            args,
-        )
-    }
-
-    /// `tfsum lock -r --platform=P… .` over the whole tfsum copy.
-    fn tfsum_lock_all(&self, platforms: &[&str]) -> Output {
-        let mut args = vec!["lock".to_string(), "-r".to_string()];
-        args.extend(platforms.iter().map(|p| format!("--platform={p}")));
-        args.push(".".to_string());
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        self.tfsum(&args)
-    }
-
-    /// `terraform get` then `terraform providers lock` in `root` of the oracle's copy.
-    fn terraform_lock(&self, root: &str, platforms: &[&str]) -> Output {
-        let dir = self.terraform.path().join(root);
-        let get = terraform::run(&dir, &self.cli_config(), &["get", "-no-color"]);
-        terraform::assert_success(&get, &format!("terraform get in {root}"));
-        terraform::providers_lock(&dir, platforms, &self.cli_config())
-    }
-
-    /// Asserts that tfsum's lock file in `root` equals Terraform's; returns it.
-    fn assert_root_matches(&self, root: &str, platforms: &[&str]) -> String {
-        let out = self.terraform_lock(root, platforms);
-        terraform::assert_success(&out, &format!("terraform providers lock in {root}"));
-        let want = terraform::read_lock_file(&self.terraform.path().join(root));
-        let got = terraform::read_lock_file(&self.tfsum.path().join(root));
-        assert_eq!(got, want, "{root}: tfsum (left) vs Terraform (right)");
-        got
-    }
-
-    /// Every directory of the tfsum copy holding a lock file, relative, sorted.
-    fn locked_dirs(&self) -> Vec<String> {
-        let mut found = Vec::new();
-        collect_lock_dirs(self.tfsum.path(), self.tfsum.path(), &mut found);
-        found.sort();
-        found
-    }
-}
-
-pub fn collect_lock_dirs(base: &Path, dir: &Path, found: &mut Vec<String>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect_lock_dirs(base, &path, found);
-        } else if path.file_name().is_some_and(|n| n == LOCK) {
-            let rel = dir.strip_prefix(base).unwrap().to_string_lossy();
-            found.push(rel.replace('\\', "/"));
-        }
-    }
 }
 
 /// The `provider "ADDR" { … }` block of `lock`, for focused assertions.
@@ -198,7 +101,7 @@ const MONO_ROOTS: &[&str] = &[
 #[test]
 fn monorepo_every_root_matches_terraform() {
     let registry = registry();
-    let repo = Repo::new(&registry, "mono");
+    let repo = Twin::fixture(&registry, "repos/mono");
     let out = repo.tfsum_lock_all(PLATFORMS);
     tfsum::assert_ok(&out);
 
@@ -267,17 +170,14 @@ fn monorepo_every_root_matches_terraform() {
         "{text}"
     );
     for (root, lock) in MONO_ROOTS.iter().zip(&locks) {
-        assert_eq!(
-            &terraform::read_lock_file(&repo.tfsum.path().join(root)),
-            lock
-        );
+        assert_eq!(&repo.tfsum_lock_file(root), lock);
     }
 }
 
 #[test]
 fn prerelease_roots_match_terraform() {
     let registry = registry();
-    let repo = Repo::new(&registry, "prerelease");
+    let repo = Twin::fixture(&registry, "repos/prerelease");
     let out = repo.tfsum_lock_all(PLATFORMS);
     tfsum::assert_ok(&out);
     let roots = ["exact", "exact-with-range", "range"];
@@ -295,7 +195,7 @@ fn prerelease_roots_match_terraform() {
 #[test]
 fn edge_case_roots_match_terraform() {
     let registry = registry();
-    let repo = Repo::new(&registry, "edge");
+    let repo = Twin::fixture(&registry, "repos/edge");
     let out = repo.tfsum_lock_all(PLATFORMS);
     tfsum::assert_ok(&out);
     let roots = [
@@ -343,20 +243,18 @@ fn edge_case_roots_match_terraform() {
 #[test]
 fn tofu_root_matches_terraform_on_the_equivalent_tf_files() {
     let registry = registry();
-    let repo = Repo::new(&registry, "tofu");
-    tofu_to_tf(repo.terraform.path());
+    let repo = Twin::fixture(&registry, "repos/tofu");
+    tofu_to_tf(repo.terraform_dir());
     let out = repo.tfsum_lock_all(PLATFORMS);
     tfsum::assert_ok(&out);
     assert_eq!(repo.locked_dirs(), ["stack"], "{}", tfsum::text(&out));
 
-    let out = repo.terraform_lock("stack", PLATFORMS);
+    let out = repo.terraform_lock("stack", &[], PLATFORMS);
     terraform::assert_success(&out, "terraform providers lock in stack");
-    let want = terraform::read_lock_file(&repo.terraform.path().join("stack")).replacen(
-        "by \"terraform init\"",
-        "by \"tofu init\"",
-        1,
-    );
-    let got = terraform::read_lock_file(&repo.tfsum.path().join("stack"));
+    let want =
+        repo.terraform_lock_file("stack")
+            .replacen("by \"terraform init\"", "by \"tofu init\"", 1);
+    let got = repo.tfsum_lock_file("stack");
     assert_eq!(got, want, "tfsum (left) vs Terraform (right)");
     let host = registry.host();
     assert_eq!(
@@ -387,7 +285,7 @@ fn tofu_to_tf(dir: &Path) {
 #[test]
 fn no_acceptable_version_fails_that_root_only() {
     let registry = registry();
-    let repo = Repo::new(&registry, "conflict");
+    let repo = Twin::fixture(&registry, "repos/conflict");
     let out = repo.tfsum_lock_all(PLATFORMS);
     let text = tfsum::text(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -404,7 +302,7 @@ fn no_acceptable_version_fails_that_root_only() {
     assert_eq!(repo.locked_dirs(), ["good"], "{text}");
     repo.assert_root_matches("good", PLATFORMS);
     // Terraform agrees that nothing fits.
-    let out = repo.terraform_lock("bad", PLATFORMS);
+    let out = repo.terraform_lock("bad", &[], PLATFORMS);
     assert!(
         !out.status.success(),
         "{}",
@@ -414,82 +312,11 @@ fn no_acceptable_version_fails_that_root_only() {
 
 // ---- lock file life cycle against `terraform init -backend=false` ---------------------
 
-/// One configuration copied twice, with files that a test may change between runs.
-struct Module {
-    terraform: TempDir,
-    tfsum: TempDir,
-    scratch: TempDir,
-    host: String,
-}
-
-impl Module {
-    fn new(registry: &RegistryHandle, files: &[(&str, &str)]) -> Module {
-        let scratch = TempDir::new().unwrap();
-        write_cli_config(registry, &scratch.path().join("cli.tfrc"));
-        Module {
-            terraform: terraform::module_dir(files, &registry.host()),
-            tfsum: terraform::module_dir(files, &registry.host()),
-            scratch,
-            host: registry.host(),
-        }
-    }
-
-    fn cli_config(&self) -> PathBuf {
-        self.scratch.path().join("cli.tfrc")
-    }
-
-    /// Writes `content` (with the registry placeholder replaced) to both copies.
-    fn write(&self, name: &str, content: &str) {
-        let content = content.replace(terraform::REGISTRY_PLACEHOLDER, &self.host);
-        for dir in [self.terraform.path(), self.tfsum.path()] {
-            std::fs::write(dir.join(name), &content).unwrap();
-        }
-    }
-
-    fn tfsum(&self, extra: &[&str], platforms: &[&str]) -> String {
-        let mut args = vec!["lock".to_string()];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        args.extend(platforms.iter().map(|p| format!("--platform={p}")));
-        args.push(".".to_string());
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = tfsum::run(
-            self.tfsum.path(),
-            &self.cli_config(),
-            self.scratch.path(),
-            &args,
-        );
-        tfsum::assert_ok(&out);
-        terraform::read_lock_file(self.tfsum.path())
-    }
-
-    /// `terraform ARGS` in the oracle's copy; panics unless it succeeds.
-    fn terraform(&self, args: &[&str]) {
-        let out = terraform::run(self.terraform.path(), &self.cli_config(), args);
-        terraform::assert_success(&out, &format!("terraform {}", args.join(" ")));
-    }
-
-    fn init(&self, upgrade: bool) -> String {
-        let mut args = vec!["init", "-backend=false", "-input=false", "-no-color"];
-        if upgrade {
-            args.push("-upgrade");
-        }
-        self.terraform(&args);
-        terraform::read_lock_file(self.terraform.path())
-    }
-
-    fn providers_lock(&self, platforms: &[&str]) -> String {
-        self.terraform(&["get", "-no-color"]);
-        let out = terraform::providers_lock(self.terraform.path(), platforms, &self.cli_config());
-        terraform::assert_success(&out, "terraform providers lock");
-        terraform::read_lock_file(self.terraform.path())
-    }
-
-    /// Puts the same lock file in both copies.
-    fn with_lock(&self, content: &str) {
-        for dir in [self.terraform.path(), self.tfsum.path()] {
-            std::fs::write(dir.join(LOCK), content).unwrap();
-        }
-    }
+/// `terraform providers lock` in the module's top directory, which must succeed.
+fn providers_lock(module: &Twin, platforms: &[&str]) -> String {
+    let out = module.terraform_lock(".", &[], platforms);
+    terraform::assert_success(&out, "terraform providers lock");
+    module.terraform_lock_file(".")
 }
 
 const TWO_PROVIDERS: &str = r#"terraform {
@@ -512,15 +339,15 @@ const CHILD_WITH_IMPLIED: &str = r#"resource "tls_private_key" "k" {
 #[test]
 fn new_lock_file_matches_init() {
     let registry = registry();
-    let module = Module::new(
+    let module = Twin::new(
         &registry,
         &[
             ("main.tf", TWO_PROVIDERS),
             ("child/main.tf", CHILD_WITH_IMPLIED),
         ],
     );
-    let want = module.init(false);
-    let got = module.tfsum(&[], &[INIT_PLATFORM]);
+    let want = module.init(".", false);
+    let got = module.tfsum_lock(".", &[], &[INIT_PLATFORM]);
     assert_eq!(got, want, "tfsum (left) vs terraform init (right)");
 }
 
@@ -534,16 +361,16 @@ fn new_lock_file_matches_init() {
 #[test]
 fn pruning_matches_init() {
     let registry = registry();
-    let module = Module::new(
+    let module = Twin::new(
         &registry,
         &[
             ("main.tf", TWO_PROVIDERS),
             ("child/main.tf", CHILD_WITH_IMPLIED),
         ],
     );
-    let before = module.providers_lock(PLATFORMS);
+    let before = providers_lock(&module, PLATFORMS);
     assert_eq!(providers_and_versions(&before).len(), 3, "{before}");
-    module.with_lock(&before);
+    module.with_lock(".", &before);
     // random is no longer required; the child module (and with it tls) is gone.
     module.write(
         "main.tf",
@@ -554,7 +381,7 @@ fn pruning_matches_init() {
 }
 "#,
     );
-    let init = module.init(false);
+    let init = module.init(".", false);
     let host = registry.host();
     let unused = [
         format!("{host}/hashicorp/random"),
@@ -567,7 +394,7 @@ fn pruning_matches_init() {
     let want = unused
         .iter()
         .fold(init.clone(), |lock, addr| without_block(&lock, addr));
-    let got = module.tfsum(&[], &[INIT_PLATFORM]);
+    let got = module.tfsum_lock(".", &[], &[INIT_PLATFORM]);
     assert_eq!(got, want, "tfsum (left) vs pruned terraform init (right)");
     assert_eq!(
         providers_and_versions(&got),
@@ -592,18 +419,18 @@ fn upgrade_moves_a_still_acceptable_locked_version() {
   }
 }
 "#;
-    let module = Module::new(&registry, &[("main.tf", pinned)]);
-    let locked = module.providers_lock(&[INIT_PLATFORM]);
-    module.with_lock(&locked);
+    let module = Twin::new(&registry, &[("main.tf", pinned)]);
+    let locked = providers_lock(&module, &[INIT_PLATFORM]);
+    module.with_lock(".", &locked);
     module.write("main.tf", &pinned.replace("\"3.1.0\"", "\"~> 3.1\""));
 
-    let want = module.providers_lock(&[INIT_PLATFORM]);
-    let got = module.tfsum(&[], &[INIT_PLATFORM]);
+    let want = providers_lock(&module, &[INIT_PLATFORM]);
+    let got = module.tfsum_lock(".", &[], &[INIT_PLATFORM]);
     assert_eq!(got, want, "kept: tfsum (left) vs providers lock (right)");
     assert_eq!(providers_and_versions(&got)[0].1, "3.1.0");
 
-    let want = module.init(true);
-    let got = module.tfsum(&["--upgrade"], &[INIT_PLATFORM]);
+    let want = module.init(".", true);
+    let got = module.tfsum_lock(".", &["--upgrade"], &[INIT_PLATFORM]);
     assert_eq!(got, want, "upgraded: tfsum (left) vs init -upgrade (right)");
     assert_eq!(providers_and_versions(&got)[0].1, "3.2.1");
 }
@@ -634,21 +461,24 @@ fn locked_version_no_longer_allowed_moves_like_init_upgrade() {
                 "terraform {{\n  required_providers {{\n    {name} = {{\n      source  = \"{{{{REGISTRY}}}}/{source}\"\n      {version}\n    }}\n  }}\n}}\n"
             )
         };
-        let module = Module::new(
+        let module = Twin::new(
             &registry,
             &[("main.tf", &config(&format!("version = \"{locked}\"")))],
         );
-        let lock = module.providers_lock(&[INIT_PLATFORM]);
-        module.with_lock(&lock);
+        let lock = providers_lock(&module, &[INIT_PLATFORM]);
+        module.with_lock(".", &lock);
         module.write("main.tf", &config(constraint));
 
-        let refused = terraform::init_backend_false(module.terraform.path(), &module.cli_config());
+        let refused = module.terraform(
+            ".",
+            &["init", "-backend=false", "-input=false", "-no-color"],
+        );
         let text = terraform::combined_output(&refused);
         assert!(!refused.status.success(), "{name} {constraint}: {text}");
         assert!(text.contains("does not match configured version"), "{text}");
 
-        let want = module.init(true);
-        let got = module.tfsum(&[], &[INIT_PLATFORM]);
+        let want = module.init(".", true);
+        let got = module.tfsum_lock(".", &[], &[INIT_PLATFORM]);
         assert_eq!(
             got, want,
             "{name} {constraint}: tfsum (left) vs init -upgrade (right)"

@@ -13,10 +13,7 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 use tempfile::TempDir;
 
-use crate::resolution::{
-    collect_lock_dirs, provider_block, providers_and_versions, registry, write_cli_config,
-    PLATFORMS,
-};
+use crate::resolution::{provider_block, providers_and_versions, registry, PLATFORMS};
 use crate::support::terraform;
 use crate::tfsum;
 
@@ -70,7 +67,7 @@ fn every_unit_matches_terraform_in_its_effective_configuration() {
     let host = registry.host();
     let scratch = TempDir::new().unwrap();
     let cli_config = scratch.path().join("cli.tfrc");
-    write_cli_config(&registry, &cli_config);
+    std::fs::write(&cli_config, crate::twin::cli_config(&registry)).unwrap();
     let repo = terraform::conformance_dir(FIXTURE, &host);
     // get_repo_root() looks for .git upwards.
     std::fs::create_dir(repo.path().join(".git")).unwrap();
@@ -92,9 +89,7 @@ fn every_unit_matches_terraform_in_its_effective_configuration() {
     ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
-    let mut locked = Vec::new();
-    collect_lock_dirs(repo.path(), repo.path(), &mut locked);
-    locked.sort();
+    let locked = crate::twin::lock_dirs(repo.path());
     let mut want_locked: Vec<&str> = UNITS.iter().map(|u| u.dir).collect();
     // A unit source with a backend is a plain root as well.
     want_locked.push("modules/vpc");

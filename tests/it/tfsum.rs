@@ -1,22 +1,43 @@
-//! Running the `tfsum` binary from tests.
+//! Running the `tfsum` binary from tests: the one runner every integration test uses.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Runs `tfsum ARGS` in `dir` against the registry named in `cli_config`, with a private
-/// cache directory and HOME, so tests never share state or read the user's files.
-pub fn run(dir: &Path, cli_config: &Path, cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tfsum"))
-        .args(args)
+/// `tfsum` in `dir` as tests run it: a cleared environment but for `PATH`, a private HOME
+/// (`scratch/home`) and cache (`scratch/cache`), the registry named in `cli_config`, and
+/// no proxy; so tests never share state or read the user's files.
+pub fn command(dir: &Path, cli_config: &Path, scratch: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tfsum"));
+    command
         .current_dir(dir)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", cache.join("home"))
+        .env("HOME", scratch.join("home"))
         .env("TF_CLI_CONFIG_FILE", cli_config)
-        .env("TFSUM_CACHE_DIR", cache.join("cache"))
-        .env("NO_PROXY", "*")
-        .output()
-        .expect("run tfsum")
+        .env("TFSUM_CACHE_DIR", scratch.join("cache"))
+        .env("NO_PROXY", "*");
+    command
+}
+
+/// Runs `tfsum ARGS` (see [`command`]).
+pub fn run(dir: &Path, cli_config: &Path, scratch: &Path, args: &[&str]) -> Output {
+    run_with(dir, cli_config, scratch, args, &[])
+}
+
+/// Runs `tfsum ARGS` with `env` set on top of [`command`]'s environment.
+pub fn run_with(
+    dir: &Path,
+    cli_config: &Path,
+    scratch: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut command = command(dir, cli_config, scratch);
+    command.args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("run tfsum")
 }
 
 pub fn text(output: &Output) -> String {

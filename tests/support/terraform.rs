@@ -44,6 +44,11 @@ pub fn binary() -> PathBuf {
 
 /// Runs `terraform ARGS` in `dir` with the hermetic environment, returning its output.
 pub fn run(dir: &Path, cli_config: &Path, args: &[&str]) -> Output {
+    run_with(dir, cli_config, args, &[])
+}
+
+/// [`run`] with `env` set on top of the hermetic environment.
+pub fn run_with(dir: &Path, cli_config: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let home = TempDir::new().expect("temp HOME for terraform");
     let mut command = Command::new(binary());
     command
@@ -57,6 +62,9 @@ pub fn run(dir: &Path, cli_config: &Path, args: &[&str]) -> Output {
         .env("CHECKPOINT_DISABLE", "1")
         .env("NO_PROXY", "127.0.0.1,localhost")
         .stdin(Stdio::null());
+    for (name, value) in env {
+        command.env(name, value);
+    }
     output_with_timeout(command, TIMEOUT)
 }
 
