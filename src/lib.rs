@@ -31,6 +31,7 @@ pub mod index;
 pub mod interrupt;
 pub mod lock;
 pub mod lockfile;
+pub mod merge;
 pub mod mirror;
 pub mod progress;
 pub mod progress_bar;
