@@ -49,6 +49,7 @@ fn main() -> ExitCode {
         Command::Lock(args) => lock_command(args, &global),
         Command::Fmt(args) => fmt_command(args, &global),
         Command::Hash(args) => hash_command(args),
+        Command::MergeDriver(args) => merge_driver_command(args, &global),
         Command::Completions(args) => completions_command(args),
         Command::Man(args) => man_command(args),
     }
@@ -436,6 +437,30 @@ fn hash_command(args: HashArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_FAILED)
+    }
+}
+
+/// Exit 0 merged, 1 conflict left in OURS, 2 an input unreadable (OURS untouched).
+fn merge_driver_command(args: tfsum::cli::MergeDriverArgs, global: &Global) -> ExitCode {
+    use tfsum::merge::driver;
+    let files = driver::DriverFiles {
+        base: args.base,
+        ours: args.ours,
+        theirs: args.theirs,
+        path: args.path,
+    };
+    match driver::run(&files) {
+        Ok(report) if report.is_clean() => {
+            if global.verbosity != Verbosity::Quiet {
+                eprint!("{report}");
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(report) => {
+            eprint!("{report}");
+            ExitCode::from(EXIT_FAILED)
+        }
+        Err(e) => usage_error(e),
     }
 }
 
