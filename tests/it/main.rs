@@ -12,6 +12,7 @@ mod fake_registry;
 mod faults;
 mod harness;
 mod interrupt;
+mod merge_driver;
 mod mirrors;
 mod opentofu;
 mod oracle;
