@@ -19,3 +19,4 @@ mod oracle;
 mod resolution;
 mod terragrunt;
 mod tfsum;
+mod windows_arm64;
