@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Write .terraform.lock.hcl for root modules, with hashes for every platform')
             [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrite existing lock files in canonical form, offline')
             [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
+            [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -95,6 +96,17 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'tfsum;merge-driver' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'tfsum;completions' {
             [CompletionResult]::new('--write-all', '--write-all', [CompletionResultType]::ParameterName, 'Write the completion files for every supported shell into DIR')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
@@ -123,6 +135,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Write .terraform.lock.hcl for root modules, with hashes for every platform')
             [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrite existing lock files in canonical form, offline')
             [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
+            [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -135,6 +148,9 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             break
         }
         'tfsum;help;hash' {
+            break
+        }
+        'tfsum;help;merge-driver' {
             break
         }
         'tfsum;help;completions' {

@@ -34,6 +34,9 @@ _tfsum() {
             tfsum,man)
                 cmd="tfsum__subcmd__man"
                 ;;
+            tfsum,merge-driver)
+                cmd="tfsum__subcmd__merge__subcmd__driver"
+                ;;
             tfsum__subcmd__help,completions)
                 cmd="tfsum__subcmd__help__subcmd__completions"
                 ;;
@@ -52,6 +55,9 @@ _tfsum() {
             tfsum__subcmd__help,man)
                 cmd="tfsum__subcmd__help__subcmd__man"
                 ;;
+            tfsum__subcmd__help,merge-driver)
+                cmd="tfsum__subcmd__help__subcmd__merge__subcmd__driver"
+                ;;
             *)
                 ;;
         esac
@@ -59,7 +65,7 @@ _tfsum() {
 
     case "${cmd}" in
         tfsum)
-            opts="-q -v -h -V --quiet --verbose --help --version lock fmt hash completions man help"
+            opts="-q -v -h -V --quiet --verbose --help --version lock fmt hash merge-driver completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -119,7 +125,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__help)
-            opts="lock fmt hash completions man help"
+            opts="lock fmt hash merge-driver completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -216,6 +222,20 @@ _tfsum() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tfsum__subcmd__help__subcmd__merge__subcmd__driver)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tfsum__subcmd__lock)
             opts="-r -i -j -q -v -h -V --recursive --check --retry-failed --format --platform --ignore-path --upgrade --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -293,6 +313,20 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tfsum__subcmd__merge__subcmd__driver)
+            opts="-q -v -h -V --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand lock 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
             cand fmt 'Rewrite existing lock files in canonical form, offline'
             cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+            cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -88,6 +89,16 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'tfsum;merge-driver'= {
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'tfsum;completions'= {
             cand --write-all 'Write the completion files for every supported shell into DIR'
             cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
@@ -114,6 +125,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand lock 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
             cand fmt 'Rewrite existing lock files in canonical form, offline'
             cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+            cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -123,6 +135,8 @@ set edit:completion:arg-completer[tfsum] = {|@words|
         &'tfsum;help;fmt'= {
         }
         &'tfsum;help;hash'= {
+        }
+        &'tfsum;help;merge-driver'= {
         }
         &'tfsum;help;completions'= {
         }

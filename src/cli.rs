@@ -107,6 +107,41 @@ Output is one `HASH  PATH` line per hash: for a zip its h1: (of the files it unp
 and zh: (sha256 of the zip itself); for a directory its h1:. These are the values a lock
 file records, computed as Terraform computes them.";
 
+const MERGE_DRIVER_HELP: &str = "\
+Examples:
+  # Once per clone (or with --global for every repository): register the driver
+  git config merge.tfsum.name 'tfsum lock-file merge'
+  git config merge.tfsum.driver 'tfsum merge-driver %O %A %B %P'
+
+  # In .gitattributes (committed): send every lock file to it
+  .terraform.lock.hcl merge=tfsum
+
+  # By hand: merge their.hcl into ours.hcl against base.hcl
+  tfsum merge-driver base.hcl ours.hcl their.hcl
+
+Git passes the common ancestor's version (%O, empty when both sides added the file), ours
+(%A, which receives the result), theirs (%B) and the path in the repository (%P). Each
+provider merges on its own, against the ancestor:
+  changed on one side only           that side's entry (added, removed or edited)
+  same version on both sides         union of the hashes
+  different versions                 the side that moved it, or the higher version when
+                                     both did, as long as the merged constraints allow it;
+                                     with that side's hashes
+  constraints changed on both sides  conflict
+  removed on one side, version or    conflict (only hashes changed: removed)
+  constraints changed on the other
+  terraform/tofu header changed on both sides   conflict
+The result is always a canonical lock file; for a conflict it keeps our side and names
+each undecided provider on stderr. Settle the configuration, then run `tfsum lock` (it
+recomputes constraints and hashes) and `git add` the file. Nothing is downloaded.
+
+Exit status:
+  0  merged cleanly; OURS holds the result
+  1  conflict: OURS holds a valid lock file with our side of each conflict; git marks the
+     file conflicted
+  2  usage error, or an input that cannot be read or is not a valid lock file (for
+     example it holds conflict markers): OURS is left unchanged";
+
 const COMPLETIONS_HELP: &str = "\
 Examples:
   # bash (current shell)
@@ -174,6 +209,10 @@ pub enum Command {
     /// Print the h1: and zh: hashes of a provider zip or unpacked provider directory
     #[command(after_long_help = HASH_HELP)]
     Hash(HashArgs),
+
+    /// Merge two edited lock files three-way: a git merge driver, offline
+    #[command(after_long_help = MERGE_DRIVER_HELP)]
+    MergeDriver(MergeDriverArgs),
 
     /// Print a shell completion script
     #[command(after_long_help = COMPLETIONS_HELP)]
@@ -297,6 +336,25 @@ pub struct HashArgs {
     /// Provider zip files or unpacked provider directories
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeDriverArgs {
+    /// The common ancestor's version (git's %O); an empty file when there is none
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+
+    /// Our version (%A); replaced by the merged file
+    #[arg(value_name = "OURS")]
+    pub ours: PathBuf,
+
+    /// Their version (%B)
+    #[arg(value_name = "THEIRS")]
+    pub theirs: PathBuf,
+
+    /// The file's path in the repository (%P), for messages [default: OURS]
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -265,7 +265,8 @@ fn diff_labels(path: &Path) -> (String, String) {
 }
 
 /// The checks a file must pass before it may be rewritten, then the lock-file parser.
-fn parse(bytes: &[u8]) -> Result<LockFile, FmtError> {
+/// The merge driver reads its three inputs with it too ([`crate::merge::driver`]).
+pub fn parse(bytes: &[u8]) -> Result<LockFile, FmtError> {
     let src = std::str::from_utf8(bytes).map_err(|e| FmtError::NotUtf8 {
         line: line_at(bytes, e.valid_up_to()),
     })?;

@@ -46,6 +46,7 @@ pub mod json;
 pub mod load;
 pub mod lock;
 pub mod lockfile;
+pub mod merge;
 pub mod progress;
 pub mod progress_bar;
 pub mod registry;

@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         Command::Lock(args) => lock(args, verbosity, logging),
         Command::Fmt(args) => fmt(args, verbosity),
         Command::Hash(args) => hash(args),
+        Command::MergeDriver(args) => merge_driver(args, verbosity),
         Command::Completions(args) => completions(args),
         Command::Man(args) => man(args),
     }
@@ -235,6 +236,30 @@ fn hash(args: HashArgs) -> ExitCode {
         }
     }
     code
+}
+
+/// Exit 0 merged, 1 conflict left in OURS, 2 an input unreadable (OURS untouched).
+fn merge_driver(args: tfsum::cli::MergeDriverArgs, verbosity: Verbosity) -> ExitCode {
+    use tfsum::merge::driver;
+    let files = driver::DriverFiles {
+        base: args.base,
+        ours: args.ours,
+        theirs: args.theirs,
+        path: args.path,
+    };
+    match driver::run(&files) {
+        Ok(report) if report.is_clean() => {
+            if verbosity != Verbosity::Quiet {
+                eprint!("{report}");
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(report) => {
+            eprint!("{report}");
+            ExitCode::from(EXIT_FAILED)
+        }
+        Err(e) => exit(EXIT_USAGE, e),
+    }
 }
 
 fn completions(args: CompletionsArgs) -> ExitCode {
