@@ -407,3 +407,54 @@ fn issue_567() {
         "{  \"for\" /* c */ = 1,}"
     );
 }
+
+// Terraform-compatibility fixes carried by tfsum (see tfsum's vendor/README.md).
+
+#[test]
+fn repeated_object_key_takes_the_later_value() {
+    let body: Body = "a = { b = 1, c = 2, b = 3 }\n".parse().unwrap();
+    let Some(Expression::Object(object)) = body.get_attribute("a").map(|a| &a.value) else {
+        panic!("expected an object");
+    };
+    let items: Vec<(&str, String)> = object
+        .iter()
+        .map(|(k, v)| {
+            let key = k.as_ident().map_or("", |k| k.as_str());
+            (key, v.expr().to_string())
+        })
+        .collect();
+    assert_eq!(items, [("c", " 2".to_string()), ("b", " 3 ".to_string())]);
+}
+
+#[test]
+fn newlines_inside_for_expressions_and_directives() {
+    assert_ok!("a = { for k, v in m : k =>\n  v\n  ? 1\n  : 2\n}\n");
+    assert_ok!("a = { for k, v in m : k => v\n  + 1 }\n");
+    assert_ok!("a = { for k, v in\n  m : k => v }\n");
+    assert_ok!("a = \"%{ if a\n  == b }x%{ endif }\"\n");
+    assert_ok!("a = <<EOT\n%{ for x in\n  y ~}\n${x}\n%{ endfor ~}\nEOT\n");
+}
+
+#[test]
+fn heredoc_closing_line() {
+    // An empty heredoc must not run on to a later line holding its delimiter.
+    let body: Body = "a = <<EOT\nEOT\nb = 1\nc = <<EOT\nx\nEOT\n".parse().unwrap();
+    assert_eq!(body.attributes().count(), 3);
+    assert_ok!("a = <<-EOT\n  EOT\n");
+    // The delimiter closes only alone on its line, whitespace around it allowed.
+    assert_ok!("a = <<EOT\nx\n  EOT  \n");
+    assert_ok!("a = <<EOT\nEOT # not the end\nEOT\n");
+    assert_ok!("a = <<EOT\r\nx\r\nEOT\r\n");
+    assert_err!("a = (<<EOT\nx\nEOT)\n");
+    // ... and only when a line ending follows it.
+    assert_err!("a = <<EOT\nx\nEOT");
+    assert_err!("a = <<EOT\nEOT");
+}
+
+#[test]
+fn quoted_strings_do_not_span_lines() {
+    assert_err!("a = \"x\ny\"\n");
+    assert_err!("a = \"x\r\ny\"\n");
+    assert_err!("a = \"${x}\ny\"\n");
+    assert_ok!("a = \"${\n  x\n}\"\n");
+}

@@ -5,7 +5,7 @@ use super::number::number as num;
 use super::repr::{decorated, prefix_decorated, spanned, suffix_decorated};
 use super::state::ExprParseState;
 use super::string::{cut_char, cut_ident, cut_tag, ident, raw_string, str_ident, string};
-use super::template::{heredoc_template, string_template};
+use super::template::{heredoc_end, heredoc_template, string_template};
 use super::trivia::{line_comment, sp, ws};
 
 use crate::expr::{
@@ -16,9 +16,9 @@ use crate::expr::{
 use crate::template::HeredocTemplate;
 use crate::{Decorate, Decorated, Formatted, Ident, RawString, SetSpan, Spanned};
 
-use hcl_primitives::ident::{is_id_continue, is_id_start};
+use hcl_primitives::ident::is_id_start;
 use std::cell::RefCell;
-use winnow::ascii::{crlf, dec_uint, line_ending, newline, space0};
+use winnow::ascii::{crlf, dec_uint, line_ending, newline};
 use winnow::combinator::{
     alt, cut_err, delimited, empty, fail, not, opt, peek, preceded, repeat, separated,
     separated_pair, terminated,
@@ -495,10 +495,11 @@ fn for_object_expr<'i>(
         state.borrow_mut().allow_newlines();
         (
             for_intro,
+            // HCL ignores newlines anywhere inside a `for` expression, also in `{ for … }`.
             separated_pair(
-                decorated(ws, expr, ws),
+                decorated(ws, multiline_expr, ws),
                 cut_tag("=>"),
-                decorated(ws, expr, ws),
+                decorated(ws, multiline_expr, ws),
             ),
             opt(("...", raw_string(ws))),
             opt(for_cond(state)),
@@ -540,18 +541,12 @@ fn object_items<'i>(
                 return Ok(());
             }
 
-            let checkpoint = input.checkpoint();
             let mut key = object_key(input)?;
 
-            if object.contains_key(&key) {
-                input.reset(&checkpoint);
-                return cut_err(fail)
-                    .context(StrContext::Label("object item"))
-                    .context(StrContext::Expected(StrContextValue::Description(
-                        "unique object key; found redefined object key",
-                    )))
-                    .parse_next(input);
-            }
+            // A repeated key is not an error: HCL evaluates the items in order, so the later
+            // value wins (`{ a = 1, a = 2 }` is `{ a = 2 }` in Terraform). Drop the earlier item
+            // so that the later one also takes the later position, as it does in the source.
+            object.remove(&key);
 
             let mut value = object_value(input)?;
             key.decor_mut().set_prefix(trailing);
@@ -679,7 +674,7 @@ fn for_intro(input: &mut Input) -> ModalResult<ForIntro> {
             (
                 decorated(ws, cut_ident, ws),
                 opt(preceded(',', decorated(ws, cut_ident, ws))),
-                preceded(cut_tag("in"), decorated(ws, expr, ws)),
+                preceded(cut_tag("in"), decorated(ws, multiline_expr, ws)),
             ),
             cut_char(':'),
         )
@@ -728,13 +723,14 @@ fn heredoc<'i>(
         let (indented, delim) = heredoc_start(input)?;
 
         let (template, trailing) = (
-            spanned(heredoc_template(delim)),
-            terminated(
-                raw_string(space0),
-                cut_err(terminated(delim, not(one_of(is_id_continue)))).context(
-                    StrContext::Expected(StrContextValue::Description("heredoc end delimiter")),
-                ),
-            ),
+            spanned(alt((
+                // An empty heredoc: the delimiter closes it on the line right after `<<EOT`.
+                peek(heredoc_end(delim)).default_value(),
+                heredoc_template(delim),
+            ))),
+            cut_err(heredoc_end(delim)).context(StrContext::Expected(
+                StrContextValue::Description("heredoc end delimiter"),
+            )),
         )
             .parse_next(input)?;
 

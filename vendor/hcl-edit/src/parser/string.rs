@@ -6,15 +6,32 @@ use crate::{Decorated, Ident, RawString};
 
 use hcl_primitives::ident::{is_id_continue, is_id_start};
 use std::borrow::Cow;
-use winnow::combinator::{alt, cut_err, delimited, empty, fail, not, opt, preceded, repeat};
+use winnow::combinator::{
+    alt, cut_err, delimited, empty, fail, not, opt, peek, preceded, repeat,
+};
 use winnow::error::ErrMode;
 use winnow::token::{any, one_of, take, take_while};
 
 pub(super) fn string(input: &mut Input) -> ModalResult<String> {
-    delimited('"', opt(build_string(quoted_string_fragment)), '"')
+    delimited('"', opt(build_string(quoted_string_fragment)), quoted_string_end)
         .map(Option::unwrap_or_default)
         .output_into()
         .parse_next(input)
+}
+
+/// Parses the closing `"` of a quoted string or template. A line ending in its place is a cut
+/// error at the end of the line: quoted strings cannot span lines, and reporting it there names
+/// the line of the unterminated quote.
+pub(super) fn quoted_string_end(input: &mut Input) -> ModalResult<char> {
+    dispatch! {peek(any);
+        '\n' | '\r' => cut_err(fail)
+            .context(StrContext::Label("string"))
+            .context(StrContext::Expected(StrContextValue::Description(
+                "closing quote on the same line; quoted strings cannot span lines",
+            ))),
+        _ => '"',
+    }
+    .parse_next(input)
 }
 
 pub(super) fn build_string<'a, F>(
@@ -102,9 +119,12 @@ where
 
 /// Parse a non-empty block of text that doesn't include `"` or non-escaped template
 /// interpolation/directive start markers.
+///
+/// A quoted string ends at a line ending, too: HCL does not allow quoted strings to span lines
+/// ("Invalid multi-line string"), and an unterminated quote must not swallow the lines after it.
 fn string_literal<'a>(input: &mut Input<'a>) -> ModalResult<&'a str> {
     let literal_end = dispatch! {any;
-        '\"' | '\\' => empty.value(true),
+        '\"' | '\\' | '\n' | '\r' => empty.value(true),
         '$' | '%' => '{'.value(true),
         _ => fail,
     };

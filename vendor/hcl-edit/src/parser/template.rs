@@ -1,10 +1,11 @@
 use super::prelude::*;
 
-use super::expr::{expr, multiline_expr};
+use super::expr::multiline_expr;
 use super::nesting::nested;
 use super::repr::{decorated, spanned};
 use super::string::{
-    build_string, cut_char, cut_ident, cut_tag, quoted_string_fragment, raw_string,
+    build_string, cut_char, cut_ident, cut_tag, quoted_string_end, quoted_string_fragment,
+    raw_string,
     template_string_fragment,
 };
 use super::trivia::ws;
@@ -13,17 +14,19 @@ use crate::template::{
     Directive, Element, ElseTemplateExpr, EndforTemplateExpr, EndifTemplateExpr, ForDirective,
     ForTemplateExpr, IfDirective, IfTemplateExpr, Interpolation, StringTemplate, Strip, Template,
 };
-use crate::{SetSpan, Span, Spanned};
+use crate::{RawString, SetSpan, Span, Spanned};
 
 use std::borrow::Cow;
-use winnow::ascii::{line_ending, space0};
-use winnow::combinator::{alt, delimited, not, opt, preceded, repeat, separated_pair, terminated};
-use winnow::token::one_of;
-
-use hcl_primitives::ident::is_id_continue;
+use winnow::ascii::line_ending;
+use winnow::combinator::{alt, delimited, opt, peek, preceded, repeat, separated_pair, terminated};
+use winnow::token::take_while;
 
 pub(super) fn string_template(input: &mut Input) -> ModalResult<StringTemplate> {
-    delimited('"', elements(build_string(quoted_string_fragment)), '"')
+    delimited(
+        '"',
+        elements(build_string(quoted_string_fragment)),
+        quoted_string_end,
+    )
         .output_into()
         .parse_next(input)
 }
@@ -48,7 +51,7 @@ pub(super) fn heredoc_template<'a>(
         //
         // Handling this case via parser combinators is quite tricky and thus we'll manually add
         // the line ending to the last template element below.
-        let heredoc_end = (line_ending, space0, delim, not(one_of(is_id_continue))).take();
+        let heredoc_end = (line_ending, heredoc_end(delim)).take();
         let literal_end = alt(("${", "%{", heredoc_end));
         let literal = template_literal(literal_end);
 
@@ -71,6 +74,24 @@ pub(super) fn heredoc_template<'a>(
             },
         ))
         .map(Option::unwrap_or_default)
+        .parse_next(input)
+    }
+}
+
+/// Parses the start of a heredoc's closing line: the whitespace before the delimiter (returned)
+/// and the delimiter itself. Like HCL's scanner, which compares every heredoc line trimmed of
+/// whitespace with the delimiter, this only matches a line holding nothing but the delimiter and
+/// whitespace, ended by a line ending; the rest of the line is left to the caller.
+///
+/// A line like `EOT # comment` or `EOT)` is therefore heredoc content, and a delimiter at the end
+/// of the input without a line ending does not close the heredoc.
+pub(super) fn heredoc_end<'a>(delim: &'a str) -> impl ModalParser<Input<'a>, RawString, ContextError> {
+    move |input: &mut Input<'a>| {
+        let is_inline_space = |c: char| c.is_whitespace() && c != '\n';
+        terminated(
+            raw_string(take_while(0.., is_inline_space)),
+            (delim, peek((take_while(0.., is_inline_space), line_ending))),
+        )
         .parse_next(input)
     }
 }
@@ -121,7 +142,8 @@ fn if_directive(input: &mut Input) -> ModalResult<IfDirective> {
     let if_expr = (
         control(
             "%{",
-            (terminated(raw_string(ws), "if"), decorated(ws, expr, ws)),
+            // Newlines are insignificant inside template directives, as in interpolations.
+            (terminated(raw_string(ws), "if"), decorated(ws, multiline_expr, ws)),
         ),
         spanned(nested(template)),
     )
@@ -169,7 +191,7 @@ fn for_directive(input: &mut Input) -> ModalResult<ForDirective> {
                 terminated(raw_string(ws), "for"),
                 decorated(ws, cut_ident, ws),
                 opt(preceded(',', decorated(ws, cut_ident, ws))),
-                preceded(cut_tag("in"), decorated(ws, expr, ws)),
+                preceded(cut_tag("in"), decorated(ws, multiline_expr, ws)),
             ),
         ),
         spanned(nested(template)),
