@@ -76,7 +76,7 @@ pub fn write_cli_config(registry: &RegistryHandle, path: &Path) {
 
 /// One fixture repository copied twice, once per tool, plus the CLI config and tfsum's
 /// private cache.
-struct Repo {
+pub struct Repo {
     terraform: TempDir,
     tfsum: TempDir,
     scratch: TempDir,
@@ -84,12 +84,16 @@ struct Repo {
 
 impl Repo {
     fn new(registry: &RegistryHandle, fixture: &str) -> Repo {
-        let fixture = format!("repos/{fixture}");
+        Repo::from_testdata(registry, &format!("repos/{fixture}"))
+    }
+
+    /// Copies of `testdata/PATH`, for fixture repositories kept outside `testdata/repos/`.
+    pub fn from_testdata(registry: &RegistryHandle, path: &str) -> Repo {
         let scratch = TempDir::new().unwrap();
         write_cli_config(registry, &scratch.path().join("cli.tfrc"));
         Repo {
-            terraform: terraform::conformance_dir(&fixture, &registry.host()),
-            tfsum: terraform::conformance_dir(&fixture, &registry.host()),
+            terraform: terraform::conformance_dir(path, &registry.host()),
+            tfsum: terraform::conformance_dir(path, &registry.host()),
             scratch,
         }
     }
@@ -109,7 +113,7 @@ impl Repo {
     }
 
     /// `tfsum lock -r --platform=P… .` over the whole tfsum copy.
-    fn tfsum_lock_all(&self, platforms: &[&str]) -> Output {
+    pub fn tfsum_lock_all(&self, platforms: &[&str]) -> Output {
         let mut args = vec!["lock".to_string(), "-r".to_string()];
         args.extend(platforms.iter().map(|p| format!("--platform={p}")));
         args.push(".".to_string());
@@ -126,7 +130,7 @@ impl Repo {
     }
 
     /// Asserts that tfsum's lock file in `root` equals Terraform's; returns it.
-    fn assert_root_matches(&self, root: &str, platforms: &[&str]) -> String {
+    pub fn assert_root_matches(&self, root: &str, platforms: &[&str]) -> String {
         let out = self.terraform_lock(root, platforms);
         terraform::assert_success(&out, &format!("terraform providers lock in {root}"));
         let want = terraform::read_lock_file(&self.terraform.path().join(root));
@@ -136,7 +140,7 @@ impl Repo {
     }
 
     /// Every directory of the tfsum copy holding a lock file, relative, sorted.
-    fn locked_dirs(&self) -> Vec<String> {
+    pub fn locked_dirs(&self) -> Vec<String> {
         let mut found = Vec::new();
         collect_lock_dirs(self.tfsum.path(), self.tfsum.path(), &mut found);
         found.sort();
