@@ -35,6 +35,9 @@ locals {
   splat = [for s in [{ id = 1 }] : s][*].id
   attr  = [{ id = 1 }].*.id
   not   = !!true && -1 < 0
+  negated = (!
+    contains(["a", "b"], var.policy)
+  )
 }
 
 resource "null_resource" "policy" {

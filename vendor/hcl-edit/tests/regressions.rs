@@ -433,6 +433,8 @@ fn newlines_inside_for_expressions_and_directives() {
     assert_ok!("a = { for k, v in\n  m : k => v }\n");
     assert_ok!("a = \"%{ if a\n  == b }x%{ endif }\"\n");
     assert_ok!("a = <<EOT\n%{ for x in\n  y ~}\n${x}\n%{ endfor ~}\nEOT\n");
+    assert_ok!("a = (!\n  x && -\n  y)\n");
+    assert_err!("a = !\n  x\n");
 }
 
 #[test]

@@ -304,7 +304,8 @@ fn unary_op<'i>(
     move |input: &mut Input<'i>| {
         (
             spanned(unary_operator.map(Spanned::new)),
-            prefix_decorated(sp, nested(expr_term_with_state(state))),
+            // Inside brackets a newline may follow the operator, as anywhere else there.
+            prefix_decorated(ws_or_sp(state), nested(expr_term_with_state(state))),
         )
             .map(|(operator, expr)| {
                 state
