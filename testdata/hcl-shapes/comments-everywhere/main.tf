@@ -1,4 +1,5 @@
 # Comments in every place HCL allows them.
+# A lone carriage return (an old editor's line end) is part of a comment: it stays in it.
 
 /* A block comment
    before everything. */

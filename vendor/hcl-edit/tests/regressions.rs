@@ -454,6 +454,13 @@ fn heredoc_closing_line() {
 }
 
 #[test]
+fn lone_carriage_return_in_line_comment() {
+    assert_ok!("# a\rb\nx = 1\n");
+    assert_ok!("x = 1 // a\rb\r\ny = 2\r\n");
+    assert_ok!("x = [1, # a\rb\n  2]\n");
+}
+
+#[test]
 fn quoted_strings_do_not_span_lines() {
     assert_err!("a = \"x\ny\"\n");
     assert_err!("a = \"x\r\ny\"\n");

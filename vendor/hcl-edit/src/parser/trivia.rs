@@ -1,8 +1,8 @@
 use super::prelude::*;
 
-use winnow::ascii::{multispace0, space0, till_line_ending};
-use winnow::combinator::{alt, delimited, fail, peek, preceded, repeat};
-use winnow::token::{any, take_until};
+use winnow::ascii::{multispace0, space0};
+use winnow::combinator::{alt, delimited, fail, not, peek, preceded, repeat};
+use winnow::token::{any, take_till, take_until};
 
 pub(super) fn ws(input: &mut Input) -> ModalResult<()> {
     (
@@ -41,11 +41,21 @@ pub(super) fn line_comment(input: &mut Input) -> ModalResult<()> {
 }
 
 fn hash_line_comment(input: &mut Input) -> ModalResult<()> {
-    preceded('#', till_line_ending).void().parse_next(input)
+    preceded('#', comment_text).void().parse_next(input)
 }
 
 fn double_slash_line_comment(input: &mut Input) -> ModalResult<()> {
-    preceded("//", till_line_ending).void().parse_next(input)
+    preceded("//", comment_text).void().parse_next(input)
+}
+
+/// The rest of a line comment, up to its line ending. A `\r` that does not start a `\r\n` is
+/// part of the comment, as in HCL's scanner (`till_line_ending` fails on it).
+fn comment_text(input: &mut Input) -> ModalResult<()> {
+    void(repeat(
+        0..,
+        alt((take_till(1.., ['\r', '\n']).void(), ('\r', not('\n')).void())),
+    ))
+    .parse_next(input)
 }
 
 fn inline_comment(input: &mut Input) -> ModalResult<()> {
