@@ -8,8 +8,9 @@
 //!
 //! The whole file must still parse, so the parser must accept everything Terraform's does:
 //! hcl-edit is vendored with the fixes listed in `vendor/README.md` (repeated object keys,
-//! newlines inside `for` expressions and template directives, empty heredocs), and
-//! `testdata/hcl-shapes/` holds the real-world shapes, checked against Terraform.
+//! newlines inside `for` expressions, template directives and after unary operators,
+//! heredoc closing lines, carriage returns in comments), and `testdata/hcl-shapes/` holds
+//! the real-world shapes, checked against Terraform.
 //!
 //! hcl-edit parses recursively and limits nesting to 64 levels and chains to 128 binary
 //! operators; at those limits a debug build needs about 2.2 MiB of stack to parse and drop
