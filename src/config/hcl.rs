@@ -5,6 +5,16 @@
 //! accept the same input). Only the blocks that decide provider selection are read:
 //! `terraform` (`required_providers`, `backend`, `cloud`), `provider`, `resource`, `data`,
 //! `ephemeral`, `check` (nested `data`), `import` and `module`.
+//!
+//! The whole file must still parse, so the parser must accept everything Terraform's does:
+//! hcl-edit is vendored with the fixes listed in `vendor/README.md` (repeated object keys,
+//! newlines inside `for` expressions, template directives and after unary operators,
+//! heredoc closing lines, carriage returns in comments), and `testdata/hcl-shapes/` holds
+//! the real-world shapes, checked against Terraform.
+//!
+//! hcl-edit parses recursively and limits nesting to 64 levels and chains to 128 binary
+//! operators; at those limits a debug build needs about 2.2 MiB of stack to parse and drop
+//! the tree. [`PARSE_STACK`] guarantees that much on any thread (tokio workers have 2 MiB).
 
 use std::path::Path;
 
@@ -17,11 +27,24 @@ use super::{
     ProviderBlock, RawConstraint, ResourceDecl, ResourceMode,
 };
 
+/// Stack the parser may use: more than the deepest input it accepts needs in a debug build
+/// (the measurement is in the module docs). When less is left on the current thread, the
+/// parse runs on a fresh stack segment of [`PARSE_STACK_SEGMENT`] bytes.
+const PARSE_STACK: usize = 4 << 20;
+const PARSE_STACK_SEGMENT: usize = 8 << 20;
+
 pub(super) fn parse_file(
     path: &Path,
     text: &str,
     default_host: &str,
 ) -> Result<FileContent, ConfigError> {
+    // The syntax tree is dropped inside, where the stack is guaranteed, too.
+    stacker::maybe_grow(PARSE_STACK, PARSE_STACK_SEGMENT, || {
+        parse_on_stack(path, text, default_host)
+    })
+}
+
+fn parse_on_stack(path: &Path, text: &str, default_host: &str) -> Result<FileContent, ConfigError> {
     // A UTF-8 byte order mark is not HCL; dropping it keeps line numbers intact.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let body = hcl_edit::parser::parse_body(text).map_err(|e| ConfigError::Syntax {
@@ -311,5 +334,140 @@ fn resource_target(expr: &Expression) -> Option<(String, String)> {
             Some((root.as_str().to_string(), name.as_str().to_string()))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::addr::TERRAFORM_REGISTRY;
+
+    fn parse(text: &str) -> Result<FileContent, ConfigError> {
+        parse_file(Path::new("main.tf"), text, TERRAFORM_REGISTRY)
+    }
+
+    /// `(local name, source, version)` of every `required_providers` entry.
+    fn required(content: &FileContent) -> Vec<(String, String, Option<String>)> {
+        content
+            .required_providers
+            .iter()
+            .flat_map(|(_, entries)| entries)
+            .map(|e| {
+                let version = e.version.as_ref().map(|v| v.text.clone());
+                (e.local_name.clone(), e.addr.to_string(), version)
+            })
+            .collect()
+    }
+
+    const REQUIRED_NULL: &str = r#"
+terraform {
+  required_providers {
+    null = { source = "hashicorp/null", version = "3.2.1" }
+  }
+}
+"#;
+
+    /// An empty heredoc used to run on to the next line holding its delimiter (here in the
+    /// last block), silently swallowing the `terraform` block between them.
+    #[test]
+    fn blocks_after_an_empty_heredoc_are_read() {
+        let text = format!(
+            "locals {{\n  a = <<EOT\nEOT\n}}\n{REQUIRED_NULL}\nlocals {{\n  b = <<EOT\nx\nEOT\n}}\n"
+        );
+        let content = parse(&text).unwrap();
+        assert_eq!(
+            required(&content),
+            [(
+                "null".into(),
+                "registry.terraform.io/hashicorp/null".into(),
+                Some("3.2.1".into())
+            )]
+        );
+    }
+
+    /// Terraform evaluates an object constructor item by item, so a repeated key takes the
+    /// later value, whichever way each key is spelled.
+    #[test]
+    fn repeated_object_keys_take_the_later_value() {
+        let cases = [
+            (
+                r#"{ source = "hashicorp/null", version = "1.0.0", version = "2.0.0" }"#,
+                "2.0.0",
+            ),
+            (
+                r#"{ version = "1.0.0", source = "hashicorp/null", "version" = "2.0.0" }"#,
+                "2.0.0",
+            ),
+            (
+                r#"{ "version" = "1.0.0", version = "2.0.0", "version" = "3.0.0", source = "hashicorp/null" }"#,
+                "3.0.0",
+            ),
+        ];
+        for (object, want) in cases {
+            let text =
+                format!("terraform {{\n  required_providers {{\n    null = {object}\n  }}\n}}\n");
+            let content = parse(&text).unwrap_or_else(|e| panic!("{object}: {e}"));
+            let got = required(&content);
+            assert_eq!(got[0].2.as_deref(), Some(want), "{object}");
+        }
+    }
+
+    /// Syntax errors Terraform reports are still errors, at the line Terraform names.
+    #[test]
+    fn syntax_errors_name_their_line() {
+        let cases: &[(&str, usize)] = &[
+            ("a = 1\nb = \"unterminated\nc = 2\n", 2),
+            ("a = 1\nb = { c = 1 d = 2 }\n", 2),
+            ("locals {\n  a = <<EOT\nno end\n", 3),
+            ("locals {\n  a = <<EOT\nx\nEOT)\n}\n", 3),
+            ("a = 1\na = 2\n", 2),
+            ("a = 1\nb = [1,,2]\n", 2),
+            ("a = 1\nb {\n  c = 1 }\n", 3),
+        ];
+        for (text, line) in cases {
+            match parse(text) {
+                Err(ConfigError::Syntax { line: got, .. }) => {
+                    assert_eq!(got, *line, "{text:?}")
+                }
+                other => panic!("{text:?}: want a syntax error on line {line}, got {other:?}"),
+            }
+        }
+    }
+
+    /// Input nested beyond the parser's limits is a syntax error, not a stack overflow, on
+    /// a thread with a tokio worker's 2 MiB stack; the deepest accepted nesting parses there.
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = 100_000;
+        let rejected = [
+            format!("a = {}{}\n", "[".repeat(deep), "]".repeat(deep)),
+            format!("a = {}1{}\n", "(".repeat(deep), ")".repeat(deep)),
+            format!("a = {}1{}\n", "{a = ".repeat(deep), "}".repeat(deep)),
+            format!("a = {}x{}\n", "\"${".repeat(deep), "}\"".repeat(deep)),
+            format!("a = {}1\n", "!".repeat(deep)),
+            format!("a = {}\n", vec!["1"; deep].join(" + ")),
+            "a {\n".repeat(deep),
+        ];
+        let accepted = format!(
+            "a = {}1{}\n",
+            "{for k, v in ".repeat(63),
+            " : k => v}".repeat(63)
+        );
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                for text in &rejected {
+                    let result = parse(text);
+                    assert!(
+                        matches!(result, Err(ConfigError::Syntax { .. })),
+                        "{}…: {result:?}",
+                        &text[..20]
+                    );
+                }
+                parse(&accepted).unwrap();
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

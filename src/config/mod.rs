@@ -253,6 +253,17 @@ pub fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError
     load_module_with_overlay(dir, default_host, &[])
 }
 
+/// Reads one configuration file's text as [`load_module`] reads each file (native or JSON
+/// syntax by the name's extension), without the directory around it: what the fuzzer and
+/// the differential test against Terraform's parser (`scripts/hcl-differential.sh`) drive.
+pub fn check_file(path: &Path, text: &str, default_host: &str) -> Result<(), ConfigError> {
+    if files::is_json(path) {
+        json::parse_file(path, text, default_host).map(drop)
+    } else {
+        hcl::parse_file(path, text, default_host).map(drop)
+    }
+}
+
 /// A configuration file given in memory, laid over a module directory by
 /// [`load_module_with_overlay`].
 ///

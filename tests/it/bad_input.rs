@@ -59,6 +59,20 @@ fn bad_configurations_fail_their_root_only() {
     let cases: &[(&str, Want)] = &[
         ("hcl-syntax", Want::Failed(&["hcl-syntax/main.tf:9:"])),
         (
+            "hcl-multiline-string",
+            Want::Failed(&[
+                "hcl-multiline-string/main.tf:4:",
+                "quoted strings cannot span lines",
+            ]),
+        ),
+        (
+            "hcl-heredoc-unterminated",
+            Want::Failed(&[
+                "hcl-heredoc-unterminated/main.tf:3:",
+                "heredoc end delimiter",
+            ]),
+        ),
+        (
             "json-syntax",
             Want::Failed(&["json-syntax/main.tf.json:5:", "syntax error"]),
         ),

@@ -11,6 +11,7 @@ mod credentials;
 mod fake_registry;
 mod faults;
 mod harness;
+mod hcl_shapes;
 mod interrupt;
 mod merge_driver;
 mod mirrors;
