@@ -16,6 +16,13 @@
 //! **Values.** Each local's value is checked ([`check_value`]): locals that double a
 //! string or nest a list once per local would otherwise grow exponentially, or deeper
 //! than the recursive `Drop` and `Clone` of `hcl::Value` can go.
+//!
+//! **Files.** A path in a Terragrunt file (or a symbolic link in the repository) can
+//! name any file on the machine, such as `/proc/kcore`, so files are read through
+//! [`read_file`], which stops at [`MAX_FILE_BYTES`].
+
+use std::io::Read;
+use std::path::Path;
 
 use hcl::Value;
 
@@ -35,6 +42,29 @@ pub(crate) const MAX_VALUE_BYTES: usize = 1 << 20;
 /// How deeply lists and objects may nest in a local's value (each read file adds two
 /// levels: `{ locals = { … } }`).
 pub(crate) const MAX_VALUE_DEPTH: usize = 256;
+
+/// The largest Terragrunt or configuration file tfsum reads for a unit. Real ones are a
+/// few kilobytes.
+pub(crate) const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// Reads a text file of at most [`MAX_FILE_BYTES`]; a larger one is an
+/// [`std::io::ErrorKind::InvalidData`] error saying so.
+pub(crate) fn read_file(path: &Path) -> std::io::Result<String> {
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} MiB, more than tfsum reads of a Terragrunt unit's file",
+                MAX_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(text)
+}
 
 /// Runs `f` on a thread whose stack is [`EVAL_STACK_SIZE`], for parsing and evaluating
 /// Terragrunt files whatever thread the caller is on. A panic in `f` is resumed in the

@@ -75,7 +75,7 @@ pub(crate) struct TgFile {
 
 /// Reads and parses `path`. A syntax error names the file, line and column.
 pub(crate) fn parse_file(path: &Path) -> Result<TgFile, TerragruntError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TerragruntError::Read {
+    let text = super::limits::read_file(path).map_err(|source| TerragruntError::Read {
         path: path.to_path_buf(),
         source,
     })?;

@@ -538,6 +538,12 @@ fn recursion_and_limits_fail_the_unit() {
             "u/terragrunt.hcl:258: the value nests lists and objects more than 256 levels deep".into(),
         ),
         (
+            // Or a link to /proc/kcore.
+            "a file larger than tfsum reads",
+            files(&[("u/terragrunt.hcl", &format!("# {}\n", "x".repeat(4 << 20)))]),
+            "u/terragrunt.hcl: cannot read: larger than 4 MiB, more than tfsum reads of a Terragrunt unit's file".into(),
+        ),
+        (
             "replace that multiplies",
             files(&[(
                 "u/terragrunt.hcl",
