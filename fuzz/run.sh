@@ -19,3 +19,4 @@ run() {
 run lockfile_parse testdata/lockfiles
 run constraints_parse fuzz/seeds/constraints
 run zip_hash fuzz/seeds/zip_hash
+run terragrunt_eval fuzz/seeds/terragrunt_eval
