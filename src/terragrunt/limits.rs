@@ -17,6 +17,10 @@
 //! string or nest a list once per local would otherwise grow exponentially, or deeper
 //! than the recursive `Drop` and `Clone` of `hcl::Value` can go.
 //!
+//! Not bounded: one expression can still multiply values, as `for` expressions and
+//! template `for` directives evaluate their body once per element (`[for a in local.l :
+//! [for b in local.l : local.big]]`); hcl-rs gives no hook to count that work.
+//!
 //! **Files.** A path in a Terragrunt file (or a symbolic link in the repository) can
 //! name any file on the machine, such as `/proc/kcore`, so files are read through
 //! [`read_file`], which stops at [`MAX_FILE_BYTES`].
