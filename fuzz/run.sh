@@ -20,3 +20,4 @@ run lockfile_parse testdata/lockfiles
 run constraints_parse fuzz/seeds/constraints
 run zip_hash fuzz/seeds/zip_hash
 run config_load testdata/hcl-shapes testdata/repos testdata/config
+run terragrunt_eval fuzz/seeds/terragrunt_eval

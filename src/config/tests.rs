@@ -3,12 +3,13 @@
 //! Requirements are rendered one per line as `ADDRESS [CONSTRAINT @ FILE:LINE] (DIR)` so a
 //! whole module's outcome reads as one table.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 
-use super::tree::{find_roots, module_tree_requirements};
+use super::tree::{find_roots, module_tree_requirements, MAX_MODULE_INSTANCES};
 use super::*;
 use crate::addr::OPENTOFU_REGISTRY;
 use crate::addr::TERRAFORM_REGISTRY;
@@ -327,25 +328,6 @@ fn tree_requirements() {
             warnings: &[],
         },
         TreeCase {
-            root: "tree/envs/dev",
-            requirements: &[
-                "registry.terraform.io/hashicorp/aws (tree/modules/network/subnet)",
-                r#"registry.terraform.io/hashicorp/aws ">= 4.0" @ main.tf:5 (tree/modules/network)"#,
-                "registry.terraform.io/hashicorp/external (tree/modules/cycle-b)",
-                "registry.terraform.io/hashicorp/null (tree/modules/cycle-a)",
-                r#"registry.terraform.io/hashicorp/random "~> 3.5" @ main.tf:5 (tree/modules/shared)"#,
-            ],
-            modules: &[
-                "tree/envs/dev",
-                "tree/modules/cycle-a",
-                "tree/modules/cycle-b",
-                "tree/modules/network",
-                "tree/modules/network/subnet",
-                "tree/modules/shared",
-            ],
-            warnings: &["tree/modules/cycle-b/main.tf:1: module \"a\" calls tree/modules/cycle-a which is already being loaded (a module cycle); not following it again"],
-        },
-        TreeCase {
             root: "remote/with-manifest",
             requirements: &[
                 r#"registry.terraform.io/hashicorp/aws ">= 5.0" @ main.tf:5 (remote/with-manifest/.terraform/modules/vpc)"#,
@@ -392,6 +374,85 @@ fn tree_requirements() {
         for dir in &loaded {
             assert_eq!(*dir, crate::discover::normalize_path(dir));
         }
+    }
+}
+
+/// A module call cycle fails the root naming the chain of calls (Terraform 1.0.3 follows
+/// it until the instance key is too long for a file name and fails); so do calls nested
+/// deeper than any tree Terraform can install, and calls that fan out exponentially. The
+/// chain of 1000 modules must not overflow the test thread's stack.
+#[test]
+fn tree_fails_on_cycles_depth_and_fan_out() {
+    let module = |calls: &[(&str, &str)]| -> String {
+        calls
+            .iter()
+            .map(|(name, source)| format!("module \"{name}\" {{\n  source = \"{source}\"\n}}\n"))
+            .collect()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = tmp.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("itself/main.tf", &module(&[("me", "./")]));
+    for i in 0..1000 {
+        write(
+            &format!("deep/m{i}/main.tf"),
+            &module(&[("next", &format!("../m{}", i + 1))]),
+        );
+    }
+    write("deep/m1000/main.tf", "");
+    for i in 0..40 {
+        let next = format!("../f{}", i + 1);
+        write(
+            &format!("fan/f{i}/main.tf"),
+            &module(&[("x", &next), ("y", &next)]),
+        );
+    }
+    write("fan/f40/main.tf", "");
+
+    // Modules load once, as the lock run's loader caches them.
+    let mut cache: HashMap<PathBuf, Arc<Module>> = HashMap::new();
+    let mut outcome = |root: &Path| -> String {
+        let load = |dir: &Path| match cache.get(dir) {
+            Some(module) => Ok(module.clone()),
+            None => {
+                let module = Arc::new(load_module(dir, TERRAFORM_REGISTRY)?);
+                cache.insert(dir.to_path_buf(), module.clone());
+                Ok(module)
+            }
+        };
+        match module_tree_requirements(root, load) {
+            Ok(tree) => format!("ok: {} modules", tree.modules.len()),
+            Err(e) => e
+                .to_string()
+                .replace(&format!("{}/", tmp.path().display()), "")
+                .replace(&format!("{}/", fixtures().display()), ""),
+        }
+    };
+    let cases = [
+        (
+            fixtures().join("tree/envs/dev"),
+            "tree/modules/cycle-b/main.tf:1: module cycle: tree/envs/dev/main.tf:5 module \"loop\" → tree/modules/cycle-a/main.tf:1 module \"b\" → tree/modules/cycle-b/main.tf:1 module \"a\" → tree/modules/cycle-a".to_string(),
+        ),
+        (
+            tmp.path().join("itself"),
+            "itself/main.tf:1: module cycle: itself/main.tf:1 module \"me\" → itself".to_string(),
+        ),
+        (
+            tmp.path().join("deep/m0"),
+            "deep/m128/main.tf:1: module calls nest more than 128 deep: deep/m0/main.tf:1 module \"next\" → … → deep/m128/main.tf:1 module \"next\" → deep/m129".to_string(),
+        ),
+        // The deepest tree allowed: 128 calls below the root.
+        (tmp.path().join("deep/m872"), "ok: 129 modules".to_string()),
+        (
+            tmp.path().join("fan/f0"),
+            format!("fan/f39/main.tf:1: the module tree has more than {MAX_MODULE_INSTANCES} module calls (a module is walked once per call that reaches it)"),
+        ),
+    ];
+    for (root, want) in cases {
+        assert_eq!(outcome(&root), want, "{}", root.display());
     }
 }
 

@@ -19,12 +19,24 @@ use std::sync::{Arc, OnceLock};
 use regex::Regex;
 
 use super::{
-    read_modules_manifest, ConfigError, Location, Module, ModuleSource, ModulesManifest,
-    Requirement,
+    read_modules_manifest, ConfigError, Location, Module, ModuleCall, ModuleSource,
+    ModulesManifest, Requirement,
 };
 use crate::discover::{is_config_file_name, normalize_path};
 
 pub use crate::lockfile::LOCK_FILE_NAME;
+
+/// How deeply module calls may nest. Terraform 1.0.3 follows a local call cycle until the
+/// instance's key (`a.b.a.b…`, one directory name under `.terraform/modules`) passes the
+/// 255-byte file-name limit, about 128 levels, and then fails; so no tree it can install
+/// is deeper. Real trees are a handful of levels deep.
+pub const MAX_MODULE_DEPTH: usize = 128;
+
+/// How many module calls a root's tree may hold in all. A module is walked once per call
+/// that reaches it (each is a separate instance to Terraform, with its own
+/// `modules.json` entry), so calls that fan out (each module calling the next twice)
+/// grow exponentially; real trees have tens to hundreds.
+pub const MAX_MODULE_INSTANCES: usize = 10_000;
 
 /// Something the tree walk could not follow; the root still gets a result, possibly
 /// missing the providers of the module named.
@@ -54,10 +66,11 @@ pub struct TreeRequirements {
 /// Gathers the requirements of the module tree rooted at `root`.
 ///
 /// `load` is called for every module directory reached (so a caller can cache modules
-/// shared by several roots); paths given to it are lexically normalised. A module reached
-/// again through a call cycle is not entered a second time (a warning names the call).
-/// Errors: the root or a called module failing to load (wrapped in
-/// [`ConfigError::ModuleCall`] naming the call), or an unreadable `modules.json`.
+/// shared by several roots); paths given to it are lexically normalised. Errors: the root
+/// or a called module failing to load (wrapped in [`ConfigError::ModuleCall`] naming the
+/// call), an unreadable `modules.json`, or a tree Terraform could not install either: a
+/// call cycle (naming the chain of calls), calls nested more than [`MAX_MODULE_DEPTH`]
+/// deep, or more than [`MAX_MODULE_INSTANCES`] calls in all.
 pub fn module_tree_requirements(
     root: &Path,
     load: impl FnMut(&Path) -> Result<Arc<Module>, ConfigError>,
@@ -68,9 +81,10 @@ pub fn module_tree_requirements(
         load,
         manifest,
         out: TreeRequirements::default(),
+        instances: 0,
     };
     let module = (walker.load)(&root)?;
-    let mut ancestors = vec![root];
+    let mut ancestors = vec![(root, None)];
     walker.visit(&module, "", &mut ancestors)?;
     let mut out = walker.out;
     out.requirements.sort();
@@ -86,6 +100,21 @@ struct Walker<L> {
     load: L,
     manifest: Option<ModulesManifest>,
     out: TreeRequirements,
+    /// Module calls followed so far.
+    instances: usize,
+}
+
+/// A module on the current call path: its directory and the call that entered it (none
+/// for the root).
+type Step = (PathBuf, Option<(Location, String)>);
+
+/// The calls of `path` and then `last`, each as `main.tf:3 module "b"`.
+fn call_chain(path: &[Step], last: &ModuleCall) -> Vec<String> {
+    let calls = path.iter().filter_map(|(_, call)| call.as_ref());
+    calls
+        .chain(std::iter::once(&(last.at.clone(), last.name.clone())))
+        .map(|(at, name)| format!("{at} module {name:?}"))
+        .collect()
 }
 
 impl<L> Walker<L>
@@ -93,12 +122,12 @@ where
     L: FnMut(&Path) -> Result<Arc<Module>, ConfigError>,
 {
     /// Depth-first over module calls. `key` is the module's manifest key (`""` for the
-    /// root); `ancestors` holds the directories on the current call path.
+    /// root); `ancestors` holds the modules on the current call path.
     fn visit(
         &mut self,
         module: &Module,
         key: &str,
-        ancestors: &mut Vec<PathBuf>,
+        ancestors: &mut Vec<Step>,
     ) -> Result<(), ConfigError> {
         self.out.requirements.extend(module.requirements());
         self.out.modules.push(normalize_path(&module.dir));
@@ -133,17 +162,31 @@ where
                     }
                 },
             };
-            if ancestors.contains(&dir) {
-                self.warn(
-                    call.at.clone(),
-                    format!(
-                        "module {:?} calls {} which is already being loaded (a module cycle); not following it again",
-                        call.name,
-                        dir.display()
-                    ),
-                );
-                continue;
+            let refused = if ancestors.iter().any(|(d, _)| *d == dir) {
+                let chain = call_chain(ancestors, call).join(" → ");
+                Some(format!("module cycle: {chain} → {}", dir.display()))
+            } else if ancestors.len() > MAX_MODULE_DEPTH {
+                let chain = call_chain(ancestors, call);
+                Some(format!(
+                    "module calls nest more than {MAX_MODULE_DEPTH} deep: {} → … → {} → {}",
+                    chain[0],
+                    chain[chain.len() - 1],
+                    dir.display()
+                ))
+            } else if self.instances >= MAX_MODULE_INSTANCES {
+                Some(format!(
+                    "the module tree has more than {MAX_MODULE_INSTANCES} module calls (a module is walked once per call that reaches it)"
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = refused {
+                return Err(ConfigError::Invalid {
+                    at: call.at.clone(),
+                    message,
+                });
             }
+            self.instances += 1;
             let child = match (self.load)(&dir) {
                 Ok(child) => child,
                 // Terraform loads a called directory without configuration files as an
@@ -169,7 +212,7 @@ where
                     })
                 }
             };
-            ancestors.push(dir);
+            ancestors.push((dir, Some((call.at.clone(), call.name.clone()))));
             let result = self.visit(&child, &child_key, ancestors);
             ancestors.pop();
             result?;

@@ -59,7 +59,7 @@ pub(crate) fn overlay(
                 continue;
             };
             let contents =
-                std::fs::read_to_string(&path).map_err(|source| TerragruntError::Read {
+                super::limits::read_file(&path).map_err(|source| TerragruntError::Read {
                     path: path.clone(),
                     source,
                 })?;
@@ -89,7 +89,7 @@ pub(crate) fn overlay(
             None => {
                 let on_disk = module_dir.join(name);
                 if on_disk.is_file() {
-                    Some(std::fs::read_to_string(&on_disk).map_err(|source| {
+                    Some(super::limits::read_file(&on_disk).map_err(|source| {
                         TerragruntError::Read {
                             path: on_disk.clone(),
                             source,

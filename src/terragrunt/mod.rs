@@ -21,6 +21,8 @@
 //!   remote one in `.terragrunt-cache`;
 //! * `generate` lays the unit's files and generated files over the module (`if_exists`);
 //! * `units` finds units under the given paths;
+//! * `limits` bounds what a hostile file can make evaluation do (stack, read depth,
+//!   value size), and runs evaluation on a thread whose stack fits those bounds;
 //! * this file ties them together in [`load_unit`].
 //!
 //! Include semantics follow Terragrunt's `config/include.go`: a parent file is evaluated
@@ -42,11 +44,13 @@
 
 mod eval;
 mod generate;
+mod limits;
 mod parse;
 mod paths;
 mod source;
 mod units;
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -57,7 +61,9 @@ use crate::config::tree::{module_tree_requirements, TreeRequirements, LOCK_FILE_
 use crate::config::{load_module_with_overlay, ConfigError, Module, OverlayFile};
 use crate::discover::normalize_path;
 
-use eval::{with_scope, EvalFailure, Includes, Locals, ResolvedInclude, Scope};
+use eval::{
+    at_line, with_scope, Abort, AbortKind, EvalFailure, Includes, Locals, ResolvedInclude, Scope,
+};
 use generate::Generated;
 use parse::{parse_file, Expr, TgFile};
 use paths::{absolute, in_style_of};
@@ -198,12 +204,61 @@ pub enum TerragruntError {
         path: PathBuf,
         if_exists: String,
     },
+    /// `read_terragrunt_config` reached a file that was already being evaluated; `chain`
+    /// runs from the unit's file to the file read again.
+    #[error("{}:{line}: read_terragrunt_config cycle: {chain}", file.display())]
+    ReadCycle {
+        file: PathBuf,
+        line: usize,
+        chain: String,
+    },
+    #[error(
+        "{}:{line}: read_terragrunt_config nests more than {} files deep: {chain}",
+        file.display(),
+        limits::MAX_READ_DEPTH
+    )]
+    ReadTooDeep {
+        file: PathBuf,
+        line: usize,
+        chain: String,
+    },
+    #[error("{}:{line}: include cycle: {} includes itself", file.display(), file.display())]
+    IncludeCycle { file: PathBuf, line: usize },
+    /// Evaluation runs on a thread of its own ([`limits`]); the system refused one.
+    #[error("{}: cannot start a thread to evaluate it: {source}", path.display())]
+    Thread {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl TerragruntError {
     /// Whether the unit is to be reported as skipped rather than failed.
     pub fn is_skip(&self) -> bool {
         matches!(self, TerragruntError::RemoteSourceNotCached { .. })
+    }
+
+    /// The error for an aborted evaluation, its paths shown as `style` gives them.
+    fn aborted(abort: Abort, style: impl Fn(&Path) -> PathBuf) -> TerragruntError {
+        let mut chain: Vec<String> = abort
+            .callers
+            .iter()
+            .map(|(file, line)| format!("{}:{line}", style(file).display()))
+            .collect();
+        chain.push(style(&abort.target).display().to_string());
+        let chain = chain.join(" → ");
+        let (file, line) = abort
+            .callers
+            .last()
+            .map_or((abort.target.clone(), 0), |(file, line)| {
+                (file.clone(), *line)
+            });
+        let file = style(&file);
+        match abort.kind {
+            AbortKind::Cycle => TerragruntError::ReadCycle { file, line, chain },
+            AbortKind::TooDeep => TerragruntError::ReadTooDeep { file, line, chain },
+        }
     }
 }
 
@@ -212,25 +267,46 @@ impl TerragruntError {
 /// [`find_repo_root`] of the unit; tests pass a fixture root).
 ///
 /// A remote source without a downloaded copy is [`TerragruntError::RemoteSourceNotCached`].
+/// Runs on a thread of its own (see `limits`), so any input fails with an error instead
+/// of overflowing the caller's stack.
 pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, TerragruntError> {
+    limits::on_eval_stack(|| load_unit_here(unit_dir, repo_root)).unwrap_or_else(|source| {
+        Err(TerragruntError::Thread {
+            path: unit_dir.join(UNIT_FILE_NAME),
+            source,
+        })
+    })
+}
+
+fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, TerragruntError> {
     let unit_dir = normalize_path(unit_dir);
     let unit_abs = absolute(&unit_dir);
     let style = |abs: &Path| in_style_of(abs, &unit_dir);
+    let aborted = |abort: Abort| TerragruntError::aborted(abort, style);
     let config_file = unit_dir.join(UNIT_FILE_NAME);
-    let scope = |includes: Includes| Scope {
+    let scope = |file: &Path, includes: Includes| Scope {
+        file: absolute(file),
         config_path: unit_abs.join(UNIT_FILE_NAME),
         unit_dir: unit_abs.clone(),
         repo_root: absolute(repo_root),
         includes,
+        line: Cell::default(),
     };
     let unit = parse_file(&config_file)?;
 
     // Includes first: their paths may use functions but not locals.
     let mut includes = Vec::new();
     for decl in &unit.includes {
-        let setting = with_scope(scope(Includes::Current(Vec::new())), || {
+        let setting = with_scope(scope(&config_file, Includes::Current(Vec::new())), || {
             include_setting(&unit, decl, &unit_abs)
-        })?;
+        })
+        .map_err(aborted)??;
+        if setting.resolved.path == unit_abs.join(UNIT_FILE_NAME) {
+            return Err(TerragruntError::IncludeCycle {
+                file: config_file,
+                line: decl.line,
+            });
+        }
         includes.push(setting);
     }
     let resolved: Vec<ResolvedInclude> = includes.iter().map(|i| i.resolved.clone()).collect();
@@ -238,7 +314,8 @@ pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terrag
     // Parents, each evaluated for the unit through its include.
     let mut parents = Vec::new();
     for include in &includes {
-        let file = parse_file(&style(&include.resolved.path))?;
+        let path = style(&include.resolved.path);
+        let file = parse_file(&path)?;
         if let Some(nested) = file.includes.first() {
             return Err(TerragruntError::Invalid {
                 file: file.path.clone(),
@@ -249,18 +326,21 @@ pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terrag
                 ),
             });
         }
-        let parent = with_scope(scope(Includes::Original(include.resolved.clone())), || {
-            Evaluated::of(&file, &[])
-        });
+        let parent = with_scope(
+            scope(&path, Includes::Original(include.resolved.clone())),
+            || Evaluated::of(&file, &[]),
+        )
+        .map_err(aborted)?;
         parents.push((include, file, parent));
     }
 
     // The unit itself, with `include.<label>` for exposed parents.
     let include_var = exposed(&parents);
     let vars: Vec<(&str, Value)> = include_var.iter().map(|v| ("include", v.clone())).collect();
-    let own = with_scope(scope(Includes::Current(resolved)), || {
+    let own = with_scope(scope(&config_file, Includes::Current(resolved)), || {
         Evaluated::of(&unit, &vars)
-    });
+    })
+    .map_err(aborted)?;
 
     // Merge: the unit over later includes over earlier ones.
     let merged = parents
@@ -493,6 +573,7 @@ fn eval_value(
     let mut all: Vec<(&str, Value)> = vars.to_vec();
     all.push(("local", Value::Object(locals.values.clone())));
     let ctx = eval::context(&all);
+    at_line(expr.line);
     eval::evaluate(&expr.expr, &ctx).map_err(|failure| {
         let (line, failure) = locals.explain(failure);
         let line = line.unwrap_or(expr.line);

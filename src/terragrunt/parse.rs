@@ -7,10 +7,13 @@
 //! and `generate` blocks. Everything else (`inputs`, `remote_state`, `dependency`, hooks)
 //! cannot change which providers a unit needs and is not read.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use hcl::Expression;
+use hcl_edit::expr::{Traversal, TraversalOperator};
 use hcl_edit::structure::{Attribute, Body};
+use hcl_edit::visit::{self, Visit};
 use hcl_edit::Span;
 
 use super::TerragruntError;
@@ -46,13 +49,25 @@ pub(crate) struct GenerateDecl {
     pub contents_first_line: usize,
 }
 
+/// One attribute of a `locals` block.
+#[derive(Debug, Clone)]
+pub(crate) struct LocalDecl {
+    pub name: String,
+    pub line: usize,
+    pub expr: Expression,
+    /// The locals it names as `local.NAME` (or `local["NAME"]`), sorted; `None` when it
+    /// reaches `local` in a way that names none (`local[var]`, `local` itself), so any
+    /// local may be among its inputs.
+    pub uses: Option<Vec<String>>,
+}
+
 /// The parts of one Terragrunt file tfsum reads.
 #[derive(Debug, Clone)]
 pub(crate) struct TgFile {
     pub path: PathBuf,
     pub includes: Vec<IncludeDecl>,
-    /// `(name, line, expression)` in file order.
-    pub locals: Vec<(String, usize, Expression)>,
+    /// In file order.
+    pub locals: Vec<LocalDecl>,
     /// `terraform { source = … }`.
     pub source: Option<Expr>,
     pub generates: Vec<GenerateDecl>,
@@ -60,7 +75,7 @@ pub(crate) struct TgFile {
 
 /// Reads and parses `path`. A syntax error names the file, line and column.
 pub(crate) fn parse_file(path: &Path) -> Result<TgFile, TerragruntError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TerragruntError::Read {
+    let text = super::limits::read_file(path).map_err(|source| TerragruntError::Read {
         path: path.to_path_buf(),
         source,
     })?;
@@ -116,11 +131,12 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
             }
             "locals" => {
                 for attr in block.body.attributes() {
-                    file.locals.push((
-                        attr.key.as_str().to_string(),
-                        line_of(attr.span()),
-                        Expression::from(attr.value.clone()),
-                    ));
+                    file.locals.push(LocalDecl {
+                        name: attr.key.as_str().to_string(),
+                        line: line_of(attr.span()),
+                        expr: Expression::from(attr.value.clone()),
+                        uses: local_uses(&attr.value),
+                    });
                 }
             }
             "terraform" => {
@@ -158,4 +174,49 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
         }
     }
     Ok(file)
+}
+
+/// [`LocalDecl::uses`] of an expression.
+fn local_uses(expr: &hcl_edit::expr::Expression) -> Option<Vec<String>> {
+    /// Finds `local.NAME` traversals; any other mention of `local` makes the set unknown.
+    #[derive(Default)]
+    struct Uses {
+        names: BTreeSet<String>,
+        unknown: bool,
+    }
+    impl Visit for Uses {
+        fn visit_traversal(&mut self, node: &Traversal) {
+            let is_local = node
+                .expr
+                .as_variable()
+                .is_some_and(|v| v.as_str() == "local");
+            if !is_local {
+                return visit::visit_traversal(self, node);
+            }
+            let name = match node.operators.first().map(|op| op.value()) {
+                Some(TraversalOperator::GetAttr(name)) => Some(name.as_str()),
+                Some(TraversalOperator::Index(index)) => index.as_str(),
+                _ => None,
+            };
+            match name {
+                Some(name) => {
+                    self.names.insert(name.to_string());
+                }
+                None => self.unknown = true,
+            }
+            for op in &node.operators {
+                self.visit_traversal_operator(op);
+            }
+        }
+
+        fn visit_expr(&mut self, node: &hcl_edit::expr::Expression) {
+            if node.as_variable().is_some_and(|v| v.as_str() == "local") {
+                self.unknown = true;
+            }
+            visit::visit_expr(self, node);
+        }
+    }
+    let mut uses = Uses::default();
+    uses.visit_expr(expr);
+    (!uses.unknown).then(|| uses.names.into_iter().collect())
 }

@@ -239,12 +239,14 @@ locals {
     let r = paths::slash(&repo_abs);
     let eval_in = |includes: Includes| {
         let scope = Scope {
+            file: unit_dir.join("terragrunt.hcl"),
             config_path: unit_dir.join("terragrunt.hcl"),
             unit_dir: unit_dir.clone(),
             repo_root: repo_abs.clone(),
             includes,
+            line: Default::default(),
         };
-        let locals = with_scope(scope, || Locals::evaluate(&file.locals, &[]));
+        let locals = with_scope(scope, || Locals::evaluate(&file.locals, &[])).unwrap();
         assert!(locals.failed.is_empty(), "{:?}", locals.failed);
         let mut got: Vec<(String, String)> = locals
             .values
@@ -330,4 +332,250 @@ fn paths_keep_the_callers_style() {
         config.source,
         UnitSource::Local(PathBuf::from("testdata/terragrunt/repo/modules/vpc"))
     );
+}
+
+/// Writes `files` (path, content) under a temporary repository and loads `unit` in it:
+/// `ok` and the source, or the error with the repository's path left out.
+fn load_generated(files: &[(String, String)], unit: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let path = tmp.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    let base = format!("{}/", paths::slash(tmp.path()));
+    match load_unit(&tmp.path().join(unit), tmp.path()) {
+        Ok(config) => format!("ok: {:?}", config.source).replace(&base, ""),
+        Err(e) => e.to_string().replace(&base, ""),
+    }
+}
+
+/// Files to write: (path below the repository, content).
+type Files = Vec<(String, String)>;
+
+fn files(list: &[(&str, &str)]) -> Files {
+    list.iter()
+        .map(|(p, c)| (p.to_string(), c.to_string()))
+        .collect()
+}
+
+/// `locals { NAME = read_terragrunt_config("FILE") … }` for each (name, file).
+fn reads(list: &[(&str, &str)]) -> String {
+    let body: String = list
+        .iter()
+        .map(|(name, file)| format!("  {name} = read_terragrunt_config(\"{file}\")\n"))
+        .collect();
+    format!("locals {{\n{body}}}\n")
+}
+
+/// A chain of `depth` files below `u/`: `terragrunt.hcl` reads `f1.hcl`, which reads
+/// `f2.hcl`, …; each read is wrapped in `wrap` nested `for` expressions and each file
+/// also holds a local nested `nest` levels deep, so the stack is as deep as hcl-edit
+/// lets one file go.
+fn read_chain(depth: usize, wrap: usize, nest: usize) -> Files {
+    let deep = |inner: &str, levels: usize| {
+        format!(
+            "{}{inner}{}",
+            "[for x in ".repeat(levels),
+            " : x]".repeat(levels)
+        )
+    };
+    let mut out = Vec::new();
+    for i in 0..=depth {
+        let name = match i {
+            0 => "u/terragrunt.hcl".to_string(),
+            i => format!("u/f{i}.hcl"),
+        };
+        let read = match i {
+            i if i < depth => format!("[read_terragrunt_config(\"f{}.hcl\")]", i + 1),
+            _ => "[1]".to_string(),
+        };
+        let text = format!(
+            "locals {{\n  next = {}\n  deep = {}\n}}\n",
+            deep(&read, wrap),
+            deep("[1]", nest)
+        );
+        out.push((name, text));
+    }
+    out
+}
+
+/// Terragrunt files that would recurse forever, fan out exponentially, nest without end
+/// or grow values without end: each unit fails with the chain or the limit, or (fan-out,
+/// a parent reading itself for the unit) loads.
+#[test]
+fn recursion_and_limits_fail_the_unit() {
+    let mut fanout = Vec::new();
+    for level in 0..16 {
+        let this = match level {
+            0 => "u/terragrunt.hcl".to_string(),
+            n => format!("u/f{n}.hcl"),
+        };
+        let next = format!("f{}.hcl", level + 1);
+        let four = [
+            ("a", next.as_str()),
+            ("b", &next),
+            ("c", &next),
+            ("d", &next),
+        ];
+        fanout.push((this, reads(&four)));
+    }
+    fanout.push(("u/f16.hcl".into(), "locals {\n  leaf = 1\n}\n".into()));
+    let mut doubling = String::from("locals {\n  s0 = \"0123456789abcdef\"\n");
+    for i in 1..=20 {
+        doubling.push_str(&format!(
+            "  s{i} = \"${{local.s{}}}${{local.s{}}}\"\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    doubling.push_str("}\nterraform {\n  source = \"../m/${local.s20}\"\n}\n");
+    let mut wrapping = String::from("locals {\n  v0 = 1\n");
+    for i in 1..=300 {
+        wrapping.push_str(&format!("  v{i} = [local.v{}]\n", i - 1));
+    }
+    wrapping.push_str("}\nterraform {\n  source = \"../m/${local.v300[0]}\"\n}\n");
+
+    let cases: Vec<(&str, Files, String)> = vec![
+        (
+            "reads itself",
+            files(&[("u/terragrunt.hcl", &reads(&[("me", "terragrunt.hcl")]))]),
+            "u/terragrunt.hcl:2: read_terragrunt_config cycle: u/terragrunt.hcl:2 → u/terragrunt.hcl".into(),
+        ),
+        (
+            "two files read each other, through a directory name",
+            files(&[
+                ("u/terragrunt.hcl", &reads(&[("x", "1"), ("c", "../c/common.hcl")])),
+                ("c/common.hcl", &reads(&[("back", "../u")])),
+            ]),
+            "c/common.hcl:2: read_terragrunt_config cycle: u/terragrunt.hcl:3 → c/common.hcl:2 → u/terragrunt.hcl".into(),
+        ),
+        (
+            "a read file reads itself",
+            files(&[
+                ("u/terragrunt.hcl", &reads(&[("c", "common.hcl")])),
+                ("u/common.hcl", &reads(&[("again", "common.hcl")])),
+            ]),
+            "u/common.hcl:2: read_terragrunt_config cycle: u/terragrunt.hcl:2 → u/common.hcl:2 → u/common.hcl".into(),
+        ),
+        (
+            // In the parent the config path is the unit's; read, root.hcl finds no
+            // root.hcl above itself and the read ends.
+            "a parent reads itself for the unit",
+            files(&[
+                ("root.hcl", "locals {\n  me = read_terragrunt_config(find_in_parent_folders(\"root.hcl\"))\n}\nterraform {\n  source = \"../m\"\n}\n"),
+                ("u/terragrunt.hcl", "include \"root\" {\n  path = find_in_parent_folders(\"root.hcl\")\n}\n"),
+                ("m/main.tf", ""),
+            ]),
+            "ok: Local(\"m\")".into(),
+        ),
+        (
+            "a parent's reads come back to it",
+            files(&[
+                ("root.hcl", &reads(&[("c", "${get_parent_terragrunt_dir()}/common.hcl")])),
+                ("common.hcl", &reads(&[("root", "root.hcl")])),
+                ("u/terragrunt.hcl", "include \"root\" {\n  path = \"../root.hcl\"\n}\n"),
+            ]),
+            "root.hcl:2: read_terragrunt_config cycle: root.hcl:2 → common.hcl:2 → root.hcl:2 → common.hcl".into(),
+        ),
+        (
+            "an include path that reads itself",
+            files(&[(
+                "u/terragrunt.hcl",
+                "include \"x\" {\n  path = read_terragrunt_config(\"terragrunt.hcl\").locals.p\n}\n",
+            )]),
+            "u/terragrunt.hcl:2: read_terragrunt_config cycle: u/terragrunt.hcl:2 → u/terragrunt.hcl".into(),
+        ),
+        (
+            "includes itself",
+            files(&[("u/terragrunt.hcl", "\ninclude \"self\" {\n  path = \"terragrunt.hcl\"\n}\n")]),
+            "u/terragrunt.hcl:2: include cycle: u/terragrunt.hcl includes itself".into(),
+        ),
+        (
+            "locals refer to each other",
+            files(&[(
+                "u/terragrunt.hcl",
+                "locals {\n  a = local.b\n  b = \"${local.c}/x\"\n  c = local.a\n  d = local.a\n}\nterraform {\n  source = local.d\n}\n",
+            )]),
+            "u/terragrunt.hcl:2: the locals refer to each other: local.a → local.b → local.c → local.a".into(),
+        ),
+        (
+            "a local uses itself",
+            files(&[("u/terragrunt.hcl", "locals {\n  a = local.a\n}\nterraform {\n  source = local.a\n}\n")]),
+            "u/terragrunt.hcl:2: the locals refer to each other: local.a → local.a".into(),
+        ),
+        (
+            // 4^16 reads without remembering results.
+            "reads fan out",
+            fanout,
+            "ok: None".into(),
+        ),
+        (
+            "the deepest chain of reads",
+            read_chain(limits::MAX_READ_DEPTH, 2, 2),
+            "ok: None".into(),
+        ),
+        (
+            "one read too deep",
+            read_chain(limits::MAX_READ_DEPTH + 1, 2, 2),
+            format!(
+                "u/f16.hcl:2: read_terragrunt_config nests more than 16 files deep: u/terragrunt.hcl:2 → {} → u/f17.hcl",
+                (1..=16).map(|i| format!("u/f{i}.hcl:2")).collect::<Vec<_>>().join(" → ")
+            ),
+        ),
+        (
+            "nested deeper than hcl-edit parses",
+            files(&[("u/terragrunt.hcl", &format!("locals {{\n  a = {}1{}\n}}\n", "[".repeat(50_000), "]".repeat(50_000)))]),
+            "u/terragrunt.hcl:2:71: syntax error: invalid nesting depth; expected at most 64 nested levels".into(),
+        ),
+        (
+            "a string doubled by each local",
+            files(&[("u/terragrunt.hcl", &doubling)]),
+            "u/terragrunt.hcl:18: the value is larger than 1 MiB".into(),
+        ),
+        (
+            "a list wrapped by each local",
+            files(&[("u/terragrunt.hcl", &wrapping)]),
+            "u/terragrunt.hcl:258: the value nests lists and objects more than 256 levels deep".into(),
+        ),
+        (
+            // Or a link to /proc/kcore.
+            "a file larger than tfsum reads",
+            files(&[("u/terragrunt.hcl", &format!("# {}\n", "x".repeat(4 << 20)))]),
+            "u/terragrunt.hcl: cannot read: larger than 4 MiB, more than tfsum reads of a Terragrunt unit's file".into(),
+        ),
+        (
+            "replace that multiplies",
+            files(&[(
+                "u/terragrunt.hcl",
+                &format!(
+                    "locals {{\n  s = \"{}\"\n}}\nterraform {{\n  source = replace(local.s, \"\", local.s)\n}}\n",
+                    "x".repeat(4096)
+                ),
+            )]),
+            "u/terragrunt.hcl:5: error calling function `replace`: the result would be larger than 1 MiB in expression `replace(local.s, \"\", local.s)`".into(),
+        ),
+    ];
+    for (name, files, want) in &cases {
+        assert_eq!(load_generated(files, "u"), *want, "{name}");
+    }
+}
+
+/// The deepest input the limits allow fits in a quarter of the evaluation thread's stack:
+/// the most files `read_terragrunt_config` may nest, each read inside the deepest `for`
+/// nesting hcl-edit parses, each file holding one more such local.
+#[test]
+fn the_deepest_input_fits_a_quarter_of_the_stack() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (path, content) in read_chain(limits::MAX_READ_DEPTH, 61, 62) {
+        let path = tmp.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    let unit = tmp.path().join("u");
+    let loaded = limits::on_stack(limits::EVAL_STACK_SIZE / 4, || {
+        load_unit_here(&unit, tmp.path()).map(|c| c.source)
+    })
+    .unwrap();
+    assert_eq!(loaded.unwrap(), UnitSource::None);
 }

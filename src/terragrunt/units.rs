@@ -9,10 +9,12 @@
 //! other names are never units. Without `recursive` every given directory holding
 //! `terragrunt.hcl` is a unit, by the user's say-so.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::eval::{with_scope, Includes, Scope};
+use super::limits::on_eval_stack;
 use super::parse::parse_file;
 use super::paths::absolute;
 use super::source::has_config_files;
@@ -25,12 +27,18 @@ pub fn find_units(candidates: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
     if !recursive {
         return candidates.to_vec();
     }
-    let included: BTreeSet<PathBuf> = candidates.iter().flat_map(|d| include_targets(d)).collect();
-    candidates
-        .iter()
-        .filter(|dir| !is_include_parent(dir, &included))
-        .cloned()
-        .collect()
+    // Parsing and evaluating include paths need the evaluation thread's stack; without
+    // one, every candidate stays a unit (and loading it reports the refusal).
+    let keep = || -> Vec<PathBuf> {
+        let included: BTreeSet<PathBuf> =
+            candidates.iter().flat_map(|d| include_targets(d)).collect();
+        candidates
+            .iter()
+            .filter(|dir| !is_include_parent(dir, &included))
+            .cloned()
+            .collect()
+    };
+    on_eval_stack(keep).unwrap_or_else(|_| candidates.to_vec())
 }
 
 fn is_include_parent(dir: &Path, included: &BTreeSet<PathBuf>) -> bool {
@@ -42,24 +50,29 @@ fn is_include_parent(dir: &Path, included: &BTreeSet<PathBuf>) -> bool {
     parse_file(&file).is_ok_and(|f| f.source.is_none())
 }
 
-/// The absolute paths a unit's include blocks point at. A unit whose includes cannot be
-/// evaluated contributes none; loading it reports why.
+/// The absolute paths a unit's include blocks point at, other than its own file. A unit
+/// whose includes cannot be evaluated contributes none; loading it reports why.
 fn include_targets(dir: &Path) -> Vec<PathBuf> {
     let Ok(file) = parse_file(&dir.join(UNIT_FILE_NAME)) else {
         return Vec::new();
     };
     let unit_abs = absolute(dir);
+    let own = unit_abs.join(UNIT_FILE_NAME);
     let scope = Scope {
-        config_path: unit_abs.join(UNIT_FILE_NAME),
+        file: own.clone(),
+        config_path: own.clone(),
         unit_dir: unit_abs.clone(),
         repo_root: absolute(&find_repo_root(dir)),
         includes: Includes::Current(Vec::new()),
+        line: Cell::default(),
     };
     with_scope(scope, || {
         file.includes
             .iter()
             .filter_map(|decl| include_setting(&file, decl, &unit_abs).ok())
             .map(|setting| setting.resolved.path)
+            .filter(|path| *path != own)
             .collect()
     })
+    .unwrap_or_default()
 }

@@ -13,6 +13,7 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 use tempfile::TempDir;
 
+use crate::harness::{self, root_report, Repo};
 use crate::resolution::{provider_block, providers_and_versions, registry, PLATFORMS};
 use crate::support::terraform;
 use crate::tfsum;
@@ -187,5 +188,94 @@ fn copy_dir(from: &Path, to: &Path) {
         } else {
             std::fs::copy(entry.path(), &target).unwrap();
         }
+    }
+}
+
+/// Terragrunt files that would recurse forever (issue "Safe on an untrusted checkout"): a
+/// unit whose locals read its own file, two files that read each other, a unit that
+/// includes itself. Each fails alone, naming the chain of files; a unit whose reads fan out
+/// exponentially (4 reads of the next file, 12 files deep) is locked in linear time; every
+/// other unit and root is still locked and the run exits 1.
+#[test]
+fn recursive_terragrunt_units_fail_alone() {
+    let registry = harness::registry();
+    let random = harness::main_tf(&[("random", "3.6.0")]);
+    let read = |name: &str, file: &str| format!("  {name} = read_terragrunt_config(\"{file}\")\n");
+    let locals = |body: &str| format!("locals {{\n{body}}}\n");
+    let mut files: Vec<(String, String)> = vec![
+        ("plain/main.tf".into(), random.clone()),
+        ("good/main.tf".into(), random.clone()),
+        (
+            "good/terragrunt.hcl".into(),
+            locals(&read("env", "env.hcl")),
+        ),
+        ("good/env.hcl".into(), locals("  name = \"prod\"\n")),
+        ("self/main.tf".into(), random.clone()),
+        (
+            "self/terragrunt.hcl".into(),
+            locals(&read("me", "terragrunt.hcl")),
+        ),
+        ("pingpong/main.tf".into(), random.clone()),
+        (
+            "pingpong/terragrunt.hcl".into(),
+            locals(&read("common", "common.hcl")),
+        ),
+        (
+            "pingpong/common.hcl".into(),
+            locals(&read("back", "terragrunt.hcl")),
+        ),
+        // No configuration of its own: a unit only because nothing else includes it.
+        (
+            "selfinclude/terragrunt.hcl".into(),
+            "include \"self\" {\n  path = \"terragrunt.hcl\"\n}\n".into(),
+        ),
+        ("fanout/main.tf".into(), random.clone()),
+    ];
+    for level in 0..12 {
+        let this = match level {
+            0 => "fanout/terragrunt.hcl".to_string(),
+            n => format!("fanout/f{n}.hcl"),
+        };
+        let next = format!("f{}.hcl", level + 1);
+        let body: String = (0..4).map(|i| read(&format!("r{i}"), &next)).collect();
+        files.push((this, locals(&body)));
+    }
+    files.push(("fanout/f12.hcl".into(), locals("  leaf = true\n")));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = Repo::new(&registry, &files);
+
+    let out = repo.lock_all(&["linux_amd64"], &[], &[]);
+    let text = harness::text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for unit in ["plain", "good", "fanout"] {
+        assert!(
+            root_report(&out, unit).starts_with("created"),
+            "{unit}:\n{text}"
+        );
+    }
+    let failed = [
+        (
+            "self",
+            "self/terragrunt.hcl:2: read_terragrunt_config cycle: self/terragrunt.hcl:2 → self/terragrunt.hcl",
+        ),
+        (
+            "pingpong",
+            "pingpong/common.hcl:2: read_terragrunt_config cycle: pingpong/terragrunt.hcl:2 → pingpong/common.hcl:2 → pingpong/terragrunt.hcl",
+        ),
+        (
+            "selfinclude",
+            "selfinclude/terragrunt.hcl:1: include cycle: selfinclude/terragrunt.hcl includes itself",
+        ),
+    ];
+    for (unit, message) in failed {
+        let report = root_report(&out, unit);
+        assert!(report.starts_with("failed"), "{unit}:\n{text}");
+        assert!(
+            report.contains(message),
+            "{unit}: {message:?} missing from\n{report}"
+        );
     }
 }
