@@ -7,6 +7,8 @@
 //! - [`client`] is the [`RegistryClient`]: version lists, package metadata, and plain
 //!   downloads for SHA256SUMS, signatures and zips (spec §5.2, §5.3).
 //! - [`retry`] is the one place that decides what is transient and how long to wait.
+//! - [`modules_api`] is the module registry protocol (`modules.v1`), for
+//!   [`crate::modules`].
 //! - [`error`] holds [`RegistryError`], which always names the URL and what was being done.
 //!
 //! Credentials travel only with discovery and registry JSON requests for the provider's
@@ -16,6 +18,7 @@ pub mod cliconfig;
 pub mod client;
 pub mod disco;
 pub mod error;
+pub(crate) mod modules_api;
 pub mod retry;
 
 #[cfg(test)]
