@@ -12,7 +12,8 @@
 //! | write    | [`write`]     | render ([`lockfile`]) and replace files atomically      |
 //!
 //! [`mirror`] is the hash stage's other sources: filesystem and network mirrors, and the
-//! routing between them and the registry.
+//! routing between them and the registry. [`modules`] fetches remote module packages
+//! (registry, git, archives) for the load stage.
 //!
 //! [`lock`] runs the stages for the `lock` command; [`addr`], [`version`] and [`hash`]
 //! hold the shared vocabulary (provider addresses, versions, hash strings).
@@ -32,6 +33,7 @@ pub mod interrupt;
 pub mod lock;
 pub mod lockfile;
 pub mod mirror;
+pub mod modules;
 pub mod progress;
 pub mod progress_bar;
 pub mod registry;
