@@ -851,7 +851,11 @@ fn finish(
     identity: String,
     source: &str,
 ) -> Result<FetchedModule, ModuleError> {
-    let base = package.root.join(&package.base);
+    let base = if package.base.is_empty() {
+        package.root.clone()
+    } else {
+        package.root.join(&package.base)
+    };
     let dir = find_subdir(&base, subdir).map_err(|e| ModuleError::Package {
         url: source.to_string(),
         reason: e.to_string(),

@@ -13,6 +13,7 @@ mod faults;
 mod harness;
 mod interrupt;
 mod mirrors;
+mod modules_fetch;
 mod opentofu;
 mod oracle;
 mod resolution;
