@@ -36,8 +36,8 @@ use super::git::{is_full_commit, resolve_ref, Git, GitError, GitOptions, RefTarg
 use super::goversion::select_version;
 use super::package::{find_subdir, Materialized};
 use super::source::{
-    parse_package_location, redacted, source_dir_subdir, ArchiveFormat, GitSource, HttpSource,
-    ModuleSource, RegistryModule,
+    parse_package_location, redacted, ArchiveFormat, GitSource, HttpSource, ModuleSource,
+    RegistryModule,
 };
 use super::ModuleError;
 use crate::registry::{retry, RegistryClient, RegistryError};
@@ -640,7 +640,10 @@ impl ModuleFetcher {
     }
 
     /// Asks an http(s) URL where the module is (go-getter's HTTP getter): the
-    /// `X-Terraform-Get` header, else a `<meta name="terraform-get">` tag.
+    /// `X-Terraform-Get` header, else a `<meta name="terraform-get">` tag. The value is
+    /// a go-getter address taken as it is: go-getter v1.5.2 does not resolve `/x.tgz`
+    /// against the page (it becomes a local path; checked with Terraform v1.0.3), and
+    /// tfsum refuses local paths in remote answers.
     async fn terraform_get(&self, url: &Url) -> Result<ModuleSource, ModuleError> {
         let shown = redacted(url.as_str());
         let page = {
@@ -665,30 +668,6 @@ impl ModuleFetcher {
                 url: shown.clone(),
                 reason: "no source URL was returned (no X-Terraform-Get header or terraform-get meta tag)".to_string(),
             })?;
-        let location = if location.starts_with('/')
-            || location.starts_with("./")
-            || location.starts_with("../")
-        {
-            let (path, subdir) = source_dir_subdir(&location);
-            let joined = page.url.join(&path).map_err(|e| ModuleError::Download {
-                url: shown.clone(),
-                reason: format!("bad X-Terraform-Get {location:?}: {e}"),
-            })?;
-            if subdir.is_empty() {
-                joined.to_string()
-            } else {
-                let (base, query) = joined
-                    .as_str()
-                    .split_once('?')
-                    .map_or((joined.as_str(), None), |(b, q)| (b, Some(q)));
-                match query {
-                    Some(q) => format!("{base}//{subdir}?{q}"),
-                    None => format!("{base}//{subdir}"),
-                }
-            }
-        } else {
-            location
-        };
         parse_package_location(&location).map_err(|e| ModuleError::Download {
             url: shown,
             reason: format!("bad X-Terraform-Get {location:?}: {e}"),

@@ -50,7 +50,6 @@ struct VersionJson {
 
 /// A page fetched to learn where a module's code is (`X-Terraform-Get`).
 pub(crate) struct ModulePage {
-    pub url: Url,
     pub headers: HeaderMap,
     pub body: Bytes,
 }
@@ -204,7 +203,6 @@ impl RegistryClient {
             return Err(status_error(what, &got));
         }
         Ok(ModulePage {
-            url: got.url,
             headers: got.headers,
             body: got.body,
         })

@@ -410,20 +410,24 @@ async fn registry_locations_may_point_at_git_and_pages_at_archives() {
         .module("acme", "page", "aws")
         .version("1.0.0")
         .start();
-    archive.serve(
-        "/pages/header",
-        200,
-        &[("X-Terraform-Get", "/archives/acme/page/aws/1.0.0.tar.gz")],
-        "",
-    );
+    let base = archive.base_url();
+    let tarball = format!("{base}/archives/acme/page/aws/1.0.0.tar.gz");
+    archive.serve("/pages/header", 200, &[("X-Terraform-Get", &tarball)], "");
     archive.serve(
         "/pages/meta",
         200,
         &[("Content-Type", "text/html")],
-        "<html><head><meta name=\"terraform-get\" content=\"/archives/acme/page/aws/1.0.0.tar.gz\"></head></html>",
+        format!("<html><head><meta name=\"terraform-get\" content=\"{tarball}\"></head></html>"),
     );
     archive.serve("/pages/nothing", 200, &[], "<html></html>");
-    let base = archive.base_url();
+    // go-getter takes `/archives/…` as a local path (Terraform v1.0.3 then fails to find
+    // it); tfsum refuses a local path in a remote answer.
+    archive.serve(
+        "/pages/relative",
+        200,
+        &[("X-Terraform-Get", "/archives/acme/page/aws/1.0.0.tar.gz")],
+        "",
+    );
     for page in ["header", "meta"] {
         let got = fetch(&run, &format!("{base}/pages/{page}"), None)
             .await
@@ -438,6 +442,13 @@ async fn registry_locations_may_point_at_git_and_pages_at_archives() {
         .await
         .unwrap_err();
     assert!(err.contains("no source URL was returned"), "{err}");
+    let err = fetch(&run, &format!("{base}/pages/relative"), None)
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("may only point to a git repository or an http(s) URL"),
+        "{err}"
+    );
     // A direct archive URL, fetched once per run, never persisted.
     let direct = format!("{base}/archives/acme/page/aws/1.0.0.tar.gz");
     archive.reset_counts();
