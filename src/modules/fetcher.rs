@@ -36,7 +36,7 @@ use super::git::{is_full_commit, resolve_ref, Git, GitError, GitOptions, RefTarg
 use super::goversion::select_version;
 use super::package::{find_subdir, Materialized};
 use super::source::{
-    parse_package_location, redacted, ArchiveFormat, GitSource, HttpSource, ModuleSource,
+    parse_package_location, redacted, ArchiveFormat, Checksum, GitSource, HttpSource, ModuleSource,
     RegistryModule,
 };
 use super::ModuleError;
@@ -555,7 +555,8 @@ impl ModuleFetcher {
     /// A directly named http(s) source: fetched once per run, never persisted (an URL
     /// can change content at any time).
     async fn http_package(&self, http: &HttpSource) -> Result<StoredPackage, ModuleError> {
-        let key = format!("{}|{:?}", http.url, http.archive);
+        // The checksum is part of the identity: a wrong one must fail even after a right one.
+        let key = format!("{}|{:?}|{:?}", http.url, http.archive, http.checksum);
         self.inner
             .http
             .get(&key, || async {
@@ -609,7 +610,9 @@ impl ModuleFetcher {
                 }
                 ModuleSource::Http(http) => match http.archive {
                     Some(format) => {
-                        let package = self.download_archive(&http.url, format).await?;
+                        let package = self
+                            .download_archive(&http.url, format, http.checksum.as_ref())
+                            .await?;
                         Ok((package, http.subdir.clone()))
                     }
                     None => {
@@ -680,6 +683,7 @@ impl ModuleFetcher {
         &self,
         url: &Url,
         format: ArchiveFormat,
+        checksum: Option<&Checksum>,
     ) -> Result<Materialized, ModuleError> {
         let client = self.client()?;
         let shown = redacted(url.as_str());
@@ -709,7 +713,9 @@ impl ModuleFetcher {
             }
         }
         let limits = self.inner.options.limits.clone();
+        let checksum = checksum.cloned();
         let read = tokio::task::spawn_blocking(move || {
+            verify_checksum(&file, checksum.as_ref())?;
             read_archive(&file, format, &limits)
                 .map_err(|e| e.to_string())
                 .and_then(|tree| tree.materialize().map_err(|e| e.to_string()))
@@ -813,6 +819,27 @@ impl Attempt {
             Attempt::Permanent(e.to_string())
         }
     }
+}
+
+/// go-getter's `?checksum=`: the downloaded archive must have the digest given.
+fn verify_checksum(file: &Path, checksum: Option<&Checksum>) -> Result<(), String> {
+    use sha2::Digest as _;
+    let Some(checksum) = checksum else {
+        return Ok(());
+    };
+    let bytes = std::fs::read(file).map_err(|e| format!("cannot read the download: {e}"))?;
+    let (got, want) = match checksum {
+        Checksum::Sha256(want) => (sha2::Sha256::digest(&bytes).to_vec(), want.to_vec()),
+        Checksum::Sha512(want) => (sha2::Sha512::digest(&bytes).to_vec(), want.clone()),
+    };
+    if got != want {
+        return Err(format!(
+            "checksum mismatch: the archive has {}, the source asks for {}",
+            hex::encode(got),
+            hex::encode(want)
+        ));
+    }
+    Ok(())
 }
 
 fn write_package(dir: &Path, package: &Materialized) -> Result<(), ModuleError> {

@@ -79,7 +79,17 @@ pub struct HttpSource {
     pub url: Url,
     /// From `?archive=` or the file extension; `None` asks the URL for `X-Terraform-Get`.
     pub archive: Option<ArchiveFormat>,
+    /// go-getter's `?checksum=`: the archive must have this digest.
+    pub checksum: Option<Checksum>,
     pub subdir: String,
+}
+
+/// An expected archive digest (`?checksum=sha256:…`; go-getter also takes a bare hex
+/// value and infers the type from its length).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Checksum {
+    Sha256([u8; 32]),
+    Sha512(Vec<u8>),
 }
 
 /// The archive formats Terraform's module installer unpacks (`goGetterDecompressors`
@@ -367,18 +377,25 @@ fn http_source(raw: &str, address: &str, subdir: String) -> Result<ModuleSource,
     let mut url =
         Url::parse(address).map_err(|e| SourceError::invalid(raw, format!("bad URL: {e}")))?;
     let mut archive_param = None;
+    let mut checksum_param = None;
     let kept: Vec<(String, String)> = url
         .query_pairs()
-        .filter_map(|(k, v)| {
-            if k == "archive" {
+        .filter_map(|(k, v)| match k.as_ref() {
+            "archive" => {
                 archive_param = Some(v.into_owned());
                 None
-            } else {
-                Some((k.into_owned(), v.into_owned()))
             }
+            "checksum" => {
+                checksum_param = Some(v.into_owned());
+                None
+            }
+            _ => Some((k.into_owned(), v.into_owned())),
         })
         .collect();
-    if archive_param.is_some() {
+    let checksum = checksum_param
+        .map(|value| parse_checksum(&value).map_err(|reason| SourceError::invalid(raw, reason)))
+        .transpose()?;
+    if archive_param.is_some() || checksum.is_some() {
         if kept.is_empty() {
             url.set_query(None);
         } else {
@@ -406,11 +423,46 @@ fn http_source(raw: &str, address: &str, subdir: String) -> Result<ModuleSource,
         // An unknown archive type maps to no decompressor in go-getter.
         Some(_) => None,
     };
+    if checksum.is_some() && archive.is_none() {
+        return Err(SourceError::invalid(
+            raw,
+            "a checksum can only be checked on an archive (.zip, .tar.gz, … or ?archive=)",
+        ));
+    }
     Ok(ModuleSource::Http(HttpSource {
         url,
         archive,
+        checksum,
         subdir,
     }))
+}
+
+/// `type:hex`, or bare hex whose length names the type (go-getter `parseChecksum`).
+/// tfsum checks SHA-256 and SHA-512; `md5`, `sha1` and `file:` URLs are refused rather
+/// than silently not checked.
+fn parse_checksum(value: &str) -> Result<Checksum, String> {
+    let (kind, digest) = match value.split_once(':') {
+        Some((kind, digest)) => (kind.to_ascii_lowercase(), digest),
+        None => match value.len() {
+            64 => ("sha256".to_string(), value),
+            128 => ("sha512".to_string(), value),
+            _ => (String::new(), value),
+        },
+    };
+    let bytes =
+        hex::decode(digest).map_err(|_| format!("checksum {value:?} is not hexadecimal"))?;
+    match (kind.as_str(), bytes.len()) {
+        ("sha256", 32) => {
+            let mut sum = [0u8; 32];
+            sum.copy_from_slice(&bytes);
+            Ok(Checksum::Sha256(sum))
+        }
+        ("sha512", 64) => Ok(Checksum::Sha512(bytes)),
+        ("sha256" | "sha512", _) => Err(format!("checksum {value:?} has the wrong length")),
+        _ => Err(format!(
+            "checksum {value:?}: tfsum checks sha256 and sha512 checksums only"
+        )),
+    }
 }
 
 /// The longest decompressor key the path ends with (`.tar.gz` beats `.gz`).
@@ -647,6 +699,7 @@ mod tests {
         ModuleSource::Http(HttpSource {
             url: Url::parse(url).unwrap(),
             archive,
+            checksum: None,
             subdir: subdir.into(),
         })
     }
@@ -808,6 +861,18 @@ mod tests {
             ),
             ("https://example.com/m.gz", Err("single file")),
             (
+                "https://example.com/m.zip?checksum=md5:d41d8cd98f00b204e9800998ecf8427e",
+                Err("sha256 and sha512 checksums only"),
+            ),
+            (
+                "https://example.com/m.zip?checksum=sha256:abcd",
+                Err("wrong length"),
+            ),
+            (
+                "https://example.com/page?checksum=sha256:0000000000000000000000000000000000000000000000000000000000000000",
+                Err("only be checked on an archive"),
+            ),
+            (
                 "/srv/modules/x",
                 Ok(ModuleSource::Directory {
                     path: "/srv/modules/x".into(),
@@ -872,6 +937,34 @@ mod tests {
                 _ => panic!("{raw}: got {got:?}, want {want:?}"),
             }
         }
+    }
+
+    #[test]
+    fn checksums() {
+        let hex64 = "ab".repeat(32);
+        for (value, want) in [
+            (
+                format!("sha256:{hex64}"),
+                Some(Checksum::Sha256([0xab; 32])),
+            ),
+            (
+                format!("SHA256:{hex64}"),
+                Some(Checksum::Sha256([0xab; 32])),
+            ),
+            (hex64.clone(), Some(Checksum::Sha256([0xab; 32]))),
+            ("cd".repeat(64), Some(Checksum::Sha512(vec![0xcd; 64]))),
+            (format!("file:https://x/{hex64}"), None),
+            ("sha1:0000".to_string(), None),
+        ] {
+            assert_eq!(parse_checksum(&value).ok(), want, "{value}");
+        }
+        let ModuleSource::Http(h) =
+            parse_source(&format!("https://e.example/m.tgz?checksum={hex64}&x=1")).unwrap()
+        else {
+            panic!("http")
+        };
+        assert_eq!(h.url.as_str(), "https://e.example/m.tgz?x=1");
+        assert_eq!(h.checksum, Some(Checksum::Sha256([0xab; 32])));
     }
 
     #[test]

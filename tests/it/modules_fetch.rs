@@ -455,6 +455,21 @@ async fn registry_locations_may_point_at_git_and_pages_at_archives() {
     fetch(&run, &direct, None).await.unwrap();
     fetch(&run, &format!("{direct}//."), None).await.unwrap();
     assert_eq!(archive.downloads(), 1);
+    // go-getter's ?checksum= is checked on the archive.
+    let bytes = archive.served("/archives/acme/page/aws/1.0.0.tar.gz");
+    let sum = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+    let fresh = setup.run(false, &[]);
+    fetch(&fresh, &format!("{direct}?checksum=sha256:{sum}"), None)
+        .await
+        .unwrap();
+    let err = fetch(
+        &fresh,
+        &format!("{direct}?checksum=sha256:{}", "0".repeat(64)),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert!(err.contains("checksum mismatch"), "{err}");
     let err = fetch(&setup.run(true, &[]), &direct, None)
         .await
         .unwrap_err();

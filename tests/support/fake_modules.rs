@@ -402,6 +402,17 @@ impl ModuleRegistryHandle {
         );
     }
 
+    /// The bytes served at `path` (an archive, say).
+    pub fn served(&self, path: &str) -> Vec<u8> {
+        self.shared
+            .state()
+            .files
+            .get(path)
+            .unwrap_or_else(|| panic!("fake modules serves nothing at {path}"))
+            .body
+            .clone()
+    }
+
     /// Every request whose path ends with `suffix` answers `status` from now on.
     pub fn fail(&self, suffix: &str, status: u16) {
         self.shared
