@@ -34,6 +34,10 @@ pub struct GitOptions {
     /// Extra environment for every git command (tests point `GIT_CONFIG_GLOBAL` at an
     /// empty file); the process environment is inherited otherwise.
     pub env: Vec<(OsString, OsString)>,
+    /// Retries of `ls-remote` and `fetch` after a failure that looks transient.
+    pub retries: u32,
+    /// The wait before the first retry, doubled for each further one.
+    pub retry_delay: Duration,
 }
 
 impl Default for GitOptions {
@@ -42,6 +46,8 @@ impl Default for GitOptions {
             program: PathBuf::from("git"),
             timeout: Duration::from_secs(300),
             env: Vec::new(),
+            retries: 2,
+            retry_delay: Duration::from_millis(500),
         }
     }
 }
@@ -190,6 +196,26 @@ impl Git {
         Ok(output.stdout)
     }
 
+    /// [`run`](Self::run) for commands that talk to the remote: a failure whose message
+    /// looks transient (see [`is_transient`]) is retried with backoff.
+    async fn run_remote(
+        &self,
+        build: impl Fn() -> Command,
+        what: &str,
+    ) -> Result<Vec<u8>, GitError> {
+        let mut attempt = 0;
+        loop {
+            match self.run(build(), what).await {
+                Err(e) if attempt < self.options.retries && is_transient(&e) => {
+                    tokio::time::sleep(self.options.retry_delay * 2u32.saturating_pow(attempt))
+                        .await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
     fn spawn_error(&self, e: std::io::Error, what: &str) -> GitError {
         if e.kind() == std::io::ErrorKind::NotFound {
             GitError::Missing(self.options.program.clone())
@@ -204,9 +230,12 @@ impl Git {
     /// `git ls-remote <url>`: every ref the remote advertises.
     pub async fn ls_remote(&self, url: &str) -> Result<RemoteRefs, GitError> {
         let what = format!("listing the refs of {}", super::source::redacted(url));
-        let mut command = self.command(None);
-        command.arg("ls-remote").arg("--").arg(url);
-        let stdout = self.run(command, &what).await?;
+        let build = || {
+            let mut command = self.command(None);
+            command.arg("ls-remote").arg("--").arg(url);
+            command
+        };
+        let stdout = self.run_remote(build, &what).await?;
         let text = String::from_utf8_lossy(&stdout);
         let mut refs = RemoteRefs::new();
         for line in text.lines() {
@@ -237,21 +266,24 @@ impl Git {
             Some(want) => format!("fetching {want} from {shown}"),
             None => format!("fetching {shown}"),
         };
-        let mut fetch = self.command(Some(scratch));
-        fetch.args(["fetch", "-q", "--no-tags"]);
-        match want {
-            Some(want) => {
-                fetch.arg("--depth=1").arg("--").arg(url).arg(want);
+        let build = || {
+            let mut fetch = self.command(Some(scratch));
+            fetch.args(["fetch", "-q", "--no-tags"]);
+            match want {
+                Some(want) => {
+                    fetch.arg("--depth=1").arg("--").arg(url).arg(want);
+                }
+                None => {
+                    fetch
+                        .arg("--")
+                        .arg(url)
+                        .arg("+refs/heads/*:refs/heads/*")
+                        .arg("+refs/tags/*:refs/tags/*");
+                }
             }
-            None => {
-                fetch
-                    .arg("--")
-                    .arg(url)
-                    .arg("+refs/heads/*:refs/heads/*")
-                    .arg("+refs/tags/*:refs/tags/*");
-            }
-        }
-        self.run(fetch, &what).await?;
+            fetch
+        };
+        self.run_remote(build, &what).await?;
 
         let rev = match (want, expand) {
             (Some(_), _) => "FETCH_HEAD^{commit}".to_string(),
@@ -420,6 +452,28 @@ impl Git {
     }
 }
 
+/// Whether a failed git command is worth repeating: a timeout, or what git and curl say
+/// when a connection breaks or a server has a bad moment. A missing repository, a
+/// refused credential or an unknown host is not.
+fn is_transient(error: &GitError) -> bool {
+    const SIGNS: [&str; 9] = [
+        "RPC failed",
+        "early EOF",
+        "Connection reset",
+        "Connection timed out",
+        "Operation timed out",
+        "remote end hung up unexpectedly",
+        "The requested URL returned error: 502",
+        "The requested URL returned error: 503",
+        "The requested URL returned error: 504",
+    ];
+    match error {
+        GitError::TimedOut { .. } => true,
+        GitError::Failed { stderr, .. } => SIGNS.iter().any(|s| stderr.contains(s)),
+        _ => false,
+    }
+}
+
 /// The end of git's error output: the lines that say what went wrong.
 fn last_lines(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
@@ -431,6 +485,26 @@ fn last_lines(stderr: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transient_failures() {
+        let failed = |stderr: &str| GitError::Failed {
+            what: "w".into(),
+            status: "exit status: 128".into(),
+            stderr: stderr.into(),
+        };
+        assert!(is_transient(&failed(
+            "error: RPC failed; curl 18 transfer closed"
+        )));
+        assert!(is_transient(&failed(
+            "fatal: unable to access 'x': The requested URL returned error: 503"
+        )));
+        assert!(!is_transient(&failed("fatal: repository 'x' not found")));
+        assert!(!is_transient(&failed(
+            "fatal: unable to access 'x': Could not resolve host: x"
+        )));
+        assert!(!is_transient(&GitError::Missing("git".into())));
+    }
 
     #[test]
     fn refs_resolve_like_git() {

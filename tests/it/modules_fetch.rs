@@ -74,6 +74,7 @@ impl Setup {
                         .map(|(k, v)| (k.into(), v.into()))
                         .collect(),
                     timeout: Duration::from_secs(60),
+                    retry_delay: Duration::from_millis(10),
                     ..GitOptions::default()
                 },
                 ..FetcherOptions::default()
@@ -477,6 +478,34 @@ async fn registry_locations_may_point_at_git_and_pages_at_archives() {
         err.contains("https module sources are never cached"),
         "{err}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transient_git_failures_are_retried() {
+    let server = GitServer::start();
+    let (url, _) = git_fixture(&server);
+    let setup = Setup::new("");
+    // Two 503s: one ls-remote retry and one fetch retry, or two of either.
+    server.fail_next(2, 503);
+    let got = fetch(
+        &setup.run(false, &[]),
+        &format!("git::{url}//vpc?ref=v1.4.0"),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(tf_files(&got.dir)["main.tf"], "# vpc v1\n");
+    // A permanent failure is not retried: one advertisement request, then the error.
+    server.reset_counts();
+    let err = fetch(
+        &setup.run(false, &[]),
+        &format!("git::{}?ref=v1", server.url("absent")),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert!(err.contains("absent.git"), "{err}");
+    assert_eq!(server.count("absent", GitRequest::Advertisement), 1);
 }
 
 /// Each bad input fails its own fetch, names the source and the cause, leaves the

@@ -84,6 +84,7 @@ pub struct GitServer {
     root: TempDir,
     addr: SocketAddr,
     seen: Arc<Mutex<Vec<SeenGit>>>,
+    failures: Arc<Mutex<Vec<u16>>>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -91,6 +92,8 @@ pub struct GitServer {
 struct ServerState {
     root: PathBuf,
     seen: Arc<Mutex<Vec<SeenGit>>>,
+    /// Requests left to answer with a status instead of serving them.
+    failures: Arc<Mutex<Vec<u16>>>,
 }
 
 impl GitServer {
@@ -102,9 +105,11 @@ impl GitServer {
             .expect("git server: nonblocking");
         let addr = listener.local_addr().expect("git server: addr");
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let failures = Arc::new(Mutex::new(Vec::new()));
         let state = Arc::new(ServerState {
             root: root.path().join("served"),
             seen: Arc::clone(&seen),
+            failures: Arc::clone(&failures),
         });
         std::fs::create_dir_all(&state.root).expect("git server: served dir");
         let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
@@ -133,6 +138,7 @@ impl GitServer {
             root,
             addr,
             seen,
+            failures,
             shutdown: Some(shutdown),
             thread: Some(thread),
         }
@@ -188,6 +194,12 @@ impl GitServer {
             .iter()
             .filter(|s| s.kind == GitRequest::Fetch)
             .count()
+    }
+
+    /// The next `count` requests answer `status` (a flaky server).
+    pub fn fail_next(&self, count: usize, status: u16) {
+        let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
+        failures.extend(std::iter::repeat_n(status, count));
     }
 
     pub fn reset_counts(&self) {
@@ -298,6 +310,14 @@ async fn cgi(State(state): State<Arc<ServerState>>, request: Request) -> Respons
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(SeenGit { repo, kind });
+    let failure = state
+        .failures
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .pop();
+    if let Some(code) = failure {
+        return status(code);
+    }
 
     let mut command = tokio::process::Command::new("git");
     command
