@@ -803,3 +803,251 @@ async fn terraform_get_installs_what_the_fetcher_fetches() {
         );
     }
 }
+
+/// The module conformance fixture (`testdata/modules/conformance/`) and the three fakes
+/// it needs: providers, modules and git. `roots/` are what tfsum and Terraform lock;
+/// `registry/` holds the module registry's packages and `git/shared/` the repository
+/// content (tag `v1.4.0`, then one more commit on `main`). Placeholders: `{{REGISTRY}}`
+/// (provider registry host), `{{MODULES}}` (module registry host), `{{GIT}}` (git
+/// server host and port).
+pub(crate) struct ModuleConformance {
+    pub providers: crate::support::fake_registry::FakeRegistry,
+    pub modules: FakeModuleRegistry,
+    pub git: GitServer,
+}
+
+impl ModuleConformance {
+    fn fixture() -> PathBuf {
+        terraform::repo_root().join("testdata/modules/conformance")
+    }
+
+    pub fn start() -> ModuleConformance {
+        let providers = crate::support::fake_registry::FakeRegistry::builder()
+            .provider("hashicorp", "null")
+            .version("3.1.0")
+            .version("3.2.1")
+            .provider("hashicorp", "random")
+            .version("3.5.1")
+            .version("3.6.0")
+            .provider("hashicorp", "aws")
+            .version("4.67.0")
+            .version("5.30.0")
+            .start();
+        let git = GitServer::start();
+        // `{{MODULES}}` stays for the module registry to fill in with its own address.
+        let replacements = vec![
+            ("{{REGISTRY}}", providers.host()),
+            ("{{GIT}}", git_host(&git)),
+        ];
+        let fixture = Self::fixture();
+        let repo = git.repo("shared");
+        for entry in walkdir::WalkDir::new(fixture.join("git/shared")) {
+            let entry = entry.unwrap();
+            if entry.file_type().is_file() {
+                let rel = entry
+                    .path()
+                    .strip_prefix(fixture.join("git/shared"))
+                    .unwrap();
+                repo.write(
+                    &rel.to_string_lossy(),
+                    &substitute(entry.path(), &replacements),
+                );
+            }
+        }
+        repo.commit("v1.4.0");
+        repo.tag("v1.4.0");
+        repo.write(
+            "zone/main.tf",
+            &substitute(&fixture.join("git/shared/zone/main.tf"), &replacements)
+                .replace(">= 4.0", "~> 5.0"),
+        );
+        repo.commit("zone needs aws 5");
+        let mut builder = FakeModuleRegistry::builder();
+        let registry = fixture.join("registry");
+        for module in ["acme/vpc/aws", "acme/net/aws"] {
+            let parts: Vec<&str> = module.split('/').collect();
+            builder = builder.module(parts[0], parts[1], parts[2]);
+            let mut versions: Vec<String> = std::fs::read_dir(registry.join(module))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .collect();
+            versions.sort();
+            for version in versions {
+                builder = builder
+                    .version(&version)
+                    .files_from(&registry.join(module).join(&version), &replacements);
+            }
+        }
+        let modules = builder.start();
+        ModuleConformance {
+            providers,
+            modules,
+            git,
+        }
+    }
+
+    pub fn replacements(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("{{REGISTRY}}", self.providers.host()),
+            ("{{MODULES}}", self.modules.host()),
+            ("{{GIT}}", git_host(&self.git)),
+        ]
+    }
+
+    /// A CLI configuration with both registries' `host` blocks.
+    pub fn cli_config(&self) -> String {
+        format!(
+            "{}{}",
+            self.providers.cli_config(),
+            self.modules.cli_config()
+        )
+    }
+
+    /// A copy of `roots/` with the placeholders replaced.
+    pub fn copy_roots(&self) -> TempDir {
+        let out = TempDir::new().unwrap();
+        let roots = Self::fixture().join("roots");
+        for entry in walkdir::WalkDir::new(&roots) {
+            let entry = entry.unwrap();
+            let target = out.path().join(entry.path().strip_prefix(&roots).unwrap());
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(&target).unwrap();
+            } else {
+                std::fs::write(&target, substitute(entry.path(), &self.replacements())).unwrap();
+            }
+        }
+        out
+    }
+}
+
+fn substitute(path: &Path, replacements: &[(&str, String)]) -> String {
+    let mut text = std::fs::read_to_string(path).unwrap();
+    for (placeholder, value) in replacements {
+        text = text.replace(placeholder, value);
+    }
+    text
+}
+
+/// The git server's `127.0.0.1:PORT`.
+fn git_host(git: &GitServer) -> String {
+    let url = git.url("x");
+    url.trim_start_matches("http://")
+        .trim_end_matches("/x.git")
+        .to_string()
+}
+
+/// `version` of each provider block in a lock file.
+fn locked_versions(lock: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut current = None;
+    for line in lock.lines() {
+        if let Some(rest) = line.strip_prefix("provider \"") {
+            current = rest.split('"').next().map(str::to_string);
+        } else if let (Some(name), Some(rest)) = (&current, line.trim().strip_prefix("version")) {
+            let version = rest.trim_start_matches([' ', '=']).trim_matches('"');
+            out.insert(name.clone(), version.to_string());
+        }
+    }
+    out
+}
+
+/// The fixture is meaningful: Terraform v1.0.3 installs its remote modules (registry
+/// with constraints, git by tag and branch, `//subdir`, nested remote and local calls)
+/// and locks the providers that only remote modules declare. The tfsum side of this
+/// conformance (same roots, no `.terraform/`, byte-identical lock files) belongs with
+/// the tree walk that follows remote calls.
+#[test]
+fn conformance_fixture_installs_with_terraform() {
+    let world = ModuleConformance::start();
+    let dir = world.copy_roots();
+    let cli = dir.path().join("terraformrc");
+    std::fs::write(&cli, world.cli_config()).unwrap();
+    let host = world.providers.host();
+    let p = |name: &str| format!("{host}/hashicorp/{name}");
+    let expected: [(&str, Vec<(String, &str)>); 3] = [
+        (
+            "app",
+            vec![
+                (p("aws"), "5.30.0"),
+                (p("null"), "3.2.1"),
+                (p("random"), "3.6.0"),
+            ],
+        ),
+        (
+            "edge",
+            vec![
+                (p("aws"), "5.30.0"),
+                (p("null"), "3.2.1"),
+                (p("random"), "3.6.0"),
+            ],
+        ),
+        ("branch", vec![(p("aws"), "5.30.0"), (p("null"), "3.2.1")]),
+    ];
+    for (root, want) in expected {
+        let root_dir = dir.path().join(root);
+        let output = terraform::init_backend_false(&root_dir, &cli);
+        terraform::assert_success(&output, &format!("terraform init in {root}"));
+        let locked = locked_versions(&terraform::read_lock_file(&root_dir));
+        let want: BTreeMap<String, String> =
+            want.into_iter().map(|(k, v)| (k, v.to_string())).collect();
+        assert_eq!(locked, want, "{root}");
+        let compared = check_against_manifest(&world, &root_dir);
+        let remote = match root {
+            "app" => 4,  // vpc, vpc.endpoints, dns, dns.zone
+            "edge" => 6, // net, net.vpc, net.vpc.endpoints, net.dns, net.dns.zone, latest_vpc
+            _ => 1,      // zone
+        };
+        assert_eq!(compared, remote, "{root}: remote modules compared");
+    }
+}
+
+/// Every module Terraform installed for `root` (its modules.json), fetched by tfsum:
+/// remote entries by their recorded source and version, local entries inside remote
+/// packages through [`resolve_in_package`]; the configuration files must be the same.
+fn check_against_manifest(world: &ModuleConformance, root: &Path) -> usize {
+    let setup = Setup::new(&world.cli_config());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let run = setup.run(false, &[]);
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root.join(".terraform/modules/modules.json")).unwrap(),
+    )
+    .unwrap();
+    let mut entries: Vec<(String, String, Option<String>, PathBuf)> = manifest["Modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["Key"].as_str().unwrap().to_string(),
+                m["Source"].as_str().unwrap().to_string(),
+                m["Version"].as_str().map(str::to_string),
+                root.join(m["Dir"].as_str().unwrap()),
+            )
+        })
+        .filter(|(key, ..)| !key.is_empty())
+        .collect();
+    // Parents before children.
+    entries.sort_by_key(|(key, ..)| key.matches('.').count());
+    let mut ours: BTreeMap<String, FetchedModule> = BTreeMap::new();
+    for (key, source, version, tf_dir) in entries {
+        let parent = key.rsplit_once('.').map(|(p, _)| p.to_string());
+        let fetched = if source.starts_with("./") || source.starts_with("../") {
+            let Some(parent) = parent.and_then(|p| ours.get(&p).cloned()) else {
+                continue; // a local module of the root itself: nothing remote about it
+            };
+            let dir = resolve_in_package(&parent.package_root, &parent.dir, &source).unwrap();
+            FetchedModule { dir, ..parent }
+        } else {
+            runtime
+                .block_on(fetch(&run, &source, version.as_deref()))
+                .unwrap_or_else(|e| panic!("{key}: {e}"))
+        };
+        assert_eq!(
+            tf_files(&fetched.dir),
+            tf_files(&tf_dir),
+            "{key} ({source})"
+        );
+        ours.insert(key, fetched);
+    }
+    ours.len()
+}

@@ -31,6 +31,9 @@ use axum::response::Response;
 use axum::Router;
 use serde_json::json;
 
+/// Replaced in package files by the registry's own host when it starts.
+pub const SELF_PLACEHOLDER: &str = "{{MODULES}}";
+
 /// How a package is packed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Packing {
@@ -122,6 +125,30 @@ impl ModuleRegistryBuilder {
         self
     }
 
+    /// Replaces the current version's files with those under `dir` (relative paths),
+    /// each `(placeholder, value)` replaced in their content.
+    pub fn files_from(mut self, dir: &Path, replacements: &[(&str, String)]) -> Self {
+        let mut files = Vec::new();
+        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let entry = entry.unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let mut text = std::fs::read_to_string(entry.path())
+                .unwrap_or_else(|e| panic!("reading {}: {e}", entry.path().display()));
+            for (placeholder, value) in replacements {
+                text = text.replace(placeholder, value);
+            }
+            let relative = entry.path().strip_prefix(dir).expect("below dir");
+            files.push((
+                relative.to_string_lossy().replace('\\', "/"),
+                text.into_bytes(),
+            ));
+        }
+        self.current().files = files;
+        self
+    }
+
     /// A symlink entry in the current version's archive.
     pub fn symlink(mut self, path: &str, target: &str) -> Self {
         self.current().symlinks.push((path.into(), target.into()));
@@ -144,12 +171,24 @@ impl ModuleRegistryBuilder {
         self
     }
 
-    pub fn start(self) -> FakeModuleRegistry {
+    /// Binds `127.0.0.1:0`, replaces [`SELF_PLACEHOLDER`] in every package file with
+    /// the registry's own `127.0.0.1:PORT` (modules calling modules of the same
+    /// registry), builds the archives and starts serving.
+    pub fn start(mut self) -> FakeModuleRegistry {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("fake modules: bind");
         listener
             .set_nonblocking(true)
             .expect("fake modules: nonblocking");
         let addr = listener.local_addr().expect("fake modules: local_addr");
+        let own = addr.to_string();
+        for module in &mut self.modules {
+            for version in &mut module.versions {
+                for (_, content) in &mut version.files {
+                    let text = String::from_utf8_lossy(content).replace(SELF_PLACEHOLDER, &own);
+                    *content = text.into_bytes();
+                }
+            }
+        }
         let mut files = BTreeMap::new();
         for module in &self.modules {
             for version in &module.versions {
