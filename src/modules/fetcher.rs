@@ -256,7 +256,10 @@ impl ModuleFetcher {
             let builder = tempfile::Builder::new().prefix("run-").to_owned();
             match self.inner.cache.staging_dir() {
                 Some(staging) => std::fs::create_dir_all(&staging)
-                    .and_then(|()| builder.tempdir_in(&staging))
+                    .and_then(|()| {
+                        remove_stale(&staging);
+                        builder.tempdir_in(&staging)
+                    })
                     .map_err(|e| format!("cannot create {}: {e}", staging.display())),
                 None => builder.tempdir().map_err(|e| e.to_string()),
             }
@@ -417,17 +420,29 @@ impl ModuleFetcher {
                         what: format!("commit {short} of {}", redacted(&git.url)),
                     });
                 }
-                let (package, commit) = self.download_git(&git.url, None, Some(short)).await?;
-                self.inner.fetched.fetch_add(1, Ordering::Relaxed);
-                let key = PackageKey::Git {
+                // Memoised under the abbreviation for this run; kept under the full id.
+                let memo = PackageKey::Git {
                     url: git.url.clone(),
-                    commit: commit.clone(),
+                    commit: format!("abbreviated:{short}"),
                 };
-                let stored = match self.inner.cache.package(&key) {
-                    Some(stored) => stored,
-                    None => self.keep(&key, &package, "")?,
-                };
-                return Ok((stored, key.to_string()));
+                let stored = self
+                    .inner
+                    .packages
+                    .get(&memo, || async {
+                        let (package, commit) =
+                            self.download_git(&git.url, None, Some(short)).await?;
+                        self.inner.fetched.fetch_add(1, Ordering::Relaxed);
+                        let key = PackageKey::Git {
+                            url: git.url.clone(),
+                            commit,
+                        };
+                        match self.inner.cache.package(&key) {
+                            Some(stored) => Ok(stored),
+                            None => self.keep(&key, &package, ""),
+                        }
+                    })
+                    .await?;
+                return Ok((stored, format!("{} at {short}", redacted(&git.url))));
             }
         };
         let key = PackageKey::Git {
@@ -821,6 +836,26 @@ impl Attempt {
     }
 }
 
+/// Removes what killed runs left in the staging area (a day old: no run lasts that long,
+/// so nothing still in use goes). Best effort.
+fn remove_stale(staging: &Path) {
+    let Ok(entries) = std::fs::read_dir(staging) else {
+        return;
+    };
+    let day = Duration::from_secs(24 * 60 * 60);
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > day);
+        if old {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// go-getter's `?checksum=`: the downloaded archive must have the digest given.
 fn verify_checksum(file: &Path, checksum: Option<&Checksum>) -> Result<(), String> {
     use sha2::Digest as _;
@@ -869,7 +904,7 @@ fn finish(
     if !dir.is_dir() {
         return Err(ModuleError::Package {
             url: source.to_string(),
-            reason: format!("{subdir:?} is not a directory"),
+            reason: format!("{} is not a directory", dir.display()),
         });
     }
     Ok(FetchedModule {

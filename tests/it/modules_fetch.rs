@@ -384,6 +384,17 @@ async fn git_commits_are_fetched_once_and_pinned_ones_never_again() {
         .unwrap();
     assert_eq!(tf_files(&moved.dir)["main.tf"], "# zone v3\n");
     assert_eq!(third.stats().modules_fetched, 1);
+
+    // An abbreviated id needs the history: one full fetch per run, however many calls.
+    server.reset_counts();
+    let fourth = setup.run(false, &[]);
+    for _ in 0..2 {
+        let short = fetch(&fourth, &format!("git::{url}//zone?ref={}", &v1[..7]), None)
+            .await
+            .unwrap();
+        assert_eq!(tf_files(&short.dir)["main.tf"], "# zone v1\n");
+    }
+    assert_eq!(server.count("modules", GitRequest::Fetch), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
