@@ -37,8 +37,8 @@ pub use git::GitOptions;
 pub use manifest::manifest_entry_for_call;
 pub use package::resolve_in_package;
 pub use source::{
-    parse_source, parse_terragrunt_source, ArchiveFormat, Checksum, GitSource, HttpSource,
-    ModuleSource, RegistryModule, SourceError, TerragruntSource,
+    parse_source, parse_source_for, parse_terragrunt_source, ArchiveFormat, Checksum, GitSource,
+    HttpSource, ModuleSource, RegistryModule, SourceError, TerragruntSource,
 };
 
 use crate::registry::RegistryError;

@@ -129,12 +129,19 @@ impl SourceError {
     }
 }
 
-/// Parses a `module` block's `source` as Terraform 1.0.3 does.
+/// Parses a `module` block's `source` as Terraform 1.0.3 does (registry addresses
+/// without a host mean `registry.terraform.io`).
 pub fn parse_source(raw: &str) -> Result<ModuleSource, SourceError> {
+    parse_source_for(raw, TERRAFORM_REGISTRY)
+}
+
+/// [`parse_source`] with another default registry host, for OpenTofu roots
+/// (`registry.opentofu.org`, spec §10).
+pub fn parse_source_for(raw: &str, default_host: &str) -> Result<ModuleSource, SourceError> {
     if is_local(raw) {
         return Ok(ModuleSource::Local(raw.to_string()));
     }
-    if let Some(module) = parse_registry(raw) {
+    if let Some(module) = parse_registry(raw, default_host) {
         return Ok(ModuleSource::Registry(module));
     }
     parse_getter(raw, Dialect::Terraform)
@@ -172,7 +179,7 @@ fn is_local(raw: &str) -> bool {
 }
 
 /// regsrc's `moduleSourceRe` after an optional friendly host.
-fn parse_registry(raw: &str) -> Option<RegistryModule> {
+fn parse_registry(raw: &str, default_host: &str) -> Option<RegistryModule> {
     static HOST: OnceLock<Regex> = OnceLock::new();
     static MODULE: OnceLock<Regex> = OnceLock::new();
     // A host label: ASCII alphanumerics and `-` (not at the ends), or any non-ASCII.
@@ -199,7 +206,7 @@ fn parse_registry(raw: &str) -> Option<RegistryModule> {
         }
         (Hostname::parse(first).ok()?, after)
     } else {
-        (Hostname::parse(TERRAFORM_REGISTRY).ok()?, raw)
+        (Hostname::parse(default_host).ok()?, raw)
     };
     let caps = module_re.captures(rest)?;
     Some(RegistryModule {
@@ -1059,6 +1066,16 @@ mod tests {
                 "{src}"
             );
         }
+    }
+
+    #[test]
+    fn opentofu_default_host() {
+        let ModuleSource::Registry(m) =
+            parse_source_for("acme/vpc/aws", crate::addr::OPENTOFU_REGISTRY).unwrap()
+        else {
+            panic!("registry")
+        };
+        assert_eq!(m.package_id(), "registry.opentofu.org/acme/vpc/aws");
     }
 
     #[test]
