@@ -17,7 +17,8 @@
 //! # The parts they use
 //!
 //! - Reading configuration: [`config`] (modules, module trees, root detection),
-//!   [`terragrunt`] (units), [`json`] (an order-keeping JSON reader).
+//!   [`modules`] (remote module packages: registry, git, archives), [`terragrunt`]
+//!   (units), [`json`] (an order-keeping JSON reader).
 //! - Settings: [`cli`] (flags only), [`settings`] (flags + environment + settings files →
 //!   one value that builds the cache, client and sources), [`cliconfig`] (Terraform's CLI
 //!   configuration: hosts, credentials, `provider_installation`).
@@ -28,7 +29,7 @@
 //!   file format).
 //! - Output: [`atomic`] (replacing files safely), [`report`], [`drift`], [`diff`],
 //!   [`progress`], [`progress_bar`], [`state`] (the run record for `--retry-failed`).
-//! - Other commands: [`fmt`] (`tfsum fmt`).
+//! - Other commands: [`fmt`] (`tfsum fmt`), [`merge`] (`tfsum merge-driver`).
 
 pub mod addr;
 pub mod atomic;
@@ -47,6 +48,7 @@ pub mod load;
 pub mod lock;
 pub mod lockfile;
 pub mod merge;
+pub mod modules;
 pub mod progress;
 pub mod progress_bar;
 pub mod registry;

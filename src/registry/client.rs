@@ -150,7 +150,9 @@ impl RegistryClient {
             &what,
         )?;
         let credential = self.credential(&provider.hostname);
-        let got = self.registry_get(&what, &url, credential.as_ref()).await?;
+        let got = self
+            .registry_get(&what, &url, credential.as_ref(), MAX_REGISTRY_JSON_BYTES)
+            .await?;
         match got.status {
             200 => serde_json::from_slice(&got.body).map_err(|e| invalid(&what, &got.url, e)),
             404 => Err(RegistryError::ProviderNotFound {
@@ -183,7 +185,9 @@ impl RegistryClient {
             &what,
         )?;
         let credential = self.credential(&provider.hostname);
-        let got = self.registry_get(&what, &url, credential.as_ref()).await?;
+        let got = self
+            .registry_get(&what, &url, credential.as_ref(), MAX_REGISTRY_JSON_BYTES)
+            .await?;
         match got.status {
             200 => parse_package(&what, &got.url, &got.body, platform),
             404 => Err(RegistryError::PlatformNotAvailable {
@@ -236,12 +240,14 @@ impl RegistryClient {
         Ok(Some((got.url, got.body)))
     }
 
-    /// A registry JSON request: the host's token and `X-Terraform-Version` (spec §5.2).
-    async fn registry_get(
+    /// A registry JSON request of at most `max` bytes: the host's token and
+    /// `X-Terraform-Version` (spec §5.2; modules, docs/spec/modules.md §2).
+    pub(super) async fn registry_get(
         &self,
         what: &str,
         url: &Url,
         credential: Option<&(Token, CredentialSource)>,
+        max: usize,
     ) -> Result<Fetched, RegistryError> {
         self.inner
             .http
@@ -251,7 +257,7 @@ impl RegistryClient {
                 token: credential.map(|(token, _)| token),
                 terraform_version: true,
                 accept_json: false,
-                max: MAX_REGISTRY_JSON_BYTES,
+                max,
                 discovery: false,
             })
             .await

@@ -1,5 +1,5 @@
-//! Service discovery (spec §5.1): from a provider's hostname to its `providers.v1` base
-//! URL, once per host per run.
+//! Service discovery (spec §5.1): from a registry hostname to its services
+//! (`providers.v1`, and `modules.v1` for [`super::modules_api`]), once per host per run.
 //!
 //! A `host` block in the CLI configuration replaces discovery for its host entirely
 //! (spec §8); its relative URLs resolve against the discovery URL the host would have
@@ -23,11 +23,26 @@ use super::transport::{is_json, status_error, Get};
 /// The service this client speaks.
 const PROVIDERS_SERVICE: &str = "providers.v1";
 
-pub(super) type CacheCell = Arc<OnceCell<Result<Url, RegistryError>>>;
+pub(super) type CacheCell = Arc<OnceCell<Result<Services, RegistryError>>>;
+
+/// A host's services (a forced `host` block's, or its discovery document's) and the URL
+/// their relative references resolve against.
+#[derive(Debug, Clone)]
+pub(super) struct Services {
+    pub url: Url,
+    pub map: serde_json::Map<String, serde_json::Value>,
+}
 
 impl RegistryClient {
     /// The `providers.v1` base URL for `host`, from a forced `host` block or discovery.
     pub async fn providers_base(&self, host: &Hostname) -> Result<Url, RegistryError> {
+        let services = self.services(host).await?;
+        providers_url(host, &services.url, &services.map)
+    }
+
+    /// The services of `host`, discovered once per run whichever service is asked for
+    /// (`providers.v1` here, `modules.v1` in [`super::modules_api`]).
+    pub(super) async fn services(&self, host: &Hostname) -> Result<Services, RegistryError> {
         let cell = {
             let mut cache = match self.inner.disco_cache.lock() {
                 Ok(cache) => cache,
@@ -39,15 +54,18 @@ impl RegistryClient {
         cell.get_or_init(|| self.discover(host)).await.clone()
     }
 
-    async fn discover(&self, host: &Hostname) -> Result<Url, RegistryError> {
+    async fn discover(&self, host: &Hostname) -> Result<Services, RegistryError> {
         let disco_url = discovery_url(host)?;
         if let Some(forced) = self.inner.cli.hosts.get(host) {
-            let services: serde_json::Map<String, serde_json::Value> = forced
+            let map: serde_json::Map<String, serde_json::Value> = forced
                 .services
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            return providers_url(host, &disco_url, &services);
+            return Ok(Services {
+                url: disco_url,
+                map,
+            });
         }
 
         let what = format!("discovering services of host {host}");
@@ -84,10 +102,10 @@ impl RegistryClient {
         is_json(&got.headers).map_err(bad)?;
         let document: serde_json::Value = serde_json::from_slice(&got.body)
             .map_err(|e| bad(format!("discovery document is not valid JSON: {e}")))?;
-        let serde_json::Value::Object(services) = document else {
+        let serde_json::Value::Object(map) = document else {
             return Err(bad("discovery document must be a JSON object".to_string()));
         };
-        providers_url(host, &got.url, &services)
+        Ok(Services { url: got.url, map })
     }
 }
 

@@ -7,6 +7,8 @@
 //! - [`client`] is the [`RegistryClient`]: the provider registry protocol (version lists,
 //!   package metadata, spec §5.2, §5.3) and network-mirror JSON, with credentials.
 //! - [`retry`] is the one place that decides what is transient and how long to wait.
+//! - [`modules_api`] is the module registry protocol (`modules.v1`), for
+//!   [`crate::modules`].
 //! - [`error`] holds [`RegistryError`], which always names the URL and what was being done.
 //!
 //! Credentials travel only with discovery and registry JSON requests for the provider's
@@ -15,6 +17,7 @@
 pub mod client;
 pub mod disco;
 pub mod error;
+pub(crate) mod modules_api;
 pub mod retry;
 pub mod transport;
 

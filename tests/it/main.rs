@@ -15,6 +15,7 @@ mod hcl_shapes;
 mod interrupt;
 mod merge_driver;
 mod mirrors;
+mod modules_fetch;
 mod opentofu;
 mod oracle;
 mod resolution;

@@ -3,6 +3,9 @@
 //! - [`fake_registry`]: an in-process provider registry speaking the real `providers.v1`
 //!   protocol over loopback HTTP, with switches for faults.
 //! - [`terraform`]: runs the real Terraform v1.0.3 (the conformance oracle) against it.
+//! - [`fake_modules`]: a module registry (`modules.v1`) with archives and
+//!   `X-Terraform-Get` pages; [`git_http`]: git repositories over smart HTTP, served by
+//!   the real `git http-backend`.
 //! - [`dirhash`]: an independent `h1:` implementation for expectations.
 //! - [`go_zip`] and [`signing`]: how the fake builds its packages and signs SHA256SUMS.
 //! - [`tls_listener`]: HTTPS for the fake, with the test certificate.
@@ -12,7 +15,9 @@
 #![allow(dead_code)]
 
 pub mod dirhash;
+pub mod fake_modules;
 pub mod fake_registry;
+pub mod git_http;
 pub mod go_zip;
 pub mod proxy;
 pub mod signing;

@@ -1,0 +1,8 @@
+terraform {
+  required_providers {
+    aws = {
+      source  = "{{REGISTRY}}/hashicorp/aws"
+      version = ">= 5.0"
+    }
+  }
+}

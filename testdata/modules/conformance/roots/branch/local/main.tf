@@ -1,0 +1,8 @@
+terraform {
+  required_providers {
+    null = {
+      source  = "{{REGISTRY}}/hashicorp/null"
+      version = "3.2.1"
+    }
+  }
+}
