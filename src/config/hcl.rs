@@ -158,9 +158,24 @@ impl Reader<'_> {
                         Expression::String(s) => (s.as_str().to_string(), true),
                         other => (self.source_text(other), false),
                     });
+                let version = match block.body.get_attribute("version") {
+                    Some(attr) => match &attr.value {
+                        Expression::String(s) => Some(s.as_str().to_string()),
+                        _ => {
+                            return Err(ConfigError::Invalid {
+                                at: self.at(attr.span()),
+                                message: format!(
+                                    "the version of module {name:?} must be a literal string"
+                                ),
+                            })
+                        }
+                    },
+                    None => None,
+                };
                 out.module_calls.push(ModuleCallDecl {
                     name: name.to_string(),
                     source,
+                    version,
                     at,
                 });
             }

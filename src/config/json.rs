@@ -158,9 +158,14 @@ fn module_calls(
             let literal = !s.contains("${");
             (s, literal)
         });
+        let version = match body.get("version") {
+            Some(m) => Some(string(m, "module version", at)?),
+            None => None,
+        };
         out.module_calls.push(ModuleCallDecl {
             name: name.to_string(),
             source,
+            version,
             at: at(*line),
         });
     }

@@ -81,6 +81,8 @@ pub struct ModuleCall {
     pub source: String,
     /// False when `source` is an expression rather than a literal string.
     pub literal: bool,
+    /// The `version` argument (registry sources only), as written.
+    pub version: Option<String>,
     pub at: Location,
 }
 
@@ -416,6 +418,7 @@ pub(crate) struct ImportDecl {
 pub(crate) struct ModuleCallDecl {
     pub name: String,
     pub source: Option<(String, bool)>,
+    pub version: Option<String>,
     pub at: Location,
 }
 
@@ -626,8 +629,8 @@ fn merge_resources(
     Ok(resources)
 }
 
-/// Module calls by name; an override must match an existing call, and its `source`,
-/// when set, wins.
+/// Module calls by name; an override must match an existing call, and its `source` and
+/// `version`, when set, win.
 fn merge_module_calls(
     primary: &[FileContent],
     overrides: &[FileContent],
@@ -646,6 +649,7 @@ fn merge_module_calls(
                 name: call.name.clone(),
                 source: source.clone(),
                 literal: *literal,
+                version: call.version.clone(),
                 at: call.at.clone(),
             });
     }
@@ -663,6 +667,9 @@ fn merge_module_calls(
             existing.source = source.clone();
             existing.literal = *literal;
             existing.at = call.at.clone();
+        }
+        if call.version.is_some() {
+            existing.version = call.version.clone();
         }
     }
     Ok(calls)

@@ -213,6 +213,7 @@ fn module_sources() {
         name: "m".to_string(),
         source: source.to_string(),
         literal,
+        version: None,
         at: Location {
             file: PathBuf::from("main.tf"),
             line: 1,
