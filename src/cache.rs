@@ -9,6 +9,7 @@
 //! <root>/v2/packages/<host>/<namespace>/<type>/<version>/<os>_<arch>.json
 //! <root>/v2/versions/<host>/<namespace>/<type>.json      (version lists, with a TTL)
 //! <root>/v2/runs/<key>.json                              (the last run, `--retry-failed`)
+//! <root>/v2/modules/…                                      (remote module packages, `crate::modules::cache`)
 //! ```
 //!
 //! # Trust
@@ -40,7 +41,7 @@ use sha2::{Digest, Sha256};
 use crate::addr::{Platform, ProviderAddr};
 
 /// The layout version: entries of another version are simply not read.
-const LAYOUT: &str = "v2";
+pub(crate) const LAYOUT: &str = "v2";
 
 /// A SHA256SUMS document as tfsum verified it: what it says and what vouched for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,18 +9,20 @@
 //! ([`Loader`]); a module shared by a Terraform and an OpenTofu root reads differently for
 //! each.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::addr::ProviderAddr;
 use crate::atomic::link_target;
-use crate::config::{self, tree, ConfigError, Module};
+use crate::config::tree::{self, ModuleReader, Remote};
+use crate::config::{self, ConfigError, Module};
 use crate::discover::{normalize_path, Discovery};
 use crate::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
+use crate::modules::{FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource};
 use crate::resolve::{self, ProviderReqs};
 use crate::root::{LockProblem, Root, RootError, RootKind, Stop};
-use crate::terragrunt::{self, UnitConfig};
+use crate::terragrunt::{self, UnitConfig, UnitSource};
 
 /// A root whose configuration and lock file were read.
 #[derive(Debug)]
@@ -55,8 +57,15 @@ pub struct LoadOptions {
 }
 
 /// Every root of `discovery`, in path order, loaded or stopped; and the warnings met on
-/// the way (remote modules not followed, empty modules, …).
-pub fn roots(discovery: &Discovery, options: &LoadOptions) -> (Vec<Root<Loaded>>, Vec<String>) {
+/// the way (empty modules, …). Remote module calls are fetched through `fetcher` in
+/// rounds: every root is walked with what has been fetched so far, the calls still
+/// missing are fetched together (each package once, in parallel), and the roots that
+/// waited on them are walked again, until none waits.
+pub async fn roots(
+    discovery: &Discovery,
+    options: &LoadOptions,
+    fetcher: &ModuleFetcher,
+) -> (Vec<Root<Loaded>>, Vec<String>) {
     let mut loader = Loader::default();
     let mut warnings: Vec<String> = discovery.warnings.iter().map(|w| w.to_string()).collect();
     let units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)> =
@@ -69,34 +78,34 @@ pub fn roots(discovery: &Discovery, options: &LoadOptions) -> (Vec<Root<Loaded>>
             .collect();
     let module_roots = find_module_roots(discovery, &units, options, &mut loader);
     let mut roots = Vec::new();
-    for dir in module_roots {
-        roots.push(load_root(
-            &dir,
-            RootKind::Module,
-            None,
-            options,
-            &mut loader,
-            &mut warnings,
-        ));
+    let mut waiting = Vec::new();
+    let candidates = module_roots
+        .into_iter()
+        .map(|dir| (dir, RootKind::Module, Ok(None)))
+        .chain(units.into_iter().map(|(dir, unit)| {
+            let unit = unit.map(Some).map_err(RootError::from);
+            (dir, RootKind::Unit, unit)
+        }));
+    for (dir, kind, unit) in candidates {
+        match unit.and_then(|unit| open_root(&dir, unit, options)) {
+            Ok(open) => waiting.push(open),
+            Err(e) => roots.push(Root::failed(dir, kind, e)),
+        }
     }
-    for (dir, unit) in units {
-        let root = match unit {
-            Ok(unit) => load_root(
-                &dir,
-                RootKind::Unit,
-                Some(unit),
-                options,
-                &mut loader,
-                &mut warnings,
-            ),
-            Err(e) if e.is_skip() => Root {
-                dir,
-                kind: RootKind::Unit,
-                stage: Err(Stop::Skipped(e.to_string())),
-            },
-            Err(e) => Root::failed(dir, RootKind::Unit, e.into()),
-        };
-        roots.push(root);
+    let mut remote = Fetches::default();
+    while !waiting.is_empty() {
+        let mut still = Vec::new();
+        for open in waiting {
+            match walk(open, &mut loader, &mut remote) {
+                Walked::Done(root, found) => {
+                    warnings.extend(found);
+                    roots.push(root);
+                }
+                Walked::Waiting(open) => still.push(open),
+            }
+        }
+        remote.fetch_wanted(fetcher).await;
+        waiting = still;
     }
     roots.sort_by(|a, b| a.dir.cmp(&b.dir));
     (roots, warnings)
@@ -134,7 +143,7 @@ fn find_module_roots(
     let unit_sources: BTreeSet<PathBuf> = units
         .iter()
         .filter_map(|(_, unit)| unit.as_ref().ok())
-        .map(|config| normalize_path(config.module_dir()))
+        .filter_map(|config| config.module_dir().map(normalize_path))
         .collect();
     tree::find_roots(&loaded, &unloadable)
         .into_iter()
@@ -152,64 +161,179 @@ fn find_module_roots(
         .collect()
 }
 
-/// One root: its lock file (and flavor), then its module tree's requirements. A unit's
-/// configuration is its source module with the unit's own and generated files laid over
-/// it; its lock file sits beside `terragrunt.hcl`.
-fn load_root(
-    dir: &Path,
+/// A root whose lock file was read, waiting for its module tree.
+struct OpenRoot {
+    dir: PathBuf,
     kind: RootKind,
+    /// A unit's configuration: its source module with the unit's own and generated files
+    /// laid over it; its lock file sits beside `terragrunt.hcl`.
+    unit: Option<UnitConfig>,
+    flavor: Flavor,
+    old: Option<OldLock>,
+    lock_path: PathBuf,
+}
+
+/// Reads a root's lock file (and so its flavor).
+fn open_root(
+    dir: &Path,
     unit: Option<UnitConfig>,
     options: &LoadOptions,
-    loader: &mut Loader,
-    warnings: &mut Vec<String>,
-) -> Root<Loaded> {
-    let stage = (|| {
-        let (lock_path, old_text) = read_old_lock(dir, &options.within)?;
-        let flavor = options
-            .flavor
-            .unwrap_or_else(|| detect_flavor(dir, old_text.as_deref().map(str::as_bytes)));
-        let old = match old_text {
-            Some(text) => {
-                let lock = lockfile::parse(&text, flavor.default_registry()).map_err(|e| {
-                    RootError::LockFile {
-                        path: dir.join(LOCK_FILE_NAME),
-                        problem: LockProblem::Invalid(e),
-                    }
-                })?;
-                Some(OldLock {
-                    bytes: text.into_bytes(),
-                    lock,
-                })
-            }
-            None => None,
-        };
-        let host = flavor.default_registry();
-        let tree = match &unit {
-            Some(unit) => {
-                terragrunt::unit_requirements(unit, host, |d: &Path| loader.load(d, host))
-            }
-            None => tree::module_tree_requirements(dir, |d: &Path| loader.load(d, host)),
+) -> Result<OpenRoot, RootError> {
+    let (lock_path, old_text) = read_old_lock(dir, &options.within)?;
+    let flavor = options
+        .flavor
+        .unwrap_or_else(|| detect_flavor(dir, old_text.as_deref().map(str::as_bytes)));
+    let old = match old_text {
+        Some(text) => {
+            let lock = lockfile::parse(&text, flavor.default_registry()).map_err(|e| {
+                RootError::LockFile {
+                    path: dir.join(LOCK_FILE_NAME),
+                    problem: LockProblem::Invalid(e),
+                }
+            })?;
+            Some(OldLock {
+                bytes: text.into_bytes(),
+                lock,
+            })
         }
-        .map_err(RootError::Config)?;
-        warnings.extend(tree.warnings.iter().map(|w| w.to_string()));
-        let mut modules = vec![dir.to_path_buf()];
-        modules.extend(tree.modules.iter().cloned());
-        if let Some(unit) = &unit {
-            modules.push(unit.module_dir().to_path_buf());
+        None => None,
+    };
+    Ok(OpenRoot {
+        dir: dir.to_path_buf(),
+        kind: if unit.is_some() {
+            RootKind::Unit
+        } else {
+            RootKind::Module
+        },
+        unit,
+        flavor,
+        old,
+        lock_path,
+    })
+}
+
+enum Walked {
+    /// Loaded or failed, with the walk's warnings.
+    Done(Root<Loaded>, Vec<String>),
+    /// Some remote code is not fetched yet.
+    Waiting(OpenRoot),
+}
+
+/// Walks a root's module tree with the remote code fetched so far.
+fn walk(mut open: OpenRoot, loader: &mut Loader, remote: &mut Fetches) -> Walked {
+    let host = open.flavor.default_registry();
+    let mut reader = Reader {
+        loader,
+        remote,
+        host,
+    };
+    if let Some(unit) = &open.unit {
+        match fetch_unit_source(unit, &mut reader) {
+            Ok(Some(fetched)) => open.unit = Some(fetched),
+            Ok(None) => {}
+            Err(e) => return Walked::Done(Root::failed(open.dir, open.kind, e), Vec::new()),
         }
-        let reqs = resolve::collect(&tree.requirements).map_err(RootError::Constraint)?;
-        Ok(Loaded {
-            flavor,
-            old,
+    }
+    let tree = match &open.unit {
+        Some(unit) => terragrunt::unit_requirements(unit, host, &mut reader),
+        None => tree::module_tree_requirements(&open.dir, host, &mut reader),
+    };
+    let tree = match tree {
+        Ok(tree) if tree.pending > 0 => return Walked::Waiting(open),
+        Ok(tree) => tree,
+        Err(e) => {
+            let root = Root::failed(open.dir, open.kind, RootError::Config(e));
+            return Walked::Done(root, Vec::new());
+        }
+    };
+    let warnings = tree.warnings.iter().map(|w| w.to_string()).collect();
+    let mut modules = vec![open.dir.clone()];
+    modules.extend(tree.modules.iter().cloned());
+    let stage = resolve::collect(&tree.requirements)
+        .map_err(RootError::Constraint)
+        .map(|reqs| Loaded {
+            flavor: open.flavor,
+            old: open.old,
             reqs,
             modules,
-            lock_path,
-        })
-    })();
-    Root {
-        dir: dir.to_path_buf(),
-        kind,
+            lock_path: open.lock_path,
+        });
+    let root = Root {
+        dir: open.dir,
+        kind: open.kind,
         stage: stage.map_err(Stop::Failed),
+    };
+    Walked::Done(root, warnings)
+}
+
+/// The unit rebuilt around its remote source once fetched; `None` when it has none to
+/// fetch (any more) or waits for the next round.
+fn fetch_unit_source(
+    unit: &UnitConfig,
+    reader: &mut Reader<'_>,
+) -> Result<Option<UnitConfig>, RootError> {
+    let UnitSource::Remote { text, source } = &unit.source else {
+        return Ok(None);
+    };
+    match reader.remote(&source.source, source.version.as_deref()) {
+        Remote::Fetched(fetched) => Ok(Some(unit.fetched(fetched.dir)?)),
+        Remote::Pending => Ok(None),
+        Remote::Failed(error) => Err(RootError::UnitSource {
+            unit: unit.unit_dir.join(terragrunt::UNIT_FILE_NAME),
+            module_source: text.clone(),
+            error: Box::new(error),
+        }),
+    }
+}
+
+/// The walk's reader: modules parsed once per default registry host, remote calls
+/// answered from the fetches so far.
+struct Reader<'a> {
+    loader: &'a mut Loader,
+    remote: &'a mut Fetches,
+    host: &'static str,
+}
+
+impl ModuleReader for Reader<'_> {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+        self.loader.load(dir, self.host)
+    }
+
+    fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
+        self.remote.get(source, version)
+    }
+}
+
+/// Remote module code by (source, version): fetched, failed, or wanted next round.
+#[derive(Default)]
+struct Fetches {
+    done: HashMap<(RemoteSource, Option<String>), Result<FetchedModule, ModuleError>>,
+    wanted: HashSet<(RemoteSource, Option<String>)>,
+}
+
+impl Fetches {
+    fn get(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
+        let key = (source.clone(), version.map(str::to_string));
+        match self.done.get(&key) {
+            Some(Ok(fetched)) => Remote::Fetched(fetched.clone()),
+            Some(Err(error)) => Remote::Failed(error.clone()),
+            None => {
+                self.wanted.insert(key);
+                Remote::Pending
+            }
+        }
+    }
+
+    /// Fetches every wanted source at once (the fetcher bounds the concurrency and
+    /// fetches each package once).
+    async fn fetch_wanted(&mut self, fetcher: &ModuleFetcher) {
+        let wanted: Vec<_> = self.wanted.drain().collect();
+        let fetched = futures::future::join_all(wanted.into_iter().map(|key| async move {
+            let result = fetcher.fetch(&key.0, key.1.as_deref()).await;
+            (key, result)
+        }))
+        .await;
+        self.done.extend(fetched);
     }
 }
 

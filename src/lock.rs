@@ -59,14 +59,12 @@ pub async fn run(
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
     let within = trees(&targets.search);
-    let (mut roots, found) = load::roots(
-        &discovery,
-        &LoadOptions {
-            flavor: settings.flavor,
-            recursive: targets.recursive,
-            within,
-        },
-    );
+    let options = LoadOptions {
+        flavor: settings.flavor,
+        recursive: targets.recursive,
+        within,
+    };
+    let (mut roots, found) = load::roots(&discovery, &options, &services.modules).await;
     warnings.extend(found);
     targets.keep_affected(&mut roots);
     let plan = resolve::plan(roots, &services.sources, settings.upgrade, &mut warnings).await;
@@ -78,6 +76,7 @@ pub async fn run(
         roots: reports,
         warnings,
         stats: services.sources.stats(),
+        modules: services.modules.stats(),
         elapsed: started.elapsed(),
     };
     report.warnings.extend(services.cache.warnings());
@@ -214,18 +213,18 @@ impl Targets {
 mod tests {
     use super::*;
     use crate::discover::Discovery;
+    use crate::modules::{FetcherOptions, ModuleFetcher};
 
     /// Discovery's result is all `load` needs; an empty one loads nothing.
-    #[test]
-    fn empty_discovery_loads_nothing() {
-        let (roots, warnings) = load::roots(
-            &Discovery::default(),
-            &LoadOptions {
-                flavor: None,
-                recursive: true,
-                within: Vec::new(),
-            },
-        );
+    #[tokio::test]
+    async fn empty_discovery_loads_nothing() {
+        let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
+        let options = LoadOptions {
+            flavor: None,
+            recursive: true,
+            within: Vec::new(),
+        };
+        let (roots, warnings) = load::roots(&Discovery::default(), &options, &fetcher).await;
         assert!(roots.is_empty() && warnings.is_empty());
     }
 }

@@ -18,6 +18,7 @@ use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
 use crate::fmt::FmtReport;
+use crate::modules::ModuleStats;
 use crate::root::{RootError, RootKind};
 use crate::sources::RegistryStats;
 use crate::write::Change;
@@ -40,6 +41,8 @@ pub struct RunReport {
     pub roots: Vec<RootReport>,
     pub warnings: Vec<String>,
     pub stats: RegistryStats,
+    /// Remote module packages fetched and taken from the module cache.
+    pub modules: ModuleStats,
     pub elapsed: Duration,
 }
 
@@ -213,7 +216,7 @@ pub fn summary(report: &RunReport) -> String {
         )
     };
     format!(
-        "{} {}: {roots}, {} skipped, {} failed; packages: {} downloaded ({}), {} from cache; {}",
+        "{} {}: {roots}, {} skipped, {} failed; packages: {} downloaded ({}), {} from cache{}; {}",
         report.roots.len(),
         plural(report.roots.len(), "root", "roots"),
         report.skipped(),
@@ -221,7 +224,19 @@ pub fn summary(report: &RunReport) -> String {
         stats.packages_downloaded,
         HumanBytes(stats.zip_bytes_downloaded),
         stats.packages_from_cache,
+        modules_summary(&report.modules),
         elapsed(report.elapsed),
+    )
+}
+
+/// `; modules: 3 fetched, 2 from cache`, or nothing when no remote module was needed.
+fn modules_summary(modules: &ModuleStats) -> String {
+    if modules.modules_fetched + modules.modules_from_cache == 0 {
+        return String::new();
+    }
+    format!(
+        "; modules: {} fetched, {} from cache",
+        modules.modules_fetched, modules.modules_from_cache
     )
 }
 
@@ -273,6 +288,8 @@ struct JsonStats {
     packages_from_cache: u64,
     bytes_downloaded: u64,
     sums_fetched: u64,
+    modules_fetched: usize,
+    modules_from_cache: usize,
 }
 
 /// Writes the JSON report (one document, then a newline).
@@ -308,6 +325,8 @@ pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<(
             packages_from_cache: stats.packages_from_cache,
             bytes_downloaded: stats.zip_bytes_downloaded,
             sums_fetched: stats.sums_fetched,
+            modules_fetched: report.modules.modules_fetched,
+            modules_from_cache: report.modules.modules_from_cache,
         },
         elapsed_ms: u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
     };

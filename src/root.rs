@@ -73,6 +73,13 @@ pub enum RootError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Terragrunt(#[from] TerragruntError),
+    /// A unit's remote `terraform.source` could not be fetched.
+    #[error("{}: terraform.source {module_source:?}: {error}", unit.display())]
+    UnitSource {
+        unit: PathBuf,
+        module_source: String,
+        error: Box<crate::modules::ModuleError>,
+    },
     /// The existing lock file could not be read or is not a valid lock file.
     #[error("{}: {problem}", path.display())]
     LockFile { path: PathBuf, problem: LockProblem },

@@ -42,15 +42,14 @@ struct Raw {
 }
 
 impl ModulesManifest {
-    /// The installed directory for a module key, if the manifest has it.
+    /// The installed directory for a module key, if the manifest has it and it lies
+    /// under the root's `.terraform/modules`, where `init` installs remote modules: the
+    /// manifest is a file of the checkout, so it may not send the walk elsewhere.
     pub fn dir_for(&self, key: &str) -> Option<PathBuf> {
         let entry = self.modules.iter().find(|m| m.key == key)?;
-        let dir = Path::new(&entry.dir);
-        Some(crate::discover::normalize_path(&if dir.is_absolute() {
-            dir.to_path_buf()
-        } else {
-            self.root.join(dir)
-        }))
+        let dir = crate::discover::normalize_path(&self.root.join(&entry.dir));
+        let installs = crate::discover::normalize_path(&manifest_path(&self.root));
+        dir.starts_with(installs.parent()?).then_some(dir)
     }
 }
 

@@ -86,35 +86,14 @@ pub struct ModuleCall {
     pub at: Location,
 }
 
-/// Where a module call's code lives, as far as tfsum can tell without downloading it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModuleSource {
-    /// `./…` or `../…`: a directory relative to the calling module, lexically cleaned
-    /// (Terraform's `addrs.ModuleSourceLocal`).
-    Local(PathBuf),
-    /// Registry, git, http, s3, …: only reachable through `modules.json` after an
-    /// `init` downloaded it.
-    Remote,
-    /// Not a literal string, so tfsum cannot tell; `modules.json` may still know it.
-    Dynamic,
-}
-
 impl ModuleCall {
-    /// Classifies the source as Terraform's `addrs.ParseModuleSource` does for local paths:
-    /// only the `./` and `../` prefixes (and their Windows spellings) mean "local".
-    pub fn classify(&self, caller_dir: &Path) -> ModuleSource {
-        if !self.literal {
-            return ModuleSource::Dynamic;
-        }
-        let local = ["./", "../", ".\\", "..\\"]
-            .iter()
-            .any(|p| self.source.starts_with(p));
-        if local {
-            let rel = self.source.replace('\\', "/");
-            ModuleSource::Local(crate::discover::normalize_path(&caller_dir.join(rel)))
-        } else {
-            ModuleSource::Remote
-        }
+    /// The directory of a local call (`./…`, `../…` and their Windows spellings, as
+    /// Terraform's `addrs.ParseModuleSource` tells them), lexically cleaned; `None` for
+    /// any other source.
+    pub fn local_dir(&self, caller_dir: &Path) -> Option<PathBuf> {
+        (self.literal && crate::modules::source::is_local_source(&self.source)).then(|| {
+            crate::discover::normalize_path(&caller_dir.join(self.source.replace('\\', "/")))
+        })
     }
 }
 
@@ -228,6 +207,14 @@ pub enum ConfigError {
     },
     #[error("{at}: {message}")]
     Invalid { at: Location, message: String },
+    /// A remote module call whose code could not be fetched.
+    #[error("{at}: module {name:?} (source {module_source:?}): {error}")]
+    RemoteModule {
+        at: Location,
+        name: String,
+        module_source: String,
+        error: Box<crate::modules::ModuleError>,
+    },
     /// A module call whose directory could not be loaded; wraps the reason.
     #[error("{at}: module {name:?} (source {module_source:?}): {source}")]
     ModuleCall {
@@ -240,7 +227,7 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
-    fn invalid(at: Location, message: impl Into<String>) -> ConfigError {
+    pub(crate) fn invalid(at: Location, message: impl Into<String>) -> ConfigError {
         ConfigError::Invalid {
             at,
             message: message.into(),

@@ -9,10 +9,14 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 
-use super::tree::{find_roots, module_tree_requirements, MAX_MODULE_INSTANCES};
+use super::tree::{
+    find_roots, module_tree_requirements, ModuleReader, Remote, TreeRequirements,
+    MAX_MODULE_INSTANCES,
+};
 use super::*;
 use crate::addr::OPENTOFU_REGISTRY;
 use crate::addr::TERRAFORM_REGISTRY;
+use crate::modules::{FetchedModule, ModuleError, ModuleSource as RemoteSource};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/config")
@@ -172,8 +176,8 @@ fn module_shape() {
         ("child", "./child", 32)
     );
     assert_eq!(
-        call.classify(&json.dir),
-        ModuleSource::Local(fixtures().join("load/json/child"))
+        call.local_dir(&json.dir),
+        Some(fixtures().join("load/json/child"))
     );
 
     let over = load("load/override", TERRAFORM_REGISTRY).unwrap();
@@ -220,37 +224,22 @@ fn module_sources() {
         },
     };
     let caller = Path::new("envs/prod");
+    let local = |p: &str| Some(PathBuf::from(p));
     let cases = [
-        (
-            "./vpc",
-            true,
-            ModuleSource::Local(PathBuf::from("envs/prod/vpc")),
-        ),
-        (
-            "../../modules/vpc",
-            true,
-            ModuleSource::Local(PathBuf::from("modules/vpc")),
-        ),
-        (
-            ".\\win",
-            true,
-            ModuleSource::Local(PathBuf::from("envs/prod/win")),
-        ),
-        ("terraform-aws-modules/vpc/aws", true, ModuleSource::Remote),
-        ("app.terraform.io/acme/vpc/aws", true, ModuleSource::Remote),
-        (
-            "git::https://example.com/vpc.git?ref=v1",
-            true,
-            ModuleSource::Remote,
-        ),
-        ("github.com/acme/vpc", true, ModuleSource::Remote),
-        ("s3::https://bucket/vpc.zip", true, ModuleSource::Remote),
-        ("modules/vpc", true, ModuleSource::Remote),
-        ("/abs/vpc", true, ModuleSource::Remote),
-        ("\"${local.base}/vpc\"", false, ModuleSource::Dynamic),
+        ("./vpc", true, local("envs/prod/vpc")),
+        ("../../modules/vpc", true, local("modules/vpc")),
+        (".\\win", true, local("envs/prod/win")),
+        ("terraform-aws-modules/vpc/aws", true, None),
+        ("app.terraform.io/acme/vpc/aws", true, None),
+        ("git::https://example.com/vpc.git?ref=v1", true, None),
+        ("github.com/acme/vpc", true, None),
+        ("s3::https://bucket/vpc.zip", true, None),
+        ("modules/vpc", true, None),
+        ("/abs/vpc", true, None),
+        ("\"${local.base}/vpc\"", false, None),
     ];
     for (source, literal, want) in cases {
-        assert_eq!(call(source, literal).classify(caller), want, "{source}");
+        assert_eq!(call(source, literal).local_dir(caller), want, "{source}");
     }
 }
 
@@ -295,8 +284,44 @@ fn load_errors_name_file_and_line() {
     assert!(dup.ends_with("duplicate-rp/a.tf:2"), "{dup}");
 }
 
-fn loader(host: &'static str) -> impl FnMut(&Path) -> Result<Arc<Module>, ConfigError> {
-    move |dir: &Path| load_module(dir, host).map(Arc::new)
+/// The tree walk's reader in these tests: modules parsed once each (as the lock run's
+/// loader does), every directory asked for recorded, remote calls answered by `remote`.
+struct TestReader<F> {
+    cache: HashMap<PathBuf, Arc<Module>>,
+    loaded: Vec<PathBuf>,
+    remote: F,
+}
+
+fn reader() -> TestReader<impl FnMut(&RemoteSource, Option<&str>) -> Remote> {
+    reader_with(|_: &RemoteSource, _: Option<&str>| Remote::Pending)
+}
+
+fn reader_with<F: FnMut(&RemoteSource, Option<&str>) -> Remote>(remote: F) -> TestReader<F> {
+    TestReader {
+        cache: HashMap::new(),
+        loaded: Vec::new(),
+        remote,
+    }
+}
+
+impl<F: FnMut(&RemoteSource, Option<&str>) -> Remote> ModuleReader for TestReader<F> {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+        self.loaded.push(dir.to_path_buf());
+        if let Some(module) = self.cache.get(dir) {
+            return Ok(module.clone());
+        }
+        let module = Arc::new(load_module(dir, TERRAFORM_REGISTRY)?);
+        self.cache.insert(dir.to_path_buf(), module.clone());
+        Ok(module)
+    }
+
+    fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
+        (self.remote)(source, version)
+    }
+}
+
+fn walk(root: &Path, reader: &mut impl ModuleReader) -> Result<TreeRequirements, ConfigError> {
+    module_tree_requirements(root, TERRAFORM_REGISTRY, reader)
 }
 
 /// One row of [`tree_requirements`]: a root, then what its tree should yield.
@@ -305,6 +330,8 @@ struct TreeCase {
     requirements: &'static [&'static str],
     modules: &'static [&'static str],
     warnings: &'static [&'static str],
+    /// Remote calls left waiting for the fetcher.
+    pending: usize,
 }
 
 #[test]
@@ -327,6 +354,7 @@ fn tree_requirements() {
                 "tree/modules/shared",
             ],
             warnings: &[],
+            pending: 0,
         },
         TreeCase {
             root: "remote/with-manifest",
@@ -339,16 +367,16 @@ fn tree_requirements() {
                 "remote/with-manifest/.terraform/modules/vpc",
                 "remote/with-manifest/.terraform/modules/vpc/modules/endpoints",
             ],
-            warnings: &["remote/with-manifest/main.tf:6: module \"dns\" (source \"git::https://example.com/dns.git\") is missing from .terraform/modules/modules.json; run init again so its providers can be included"],
+            // "dns" is not in modules.json: it is fetched.
+            warnings: &[],
+            pending: 1,
         },
         TreeCase {
             root: "remote/without-manifest",
             requirements: &[],
             modules: &["remote/without-manifest"],
-            warnings: &[
-                "remote/without-manifest/main.tf:1: module \"vpc\" (source \"terraform-aws-modules/vpc/aws\") is a remote module and is not installed (no .terraform/modules/modules.json); providers it requires are not included; run init first to include them",
-                "remote/without-manifest/main.tf:6: module \"dns\" (source \"git::https://example.com/dns.git\") is a remote module and is not installed (no .terraform/modules/modules.json); providers it requires are not included; run init first to include them",
-            ],
+            warnings: &[],
+            pending: 2,
         },
     ];
     let strip = |s: String| s.replace(&format!("{}/", fixtures().display()), "");
@@ -358,21 +386,19 @@ fn tree_requirements() {
             requirements: want_reqs,
             modules: want_modules,
             warnings: want_warnings,
+            pending,
         } = case;
-        let mut loaded = Vec::new();
-        let mut load = loader(TERRAFORM_REGISTRY);
-        let tree = module_tree_requirements(&fixtures().join(root), |dir: &Path| {
-            loaded.push(dir.to_path_buf());
-            load(dir)
-        })
-        .unwrap_or_else(|e| panic!("{root}: {e}"));
+        let mut reader = reader();
+        let tree =
+            walk(&fixtures().join(root), &mut reader).unwrap_or_else(|e| panic!("{root}: {e}"));
+        assert_eq!(tree.pending, *pending, "{root}");
         assert_eq!(render(&tree.requirements), *want_reqs, "{root}");
         let modules: Vec<_> = tree.modules.iter().map(|m| rel(m)).collect();
         assert_eq!(modules, *want_modules, "{root}");
         let warnings: Vec<_> = tree.warnings.iter().map(|w| strip(w.to_string())).collect();
         assert_eq!(warnings, *want_warnings, "{root}");
         // Every path handed to the loader is normalised.
-        for dir in &loaded {
+        for dir in &reader.loaded {
             assert_eq!(*dir, crate::discover::normalize_path(dir));
         }
     }
@@ -413,18 +439,9 @@ fn tree_fails_on_cycles_depth_and_fan_out() {
     }
     write("fan/f40/main.tf", "");
 
-    // Modules load once, as the lock run's loader caches them.
-    let mut cache: HashMap<PathBuf, Arc<Module>> = HashMap::new();
+    let mut reader = reader();
     let mut outcome = |root: &Path| -> String {
-        let load = |dir: &Path| match cache.get(dir) {
-            Some(module) => Ok(module.clone()),
-            None => {
-                let module = Arc::new(load_module(dir, TERRAFORM_REGISTRY)?);
-                cache.insert(dir.to_path_buf(), module.clone());
-                Ok(module)
-            }
-        };
-        match module_tree_requirements(root, load) {
+        match walk(root, &mut reader) {
             Ok(tree) => format!("ok: {} modules", tree.modules.len()),
             Err(e) => e
                 .to_string()
@@ -465,7 +482,7 @@ fn tree_errors_name_the_module_call() {
         "\nmodule \"gone\" {\n  source = \"./missing\"\n}\n",
     )
     .unwrap();
-    let err = module_tree_requirements(tmp.path(), loader(TERRAFORM_REGISTRY)).unwrap_err();
+    let err = walk(tmp.path(), &mut reader()).unwrap_err();
     let shown = err.to_string();
     assert!(
         shown.contains("main.tf:2: module \"gone\" (source \"./missing\"): ")
@@ -479,7 +496,7 @@ fn tree_errors_name_the_module_call() {
         "{\"Modules\": [}",
     )
     .unwrap();
-    let err = module_tree_requirements(tmp.path(), loader(TERRAFORM_REGISTRY)).unwrap_err();
+    let err = walk(tmp.path(), &mut reader()).unwrap_err();
     assert!(err.to_string().contains("modules.json:1:"), "{err}");
 }
 
@@ -499,7 +516,7 @@ fn tree_treats_a_called_directory_without_configuration_as_empty() {
         "resource \"aws_vpc\" \"v\" {}\n",
     )
     .unwrap();
-    let tree = module_tree_requirements(tmp.path(), loader(TERRAFORM_REGISTRY)).unwrap();
+    let tree = walk(tmp.path(), &mut reader()).unwrap();
     assert_eq!(
         render(&tree.requirements).len(),
         1,
@@ -594,4 +611,142 @@ fn roots() {
         })
         .collect();
     assert_eq!(find_roots(&modules, &[]), [caller]);
+}
+
+/// Writes `files` (path, text) under a new temporary directory.
+fn tree_of(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = tmp.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    tmp
+}
+
+/// Remote calls go to the reader with their version argument; the fetched module's
+/// local calls are followed inside its package, its providers join the root's, and a
+/// local call that climbs out of the package fails the root naming the call.
+#[test]
+fn tree_follows_fetched_modules_inside_their_package() {
+    let tmp = tree_of(&[
+        (
+            "root/main.tf",
+            "module \"net\" {\n  source  = \"acme/net/aws\"\n  version = \"~> 1.0\"\n}\n",
+        ),
+        (
+            "pkg/modules/vpc/main.tf",
+            "module \"shared\" {\n  source = \"../shared\"\n}\n",
+        ),
+        (
+            "pkg/modules/shared/main.tf",
+            "terraform {\n  required_providers {\n    null = { source = \"hashicorp/null\" }\n  }\n}\n",
+        ),
+        (
+            "bad/main.tf",
+            "module \"out\" {\n  source = \"../root\"\n}\n",
+        ),
+    ]);
+    let base = tmp.path().to_path_buf();
+    let fetched = |package: &str, dir: &str| {
+        Remote::Fetched(FetchedModule {
+            package_root: base.join(package),
+            dir: base.join(dir),
+            version: Some("1.0.4".into()),
+            identity: "registry.terraform.io/acme/net/aws 1.0.4".into(),
+        })
+    };
+    let mut asked = Vec::new();
+    let mut reader = reader_with(|source: &RemoteSource, version: Option<&str>| {
+        asked.push((source.to_string(), version.map(str::to_string)));
+        fetched("pkg", "pkg/modules/vpc")
+    });
+    let tree = walk(&base.join("root"), &mut reader).unwrap();
+    drop(reader);
+    assert_eq!(
+        asked,
+        [(
+            "registry.terraform.io/acme/net/aws".to_string(),
+            Some("~> 1.0".to_string())
+        )]
+    );
+    assert_eq!(tree.pending, 0);
+    let providers: Vec<_> = tree
+        .requirements
+        .iter()
+        .map(|r| r.addr.to_string())
+        .collect();
+    assert_eq!(providers, ["registry.terraform.io/hashicorp/null"]);
+
+    let mut escaping = reader_with(|_: &RemoteSource, _: Option<&str>| fetched("bad", "bad"));
+    let err = walk(&base.join("root"), &mut escaping)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bad/main.tf:1"), "{err}");
+    assert!(err.contains("module \"out\""), "{err}");
+}
+
+/// A call tfsum cannot follow fails the root with the call's file and line: a fetch
+/// that failed, a version argument on a local call, a source that is an expression.
+#[test]
+fn tree_fails_on_calls_it_cannot_follow() {
+    let failed = tree_of(&[(
+        "main.tf",
+        "module \"net\" {\n  source = \"git::https://example.com/net.git\"\n}\n",
+    )]);
+    let mut failing = reader_with(|_: &RemoteSource, _: Option<&str>| {
+        Remote::Failed(ModuleError::Offline {
+            what: "https://example.com/net.git".into(),
+        })
+    });
+    let err = walk(failed.path(), &mut failing).unwrap_err();
+    assert!(matches!(err, ConfigError::RemoteModule { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("main.tf:1: module \"net\""),
+        "{err}"
+    );
+
+    let versioned = tree_of(&[(
+        "main.tf",
+        "module \"x\" {\n  source  = \"./x\"\n  version = \"1.0.0\"\n}\n",
+    )]);
+    let err = walk(versioned.path(), &mut reader())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("main.tf:1"), "{err}");
+    assert!(
+        err.contains("cannot apply a version constraint to module \"x\""),
+        "{err}"
+    );
+
+    let dynamic = tree_of(&[(
+        "main.tf",
+        "variable \"src\" {}\nmodule \"y\" {\n  source = var.src\n}\n",
+    )]);
+    let err = walk(dynamic.path(), &mut reader()).unwrap_err().to_string();
+    assert!(err.contains("main.tf:2"), "{err}");
+    assert!(err.contains("expression tfsum cannot evaluate"), "{err}");
+}
+
+/// `modules.json` speaks for remote calls only inside `.terraform/modules`: an entry
+/// pointing elsewhere is ignored and the call fetched instead.
+#[test]
+fn tree_ignores_manifest_dirs_outside_terraform_modules() {
+    let tmp = tree_of(&[
+        (
+            "root/main.tf",
+            "module \"net\" {\n  source = \"acme/net/aws\"\n}\n",
+        ),
+        (
+            "root/.terraform/modules/modules.json",
+            r#"{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"net","Source":"acme/net/aws","Version":"1.0.0","Dir":"../elsewhere"}]}"#,
+        ),
+        (
+            "elsewhere/main.tf",
+            "terraform {\n  required_providers {\n    evil = { source = \"evil/evil\" }\n  }\n}\n",
+        ),
+    ]);
+    let tree = walk(&tmp.path().join("root"), &mut reader()).unwrap();
+    assert!(tree.requirements.is_empty(), "{:?}", tree.requirements);
+    assert_eq!(tree.pending, 1);
 }

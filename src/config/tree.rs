@@ -4,8 +4,8 @@
 //! transitively (spec §4.2, `Config.addProviderRequirements` with `recurse`).
 //! [`module_tree_requirements`] gathers that union: local calls (`./…`, `../…`) are
 //! followed relative to the calling module's directory, remote calls through the root's
-//! `.terraform/modules/modules.json` when an `init` has installed them, and otherwise
-//! reported as warnings (their providers cannot be known without downloading them).
+//! `.terraform/modules/modules.json` while an earlier `init`'s entries still stand, and
+//! otherwise through a [`ModuleReader`] that fetches them (`crate::modules`).
 //!
 //! [`find_roots`] decides which discovered directories get a lock file (DESIGN.md stage
 //! "load"): a directory is a root when it has a `.terraform.lock.hcl`, a backend or cloud
@@ -19,10 +19,14 @@ use std::sync::{Arc, OnceLock};
 use regex::Regex;
 
 use super::{
-    read_modules_manifest, ConfigError, Location, Module, ModuleCall, ModuleSource,
-    ModulesManifest, Requirement,
+    read_modules_manifest, ConfigError, Location, Module, ModuleCall, ModulesManifest, Requirement,
 };
 use crate::discover::{is_config_file_name, normalize_path};
+use crate::modules::source::is_local_source;
+use crate::modules::{
+    manifest_entry_for_call, parse_source_for, resolve_in_package, FetchedModule, ModuleError,
+    ModuleSource as RemoteSource,
+};
 
 pub use crate::lockfile::LOCK_FILE_NAME;
 
@@ -61,31 +65,61 @@ pub struct TreeRequirements {
     /// Every module directory in the tree, the root included (sorted, deduplicated).
     pub modules: Vec<PathBuf>,
     pub warnings: Vec<TreeWarning>,
+    /// Remote calls whose code the reader did not have yet ([`Remote::Pending`]): while
+    /// non-zero the result is partial, and the caller fetches and walks again.
+    pub pending: usize,
 }
 
-/// Gathers the requirements of the module tree rooted at `root`.
+/// What the reader knows of a remote module call's code.
+#[derive(Debug, Clone)]
+pub enum Remote {
+    Fetched(FetchedModule),
+    /// Not fetched yet: the walk leaves the call out and counts it.
+    Pending,
+    Failed(ModuleError),
+}
+
+/// How the walk reads modules: local directories parsed (a caller caches modules shared
+/// by several roots; paths are lexically normalised), remote calls' code fetched.
+pub trait ModuleReader {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError>;
+    /// The code of a remote call; `version` is its non-blank `version` argument.
+    fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote;
+}
+
+/// Gathers the requirements of the module tree rooted at `root`, whose registry
+/// addresses without a host mean `default_host`.
 ///
-/// `load` is called for every module directory reached (so a caller can cache modules
-/// shared by several roots); paths given to it are lexically normalised. Errors: the root
-/// or a called module failing to load (wrapped in [`ConfigError::ModuleCall`] naming the
-/// call), an unreadable `modules.json`, or a tree Terraform could not install either: a
-/// call cycle (naming the chain of calls), calls nested more than [`MAX_MODULE_DEPTH`]
-/// deep, or more than [`MAX_MODULE_INSTANCES`] calls in all.
+/// Local calls are followed relative to the caller; remote calls through the root's
+/// `.terraform/modules/modules.json` while its entries still stand (as `init` without
+/// `-upgrade` keeps them), else through `reader`. Local calls inside a fetched package
+/// may not leave it. Errors: a module failing to load (wrapped in
+/// [`ConfigError::ModuleCall`]) or to fetch ([`ConfigError::RemoteModule`]), an
+/// unreadable `modules.json`, a source tfsum cannot follow, or a tree Terraform could not
+/// install either: a call cycle (naming the chain of calls), calls nested more than
+/// [`MAX_MODULE_DEPTH`] deep, or more than [`MAX_MODULE_INSTANCES`] calls in all.
 pub fn module_tree_requirements(
     root: &Path,
-    load: impl FnMut(&Path) -> Result<Arc<Module>, ConfigError>,
+    default_host: &str,
+    reader: &mut impl ModuleReader,
 ) -> Result<TreeRequirements, ConfigError> {
     let root = normalize_path(root);
     let manifest = read_modules_manifest(&root)?;
     let mut walker = Walker {
-        load,
+        reader,
+        default_host,
         manifest,
         out: TreeRequirements::default(),
         instances: 0,
     };
-    let module = (walker.load)(&root)?;
+    let module = walker.reader.load(&root)?;
     let mut ancestors = vec![(root, None)];
-    walker.visit(&module, "", &mut ancestors)?;
+    let place = Place {
+        key: String::new(),
+        package: None,
+        installed: true,
+    };
+    walker.visit(&module, &place, &mut ancestors)?;
     let mut out = walker.out;
     out.requirements.sort();
     out.requirements.dedup();
@@ -96,12 +130,24 @@ pub fn module_tree_requirements(
     Ok(out)
 }
 
-struct Walker<L> {
-    load: L,
+struct Walker<'r, R> {
+    reader: &'r mut R,
+    default_host: &'r str,
     manifest: Option<ModulesManifest>,
     out: TreeRequirements,
     /// Module calls followed so far.
     instances: usize,
+}
+
+/// Where a module sits in the tree.
+struct Place {
+    /// Its `modules.json` key (`""` for the root, `a.b` for call `b` inside call `a`).
+    key: String,
+    /// The fetched package it lies in, which its local calls may not leave.
+    package: Option<PathBuf>,
+    /// Whether `modules.json` may still speak for its calls: `init` discards the entries
+    /// below a module it reinstalls, so only while every ancestor's entry was kept.
+    installed: bool,
 }
 
 /// A module on the current call path: its directory and the call that entered it (none
@@ -117,111 +163,196 @@ fn call_chain(path: &[Step], last: &ModuleCall) -> Vec<String> {
         .collect()
 }
 
-impl<L> Walker<L>
-where
-    L: FnMut(&Path) -> Result<Arc<Module>, ConfigError>,
-{
-    /// Depth-first over module calls. `key` is the module's manifest key (`""` for the
-    /// root); `ancestors` holds the modules on the current call path.
+impl<R: ModuleReader> Walker<'_, R> {
+    /// Depth-first over module calls; `ancestors` holds the modules on the current call
+    /// path.
     fn visit(
         &mut self,
         module: &Module,
-        key: &str,
+        place: &Place,
         ancestors: &mut Vec<Step>,
     ) -> Result<(), ConfigError> {
         self.out.requirements.extend(module.requirements());
         self.out.modules.push(normalize_path(&module.dir));
         for call in &module.module_calls {
-            let child_key = if key.is_empty() {
-                call.name.clone()
-            } else {
-                format!("{key}.{}", call.name)
+            let Some((dir, child_place)) = self.target(module, place, call)? else {
+                continue;
             };
-            let dir = match call.classify(&module.dir) {
-                ModuleSource::Local(dir) => dir,
-                kind => match self.manifest.as_ref().map(|m| m.dir_for(&child_key)) {
-                    Some(Some(dir)) => dir,
-                    Some(None) => {
-                        self.warn(call.at.clone(), format!(
-                            "module {:?} (source {:?}) is missing from .terraform/modules/modules.json; run init again so its providers can be included",
-                            call.name, call.source
-                        ));
-                        continue;
-                    }
-                    None => {
-                        let what = if kind == ModuleSource::Dynamic {
-                            "has a source expression tfsum cannot evaluate"
-                        } else {
-                            "is a remote module"
-                        };
-                        self.warn(call.at.clone(), format!(
-                            "module {:?} (source {:?}) {what} and is not installed (no .terraform/modules/modules.json); providers it requires are not included; run init first to include them",
-                            call.name, call.source
-                        ));
-                        continue;
-                    }
-                },
-            };
-            let refused = if ancestors.iter().any(|(d, _)| *d == dir) {
-                let chain = call_chain(ancestors, call).join(" → ");
-                Some(format!("module cycle: {chain} → {}", dir.display()))
-            } else if ancestors.len() > MAX_MODULE_DEPTH {
-                let chain = call_chain(ancestors, call);
-                Some(format!(
-                    "module calls nest more than {MAX_MODULE_DEPTH} deep: {} → … → {} → {}",
-                    chain[0],
-                    chain[chain.len() - 1],
-                    dir.display()
-                ))
-            } else if self.instances >= MAX_MODULE_INSTANCES {
-                Some(format!(
-                    "the module tree has more than {MAX_MODULE_INSTANCES} module calls (a module is walked once per call that reaches it)"
-                ))
-            } else {
-                None
-            };
-            if let Some(message) = refused {
-                return Err(ConfigError::Invalid {
-                    at: call.at.clone(),
-                    message,
-                });
-            }
+            self.check_growth(ancestors, call, &dir)?;
             self.instances += 1;
-            let child = match (self.load)(&dir) {
-                Ok(child) => child,
-                // Terraform loads a called directory without configuration files as an
-                // empty module, without complaint (checked against v1.0.3); it requires
-                // nothing. A warning still says so: it is rarely intended.
-                Err(e @ ConfigError::NoConfiguration { .. }) => {
-                    self.out.modules.push(dir);
-                    self.warn(
-                        call.at.clone(),
-                        format!(
-                            "module {:?} (source {:?}) is empty and requires no providers: {e}",
-                            call.name, call.source
-                        ),
-                    );
-                    continue;
-                }
-                Err(source) => {
-                    return Err(ConfigError::ModuleCall {
-                        at: call.at.clone(),
-                        name: call.name.clone(),
-                        module_source: call.source.clone(),
-                        source: Box::new(source),
-                    })
-                }
+            let Some(child) = self.load_child(call, &dir)? else {
+                continue;
             };
             ancestors.push((dir, Some((call.at.clone(), call.name.clone()))));
-            let result = self.visit(&child, &child_key, ancestors);
+            let result = self.visit(&child, &child_place, ancestors);
             ancestors.pop();
             result?;
         }
         Ok(())
     }
 
-    fn warn(&mut self, at: Location, message: String) {
-        self.out.warnings.push(TreeWarning { at, message });
+    /// Where `call`'s code is and its place in the tree; `None` while it waits to be
+    /// fetched.
+    fn target(
+        &mut self,
+        module: &Module,
+        place: &Place,
+        call: &ModuleCall,
+    ) -> Result<Option<(PathBuf, Place)>, ConfigError> {
+        let key = if place.key.is_empty() {
+            call.name.clone()
+        } else {
+            format!("{}.{}", place.key, call.name)
+        };
+        let version = call.version.as_deref().filter(|v| !v.trim().is_empty());
+        let at = |dir: PathBuf, package: Option<PathBuf>, installed: bool| {
+            Some((
+                dir,
+                Place {
+                    key: key.clone(),
+                    package,
+                    installed,
+                },
+            ))
+        };
+        if call.literal && is_local_source(&call.source) {
+            let dir = self.local_target(module, place, call, version)?;
+            return Ok(at(dir, place.package.clone(), place.installed));
+        }
+        if let Some(dir) = self.installed_dir(place, call, &key, version) {
+            return Ok(at(dir, None, true));
+        }
+        let fetch_failed = |error: ModuleError| ConfigError::RemoteModule {
+            at: call.at.clone(),
+            name: call.name.clone(),
+            module_source: call.source.clone(),
+            error: Box::new(error),
+        };
+        if !call.literal {
+            return Err(ConfigError::invalid(
+                call.at.clone(),
+                format!(
+                    "module {:?}: the source {} is an expression tfsum cannot evaluate; write it as a literal string, or run `terraform init` so that .terraform/modules/modules.json maps the call",
+                    call.name, call.source
+                ),
+            ));
+        }
+        let source = parse_source_for(&call.source, self.default_host)
+            .map_err(|e| fetch_failed(e.into()))?;
+        match self.reader.remote(&source, version) {
+            Remote::Fetched(fetched) => Ok(at(fetched.dir, Some(fetched.package_root), false)),
+            Remote::Pending => {
+                self.out.pending += 1;
+                Ok(None)
+            }
+            Remote::Failed(error) => Err(fetch_failed(error)),
+        }
+    }
+
+    /// A local call's directory: next to the caller, and inside the caller's package.
+    fn local_target(
+        &self,
+        module: &Module,
+        place: &Place,
+        call: &ModuleCall,
+        version: Option<&str>,
+    ) -> Result<PathBuf, ConfigError> {
+        if version.is_some() {
+            return Err(ConfigError::invalid(
+                call.at.clone(),
+                format!(
+                    "cannot apply a version constraint to module {:?} because it has a relative local path",
+                    call.name
+                ),
+            ));
+        }
+        match &place.package {
+            Some(package) => resolve_in_package(package, &module.dir, &call.source).map_err(|e| {
+                ConfigError::invalid(call.at.clone(), format!("module {:?}: {e}", call.name))
+            }),
+            None => Ok(normalize_path(
+                &module.dir.join(call.source.replace('\\', "/")),
+            )),
+        }
+    }
+
+    /// The directory an earlier `init` installed for the call, while its
+    /// `modules.json` entry still stands.
+    fn installed_dir(
+        &self,
+        place: &Place,
+        call: &ModuleCall,
+        key: &str,
+        version: Option<&str>,
+    ) -> Option<PathBuf> {
+        let manifest = self.manifest.as_ref().filter(|_| place.installed)?;
+        if call.literal {
+            manifest_entry_for_call(manifest, key, &call.source, version, self.default_host)
+        } else {
+            // The expression's value is unknown; the entry is all there is.
+            manifest.dir_for(key).filter(|dir| dir.is_dir())
+        }
+    }
+
+    /// Refuses a tree Terraform could not install either.
+    fn check_growth(
+        &self,
+        ancestors: &[Step],
+        call: &ModuleCall,
+        dir: &Path,
+    ) -> Result<(), ConfigError> {
+        let refused = if ancestors.iter().any(|(d, _)| d == dir) {
+            let chain = call_chain(ancestors, call).join(" → ");
+            Some(format!("module cycle: {chain} → {}", dir.display()))
+        } else if ancestors.len() > MAX_MODULE_DEPTH {
+            let chain = call_chain(ancestors, call);
+            Some(format!(
+                "module calls nest more than {MAX_MODULE_DEPTH} deep: {} → … → {} → {}",
+                chain[0],
+                chain[chain.len() - 1],
+                dir.display()
+            ))
+        } else if self.instances >= MAX_MODULE_INSTANCES {
+            Some(format!(
+                "the module tree has more than {MAX_MODULE_INSTANCES} module calls (a module is walked once per call that reaches it)"
+            ))
+        } else {
+            None
+        };
+        match refused {
+            Some(message) => Err(ConfigError::invalid(call.at.clone(), message)),
+            None => Ok(()),
+        }
+    }
+
+    /// The called module; `None` for a directory without configuration files, which
+    /// Terraform loads as an empty module without complaint (checked against v1.0.3). A
+    /// warning still says so: it is rarely intended.
+    fn load_child(
+        &mut self,
+        call: &ModuleCall,
+        dir: &Path,
+    ) -> Result<Option<Arc<Module>>, ConfigError> {
+        match self.reader.load(dir) {
+            Ok(child) => Ok(Some(child)),
+            Err(e @ ConfigError::NoConfiguration { .. }) => {
+                self.out.modules.push(dir.to_path_buf());
+                self.out.warnings.push(TreeWarning {
+                    at: call.at.clone(),
+                    message: format!(
+                        "module {:?} (source {:?}) is empty and requires no providers: {e}",
+                        call.name, call.source
+                    ),
+                });
+                Ok(None)
+            }
+            Err(source) => Err(ConfigError::ModuleCall {
+                at: call.at.clone(),
+                name: call.name.clone(),
+                module_source: call.source.clone(),
+                source: Box::new(source),
+            }),
+        }
     }
 }
 
@@ -240,7 +371,7 @@ pub fn find_roots(modules: &[(PathBuf, Arc<Module>)], unloadable: &[PathBuf]) ->
     for (dir, module) in modules {
         let dir = normalize_path(dir);
         for call in &module.module_calls {
-            if let ModuleSource::Local(target) = call.classify(&dir) {
+            if let Some(target) = call.local_dir(&dir) {
                 if target != dir {
                     called.insert(target);
                 }

@@ -1,11 +1,11 @@
 //! The persistent module cache, under the hash cache's root:
 //!
 //! ```text
-//! <root>/v1/modules/registry/<host>/<namespace>/<name>/<system>/<version>/   a package
-//! <root>/v1/modules/git/<sha256 of the URL, 32 hex>/<commit>/                a package
-//! <root>/v1/modules/versions/<host>/<namespace>/<name>/<system>.json         version list (TTL)
-//! <root>/v1/modules/refs/<sha256 of the URL, 32 hex>.json                    last ref → commit
-//! <root>/v1/modules/tmp/                                                      staging
+//! <root>/v2/modules/registry/<host>/<namespace>/<name>/<system>/<version>/   a package
+//! <root>/v2/modules/git/<sha256 of the URL, 32 hex>/<commit>/                a package
+//! <root>/v2/modules/versions/<host>/<namespace>/<name>/<system>.json         version list (TTL)
+//! <root>/v2/modules/refs/<sha256 of the URL, 32 hex>.json                    last ref → commit
+//! <root>/v2/modules/tmp/                                                      staging
 //! ```
 //!
 //! A package entry is keyed by an identity that never changes what it names (a registry
@@ -123,7 +123,7 @@ impl ModuleCache {
     /// The module cache below the hash cache root (`None`: no persistent cache).
     pub fn new(cache_root: Option<&Path>) -> ModuleCache {
         ModuleCache {
-            dir: cache_root.map(|root| root.join("v1").join("modules")),
+            dir: cache_root.map(|root| root.join(crate::cache::LAYOUT).join("modules")),
         }
     }
 

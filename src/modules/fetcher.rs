@@ -49,7 +49,7 @@ const MAX_INDIRECTIONS: usize = 5;
 /// Plain values the caller fills from its settings.
 #[derive(Debug, Clone)]
 pub struct FetcherOptions {
-    /// The hash cache's root; modules live under `<root>/v1/modules`. `None`: nothing is
+    /// The hash cache's root; modules live under `<root>/v2/modules`. `None`: nothing is
     /// kept between runs (packages go to a temporary directory removed at the end).
     pub cache_root: Option<PathBuf>,
     /// Use the cache only; anything missing fails, named.

@@ -3,7 +3,9 @@
 //! decides whether to keep an installed module (`ModuleInstaller.InstallModules`,
 //! v1.0.3; docs/spec/modules.md §7):
 //!
-//! - the entry's `Source` equals the call's `source` string exactly;
+//! - the entry's `Source` equals the call's `source` string exactly (v1.0.3 records the
+//!   string as written), or both name the same module once parsed (v1.1 and later record
+//!   the normalised address, `registry.terraform.io/ns/name/system`);
 //! - when the entry has a `Version`, the call's `version` constraint (go-version rules,
 //!   [`super::goversion`]) still allows it; no constraint allows anything;
 //! - the entry's `Dir` exists and is a directory.
@@ -24,9 +26,11 @@ pub fn manifest_entry_for_call(
     key: &str,
     source: &str,
     version: Option<&str>,
+    default_host: &str,
 ) -> Option<PathBuf> {
     let entry = manifest.modules.iter().find(|m| m.key == key)?;
-    if entry.source != source {
+    let parsed = |s: &str| super::parse_source_for(s, default_host).ok();
+    if entry.source != source && (parsed(&entry.source)? != parsed(source)?) {
         return None;
     }
     if let Some(installed) = entry.version.as_deref() {
@@ -43,6 +47,7 @@ pub fn manifest_entry_for_call(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::addr::TERRAFORM_REGISTRY;
     use crate::config::ManifestEntry;
 
     #[test]
@@ -90,8 +95,15 @@ mod tests {
             ("vpc", "acme/vpc/aws", Some("~> 5.0"), true),
             ("vpc", "acme/vpc/aws", None, true),
             ("vpc", "acme/vpc/aws", Some(">= 6.0"), false),
-            // The source is compared as written.
+            // The source as written, or the address Terraform 1.1+ records.
             ("vpc", "Acme/vpc/aws", Some("~> 5.0"), false),
+            (
+                "vpc",
+                "registry.terraform.io/acme/vpc/aws",
+                Some("~> 5.0"),
+                true,
+            ),
+            ("vpc", "example.com/acme/vpc/aws", Some("~> 5.0"), false),
             ("vpc", "acme/vpc/aws", Some("not a constraint"), false),
             ("dns", "git::https://h/r.git?ref=v1", None, true),
             ("dns", "git::https://h/r.git?ref=v2", None, false),
@@ -102,11 +114,11 @@ mod tests {
             ("pre", "acme/pre/aws", None, true),
         ];
         for (key, source, version, kept) in cases {
-            let got = manifest_entry_for_call(&manifest, key, source, *version);
+            let got = manifest_entry_for_call(&manifest, key, source, *version, TERRAFORM_REGISTRY);
             assert_eq!(got.is_some(), *kept, "{key} {source} {version:?}");
         }
         assert_eq!(
-            manifest_entry_for_call(&manifest, "vpc", "acme/vpc/aws", None),
+            manifest_entry_for_call(&manifest, "vpc", "acme/vpc/aws", None, TERRAFORM_REGISTRY),
             vpc
         );
     }

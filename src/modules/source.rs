@@ -27,7 +27,7 @@ use url::Url;
 use crate::addr::{Hostname, TERRAFORM_REGISTRY};
 
 /// A parsed module source.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ModuleSource {
     /// `./…` or `../…`, relative to the calling module; kept as written.
     Local(String),
@@ -138,7 +138,7 @@ pub fn parse_source(raw: &str) -> Result<ModuleSource, SourceError> {
 /// [`parse_source`] with another default registry host, for OpenTofu roots
 /// (`registry.opentofu.org`, spec §10).
 pub fn parse_source_for(raw: &str, default_host: &str) -> Result<ModuleSource, SourceError> {
-    if is_local(raw) {
+    if is_local_source(raw) {
         return Ok(ModuleSource::Local(raw.to_string()));
     }
     if let Some(module) = parse_registry(raw, default_host) {
@@ -171,8 +171,8 @@ pub fn parse_terragrunt_source(raw: &str) -> Result<TerragruntSource, SourceErro
     })
 }
 
-/// `addrs.isLocalSourceAddr`.
-fn is_local(raw: &str) -> bool {
+/// Whether a module source is a local path (`addrs.isLocalSourceAddr`).
+pub fn is_local_source(raw: &str) -> bool {
     ["./", "../", ".\\", "..\\"]
         .iter()
         .any(|prefix| raw.starts_with(prefix))

@@ -1,6 +1,7 @@
 //! What a `lock` run is made of, built from its settings: the hash cache, the registry
-//! client (with the CLI configuration) and the package sources.
+//! client (with the CLI configuration), the package sources and the module fetcher.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
@@ -8,6 +9,7 @@ use tokio::sync::Semaphore;
 use crate::cache::{Cache, CacheError};
 use crate::cliconfig::{self, CliConfigError, ProviderInstallation};
 use crate::lockfile::Flavor;
+use crate::modules::{ArchiveLimits, FetcherOptions, GitOptions, ModuleFetcher};
 use crate::progress::Progress;
 use crate::registry::{Http, RegistryClient};
 use crate::sources::{
@@ -32,6 +34,8 @@ pub enum SetupError {
 pub struct Services {
     pub cache: Cache,
     pub sources: Sources,
+    /// Remote module code for the load stage, sharing the download slots.
+    pub modules: ModuleFetcher,
     /// What building them found worth saying (CLI configuration, mirror scans).
     pub warnings: Vec<String>,
 }
@@ -76,7 +80,7 @@ impl LockSettings {
             progress,
         ));
         let mirror = MirrorOptions {
-            jobs,
+            jobs: jobs.clone(),
             zip_limits: self.zip_limits.clone(),
         };
         let sources = match &self.packages {
@@ -114,9 +118,27 @@ impl LockSettings {
                 }
             }
         };
+        let modules = ModuleFetcher::new(
+            client,
+            FetcherOptions {
+                cache_root: cache
+                    .root()
+                    .filter(|_| self.use_cache)
+                    .map(Path::to_path_buf),
+                offline: self.offline,
+                versions_ttl: self.versions_ttl,
+                jobs,
+                limits: ArchiveLimits::default(),
+                git: GitOptions {
+                    retry: self.http.retry.clone(),
+                    ..GitOptions::default()
+                },
+            },
+        );
         Ok(Services {
             cache,
             sources,
+            modules,
             warnings,
         })
     }

@@ -17,8 +17,8 @@
 //! * `parse` reads one Terragrunt file into includes, locals, source and generate blocks;
 //! * `eval` evaluates them with Terragrunt's functions (`get_repo_root()`,
 //!   `find_in_parent_folders()`, `path_relative_to_include()`, …);
-//! * `source` classifies the source (local or remote) and finds a downloaded copy of a
-//!   remote one in `.terragrunt-cache`;
+//! * `source` classifies the source: a local directory, or a remote source the load
+//!   stage fetches like a module source (`crate::modules`);
 //! * `generate` lays the unit's files and generated files over the module (`if_exists`);
 //! * `units` finds units under the given paths;
 //! * `limits` bounds what a hostile file can make evaluation do (stack, read depth,
@@ -57,9 +57,12 @@ use std::sync::Arc;
 
 use hcl::{Map, Value};
 
-use crate::config::tree::{module_tree_requirements, TreeRequirements, LOCK_FILE_NAME};
+use crate::config::tree::{
+    module_tree_requirements, ModuleReader, Remote, TreeRequirements, LOCK_FILE_NAME,
+};
 use crate::config::{load_module_with_overlay, ConfigError, Module, OverlayFile};
 use crate::discover::normalize_path;
+use crate::modules::{ModuleSource as RemoteSource, TerragruntSource};
 
 use eval::{
     at_line, with_scope, Abort, AbortKind, EvalFailure, Includes, Locals, ResolvedInclude, Scope,
@@ -101,9 +104,16 @@ pub enum UnitSource {
     /// A local `terraform.source`: the module directory (the `//` form joined, `?ref=`
     /// dropped).
     Local(PathBuf),
-    /// A remote `terraform.source` (`git::`, `tfr://`, http, …) whose download Terragrunt
-    /// left in the unit's `.terragrunt-cache`; `dir` is the directory Terraform ran in.
-    Cached { source: String, dir: PathBuf },
+    /// A remote `terraform.source` (`git::`, `tfr://`, registry hosts, https), to be
+    /// fetched like a module source and then given to [`UnitConfig::fetched`].
+    Remote {
+        /// As evaluated.
+        text: String,
+        source: TerragruntSource,
+    },
+    /// A remote source after fetching: `dir` is the module's directory in the module
+    /// cache.
+    Fetched { text: String, dir: PathBuf },
     /// No `terraform.source`: the unit directory itself holds the `.tf` files.
     None,
 }
@@ -116,18 +126,39 @@ pub struct UnitConfig {
     pub source: UnitSource,
     /// Files laid over the module directory as Terragrunt's working copy has them: the
     /// unit directory's own configuration files (when there is a source) and the files of
-    /// `generate` blocks, after `if_exists` was applied. Sorted by name.
+    /// `generate` blocks, after `if_exists` was applied. Sorted by name. Empty until a
+    /// remote source is fetched: `if_exists` depends on the module's files.
     pub overlay: Vec<OverlayFile>,
+    generated: Vec<Generated>,
 }
 
 impl UnitConfig {
     /// The directory whose module (with [`UnitConfig::overlay`] applied) is the unit's
-    /// root module.
-    pub fn module_dir(&self) -> &Path {
+    /// root module; `None` while a remote source waits to be fetched.
+    pub fn module_dir(&self) -> Option<&Path> {
         match &self.source {
-            UnitSource::Local(dir) | UnitSource::Cached { dir, .. } => dir,
-            UnitSource::None => &self.unit_dir,
+            UnitSource::Local(dir) | UnitSource::Fetched { dir, .. } => Some(dir),
+            UnitSource::None => Some(&self.unit_dir),
+            UnitSource::Remote { .. } => None,
         }
+    }
+
+    /// The unit once its remote source was fetched into `dir`.
+    pub fn fetched(&self, dir: PathBuf) -> Result<UnitConfig, TerragruntError> {
+        let text = match &self.source {
+            UnitSource::Remote { text, .. } | UnitSource::Fetched { text, .. } => text.clone(),
+            UnitSource::Local(_) | UnitSource::None => return Ok(self.clone()),
+        };
+        let mut unit = self.clone();
+        unit.source = UnitSource::Fetched { text, dir };
+        unit.with_overlay()
+    }
+
+    fn with_overlay(mut self) -> Result<UnitConfig, TerragruntError> {
+        if let Some(dir) = self.module_dir() {
+            self.overlay = generate::overlay(&self.unit_dir, dir, &self.generated)?;
+        }
+        Ok(self)
     }
 
     /// Where the unit's lock file goes: next to `terragrunt.hcl`, never in the module
@@ -180,17 +211,12 @@ pub enum TerragruntError {
         module_source: String,
         dir: PathBuf,
     },
-    /// Not a failure of the unit: tfsum does not download modules. Callers report the unit
-    /// as skipped ([`TerragruntError::is_skip`]).
-    #[error(
-        "{}: skipped: terraform.source {module_source:?} is remote and no downloaded copy is in {}; run `terragrunt init` in the unit first",
-        file.display(),
-        cache.display()
-    )]
-    RemoteSourceNotCached {
+    #[error("{}:{line}: terraform.source {module_source:?}: {error}", file.display())]
+    BadSource {
         file: PathBuf,
+        line: usize,
         module_source: String,
-        cache: PathBuf,
+        error: crate::modules::SourceError,
     },
     #[error(
         "{}:{line}: generate {label:?}: {} already exists and if_exists = {if_exists:?}",
@@ -234,11 +260,6 @@ pub enum TerragruntError {
 }
 
 impl TerragruntError {
-    /// Whether the unit is to be reported as skipped rather than failed.
-    pub fn is_skip(&self) -> bool {
-        matches!(self, TerragruntError::RemoteSourceNotCached { .. })
-    }
-
     /// The error for an aborted evaluation, its paths shown as `style` gives them.
     fn aborted(abort: Abort, style: impl Fn(&Path) -> PathBuf) -> TerragruntError {
         let mut chain: Vec<String> = abort
@@ -266,7 +287,7 @@ impl TerragruntError {
 /// and generated files. `repo_root` is what `get_repo_root()` answers (normally
 /// [`find_repo_root`] of the unit; tests pass a fixture root).
 ///
-/// A remote source without a downloaded copy is [`TerragruntError::RemoteSourceNotCached`].
+/// A remote source is left for the caller to fetch ([`UnitSource::Remote`]).
 /// Runs on a thread of its own (see `limits`), so any input fails with an error instead
 /// of overflowing the caller's stack.
 pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, TerragruntError> {
@@ -364,67 +385,89 @@ fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terra
 
     let source = match source {
         None => UnitSource::None,
-        Some((file, line, value)) => {
-            let text = value?;
-            match source::classify(&text, &unit_abs) {
-                Classified::Local(dir) => {
-                    if !dir.is_dir() {
-                        return Err(TerragruntError::MissingSource {
-                            file,
-                            line,
-                            module_source: text,
-                            dir: style(&dir),
-                        });
-                    }
-                    UnitSource::Local(style(&dir))
-                }
-                Classified::Remote { subdir } => match source::cached_copy(&unit_abs, &subdir) {
-                    Some(dir) => UnitSource::Cached {
-                        source: text,
-                        dir: style(&dir),
-                    },
-                    None => {
-                        return Err(TerragruntError::RemoteSourceNotCached {
-                            file: config_file,
-                            module_source: text,
-                            cache: unit_dir.join(CACHE_DIR_NAME),
-                        })
-                    }
-                },
-            }
-        }
+        Some((file, line, value)) => unit_source(value?, &unit_abs, file, line, style)?,
     };
-    let mut config = UnitConfig {
+    UnitConfig {
         unit_dir,
         source,
         overlay: Vec::new(),
-    };
-    config.overlay = generate::overlay(&config.unit_dir, config.module_dir(), &generated)?;
-    Ok(config)
+        generated,
+    }
+    .with_overlay()
 }
 
-/// The provider requirements of the unit's root module with its whole local module tree
-/// (`config::tree`): the module directory loaded with the overlay, every other module
-/// through `load` (so modules shared with plain roots or other units load once). The
-/// result is what the unit's lock file, [`UnitConfig::lock_file`], must satisfy.
-///
-/// Remote module calls are followed through `.terraform/modules/modules.json` of the
-/// module directory, which exists for a unit without a source or a cached remote source
-/// that was initialised; for a local source Terragrunt initialises a copy in
-/// `.terragrunt-cache`, which is not consulted, so such calls become warnings.
+/// Where a `terraform.source` evaluated to `text` (set at `file:line`) points.
+fn unit_source(
+    text: String,
+    unit_abs: &Path,
+    file: PathBuf,
+    line: usize,
+    style: impl Fn(&Path) -> PathBuf,
+) -> Result<UnitSource, TerragruntError> {
+    match source::classify(&text, unit_abs) {
+        Ok(Classified::Local(dir)) if dir.is_dir() => Ok(UnitSource::Local(style(&dir))),
+        Ok(Classified::Local(dir)) => Err(TerragruntError::MissingSource {
+            file,
+            line,
+            module_source: text,
+            dir: style(&dir),
+        }),
+        Ok(Classified::Remote(source)) => Ok(UnitSource::Remote { text, source }),
+        Err(error) => Err(TerragruntError::BadSource {
+            file,
+            line,
+            module_source: text,
+            error,
+        }),
+    }
+}
+
+/// The provider requirements of the unit's root module with its whole module tree
+/// (`config::tree`): the module directory loaded with the overlay, everything else
+/// through `reader` (so modules shared with plain roots or other units load once). The
+/// result is what the unit's lock file, [`UnitConfig::lock_file`], must satisfy. A unit
+/// whose remote source is not fetched yet requires nothing so far but waits
+/// (`pending`).
 pub fn unit_requirements(
     unit: &UnitConfig,
     default_host: &str,
-    mut load: impl FnMut(&Path) -> Result<Arc<Module>, ConfigError>,
+    reader: &mut impl ModuleReader,
 ) -> Result<TreeRequirements, ConfigError> {
-    let root = normalize_path(unit.module_dir());
-    module_tree_requirements(&root, |dir| {
-        if normalize_path(dir) == root {
-            load_module_with_overlay(dir, default_host, &unit.overlay).map(Arc::new)
+    let Some(root) = unit.module_dir().map(normalize_path) else {
+        return Ok(TreeRequirements {
+            pending: 1,
+            ..TreeRequirements::default()
+        });
+    };
+    let mut overlaid = Overlaid {
+        root: root.clone(),
+        default_host,
+        overlay: &unit.overlay,
+        inner: reader,
+    };
+    module_tree_requirements(&root, default_host, &mut overlaid)
+}
+
+/// Reads the unit's module directory with its overlay, everything else as `inner` does.
+struct Overlaid<'a, R> {
+    root: PathBuf,
+    default_host: &'a str,
+    overlay: &'a [OverlayFile],
+    inner: &'a mut R,
+}
+
+impl<R: ModuleReader> ModuleReader for Overlaid<'_, R> {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+        if normalize_path(dir) == self.root {
+            load_module_with_overlay(dir, self.default_host, self.overlay).map(Arc::new)
         } else {
-            load(dir)
+            self.inner.load(dir)
         }
-    })
+    }
+
+    fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
+        self.inner.remote(source, version)
+    }
 }
 
 /// One include block after its own attributes were evaluated.

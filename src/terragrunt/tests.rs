@@ -13,6 +13,8 @@ use super::parse::parse_text;
 use super::*;
 use crate::addr::TERRAFORM_REGISTRY;
 use crate::config::load_module;
+use crate::config::tree::{ModuleReader, Remote};
+use crate::modules::ModuleSource as RemoteSource;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/terragrunt/repo")
@@ -41,7 +43,8 @@ fn describe(unit: &str) -> Vec<String> {
     );
     let mut out = vec![match &config.source {
         UnitSource::Local(dir) => format!("local {}", rel(dir)),
-        UnitSource::Cached { source, dir } => format!("cached {source} in {}", rel(dir)),
+        UnitSource::Remote { text, .. } => format!("remote {text}"),
+        UnitSource::Fetched { text, dir } => format!("fetched {text} in {}", rel(dir)),
         UnitSource::None => "none".to_string(),
     }];
     for file in &config.overlay {
@@ -52,11 +55,11 @@ fn describe(unit: &str) -> Vec<String> {
             file.first_line
         ));
     }
-    let tree = unit_requirements(&config, TERRAFORM_REGISTRY, |dir| {
-        load_module(dir, TERRAFORM_REGISTRY).map(Arc::new)
-    });
-    match tree {
+    match unit_requirements(&config, TERRAFORM_REGISTRY, &mut Unfetched) {
         Ok(tree) => {
+            if tree.pending > 0 {
+                out.push(format!("waiting for {} remote module(s)", tree.pending));
+            }
             for r in &tree.requirements {
                 let constraint = r
                     .constraint
@@ -72,6 +75,19 @@ fn describe(unit: &str) -> Vec<String> {
         Err(e) => out.push(format!("requirements error: {e}")),
     }
     out
+}
+
+/// Loads modules from disk; remote code is never fetched here.
+struct Unfetched;
+
+impl ModuleReader for Unfetched {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+        load_module(dir, TERRAFORM_REGISTRY).map(Arc::new)
+    }
+
+    fn remote(&mut self, _: &RemoteSource, _: Option<&str>) -> Remote {
+        Remote::Pending
+    }
 }
 
 #[test]
@@ -118,10 +134,12 @@ fn units_and_their_requirements() {
             ],
         ),
         (
+            // A remote source waits for the fetcher; the copy an earlier `terragrunt init`
+            // left in .terragrunt-cache is never read (it may be stale).
             "live/cached",
             &[
-                "cached git::https://github.com/acme/infrastructure-modules.git//vpc?ref=v1.0.0 in live/cached/.terragrunt-cache/hGVpP4v3aXhXQz2S/2bPzI1pHyg3Ddg1e/vpc",
-                "registry.terraform.io/hashicorp/aws \">= 4.0\" @ live/cached/.terragrunt-cache/hGVpP4v3aXhXQz2S/2bPzI1pHyg3Ddg1e/vpc/main.tf:5 (live/cached/.terragrunt-cache/hGVpP4v3aXhXQz2S/2bPzI1pHyg3Ddg1e/vpc)",
+                "remote git::https://github.com/acme/infrastructure-modules.git//vpc?ref=v1.0.0",
+                "waiting for 1 remote module(s)",
             ],
         ),
         (
@@ -143,7 +161,10 @@ fn units_and_their_requirements() {
         ),
         (
             "live/git",
-            &["error: <repo>/live/git/terragrunt.hcl: skipped: terraform.source \"git::https://github.com/acme/infrastructure-modules.git//vpc?ref=v1.0.0\" is remote and no downloaded copy is in <repo>/live/git/.terragrunt-cache; run `terragrunt init` in the unit first"],
+            &[
+                "remote git::https://github.com/acme/infrastructure-modules.git//vpc?ref=v1.0.0",
+                "waiting for 1 remote module(s)",
+            ],
         ),
         (
             "live/broken",
@@ -160,14 +181,32 @@ fn units_and_their_requirements() {
     }
 }
 
+/// A remote source is parsed as Terragrunt reads it, ready for the fetcher; one it cannot
+/// read fails the unit at the line that set it.
 #[test]
-fn skip_and_errors_are_told_apart() {
-    let skipped = load_unit(&repo().join("live/git"), &repo()).unwrap_err();
-    assert!(skipped.is_skip());
-    for unit in ["live/broken", "live/unsupported"] {
-        let err = load_unit(&repo().join(unit), &repo()).unwrap_err();
-        assert!(!err.is_skip(), "{unit}: {err}");
-    }
+fn remote_sources_are_parsed_for_the_fetcher() {
+    let unit = load_unit(&repo().join("live/git"), &repo()).unwrap();
+    let UnitSource::Remote { source, .. } = &unit.source else {
+        panic!("{:?}", unit.source)
+    };
+    assert_eq!(
+        source.source.to_string(),
+        "git::https://github.com/acme/infrastructure-modules.git//vpc?ref=v1.0.0"
+    );
+    assert_eq!(unit.module_dir(), None);
+
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("terragrunt.hcl"),
+        "\nterraform {\n  source = \"tfr:///acme/vpc/aws\"\n}\n",
+    )
+    .unwrap();
+    let err = load_unit(tmp.path(), tmp.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("terragrunt.hcl:3: terraform.source \"tfr:///acme/vpc/aws\": ")
+            && err.contains("needs ?version="),
+        "{err}"
+    );
 }
 
 #[test]
