@@ -18,6 +18,7 @@ mod mirrors;
 mod modules_fetch;
 mod opentofu;
 mod oracle;
+mod remote_modules;
 mod resolution;
 mod terragrunt;
 mod tfsum;

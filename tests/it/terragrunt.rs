@@ -81,12 +81,12 @@ fn every_unit_matches_terraform_in_its_effective_configuration() {
     let out = tfsum::run(repo.path(), &cli_config, scratch.path(), &args);
     let text = tfsum::text(&out);
 
-    // The malformed unit fails the run; the git unit is skipped, naming its source.
+    // The malformed unit fails the run, and so does the git unit whose server is down,
+    // naming its source.
     assert_eq!(out.status.code(), Some(1), "{text}");
     for needle in [
         "live/broken/terragrunt.hcl:",
-        "git::https://example.com/acme/modules.git//vpc?ref=v1.0.0",
-        "skipped",
+        "live/git/terragrunt.hcl: terraform.source \"git::http://127.0.0.1:1/acme/modules.git//vpc?ref=v1.0.0\"",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }

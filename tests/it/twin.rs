@@ -67,7 +67,9 @@ impl Twin {
         )
     }
 
-    fn with(terraform: TempDir, tfsum: TempDir, cli: &str, host: &str) -> Twin {
+    /// Two copies a test prepared itself, with its own CLI configuration; `host` fills
+    /// the registry placeholder in [`Twin::write`].
+    pub fn with(terraform: TempDir, tfsum: TempDir, cli: &str, host: &str) -> Twin {
         let scratch = TempDir::new().expect("scratch");
         std::fs::write(scratch.path().join("cli.tfrc"), cli).expect("CLI config");
         Twin {
