@@ -10,6 +10,7 @@
 //!   limit standing in for the network;
 //! - [`measure`] runs a process and records its wall time, exit status and peak RSS;
 //! - [`traffic`] reads the registry's request log: requests, zips, zip bytes;
+//! - [`remote`] is a second repository whose roots call registry and git modules;
 //! - [`report`] prints the figures and the targets.
 //!
 //! It reports and does not judge: the exit status is non-zero only when a run fails
@@ -23,6 +24,7 @@
 //! | `TFSUM_BENCH_BANDWIDTH`  | 50000000| bytes/s per connection; 0 = unlimited                |
 //! | `TFSUM_BENCH_TF_ROOTS`   | 10      | roots Terraform locks (then scaled); 0 = skip        |
 //! | `TFSUM_BENCH_BIG_MB`     | 200     | zip size of the big-package run, MB; 0 = skip        |
+//! | `TFSUM_BENCH_MODULE_ROOTS` | 300   | roots of the remote-module scenario; 0 = skip        |
 //! | `TFSUM_BENCH_TIMEOUT`    | 900     | seconds before a tfsum run is killed                 |
 //! | `TFSUM_BENCH_ARGS`       |         | extra arguments for `tfsum lock` (split on spaces)   |
 //! | `TFSUM_BENCH_KEEP`       |         | `1`: keep the work directory and print its path      |
@@ -36,6 +38,8 @@ mod support;
 mod measure;
 #[path = "lock/monorepo.rs"]
 mod monorepo;
+#[path = "lock/remote.rs"]
+mod remote;
 #[path = "lock/report.rs"]
 mod report;
 #[path = "lock/traffic.rs"]
@@ -86,6 +90,7 @@ struct Knobs {
     bandwidth: Option<u64>,
     tf_roots: usize,
     big_mb: u64,
+    module_roots: usize,
     timeout: Duration,
     extra_args: Vec<String>,
     keep: bool,
@@ -101,6 +106,7 @@ impl Knobs {
             bandwidth: (bandwidth > 0).then_some(bandwidth),
             tf_roots: knob("TFSUM_BENCH_TF_ROOTS", 10)?,
             big_mb: knob("TFSUM_BENCH_BIG_MB", 200)?,
+            module_roots: knob("TFSUM_BENCH_MODULE_ROOTS", 300)?,
             timeout: Duration::from_secs(knob("TFSUM_BENCH_TIMEOUT", 900)?),
             extra_args: std::env::var("TFSUM_BENCH_ARGS")
                 .unwrap_or_default()
@@ -267,6 +273,22 @@ fn bench() -> Result<bool, String> {
         (Err(_), _) => {}
     }
 
+    let mut remote_targets = Vec::new();
+    match (&tfsum, knobs.module_roots) {
+        (_, 0) => results
+            .notes
+            .push("remote-module run skipped (TFSUM_BENCH_MODULE_ROOTS=0)".to_owned()),
+        (Ok(bin), roots) => {
+            progress!("running the remote-module scenario ({roots} roots)");
+            let mut outcome = remote::run(bin, roots, knobs.tf_roots, &work_path, knobs.timeout);
+            results.rows.append(&mut outcome.rows);
+            results.notes.append(&mut outcome.notes);
+            remote_targets = outcome.targets;
+            results.all_ok &= outcome.ok;
+        }
+        (Err(_), _) => {}
+    }
+
     let mut packages_by_type: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for ((type_, version), roots) in &needed {
         packages_by_type
@@ -311,7 +333,8 @@ fn bench() -> Result<bool, String> {
         PLATFORMS.len(),
         PLATFORMS.join(", ")
     );
-    let targets = targets(&results, unique_bytes, knobs.roots);
+    let mut targets = targets(&results, unique_bytes, knobs.roots);
+    targets.append(&mut remote_targets);
     print!(
         "{}",
         report::render(&title, &results.rows, &targets, &notes)

@@ -86,7 +86,7 @@ pub fn render(title: &str, rows: &[Row], targets: &[Target], notes: &[String]) -
         }
     }
 
-    let _ = writeln!(out, "\ntargets (issue 4)\n");
+    let _ = writeln!(out, "\ntargets\n");
     let goal_width = targets.iter().map(|t| t.goal.len()).max().unwrap_or(0);
     let measured_width = targets
         .iter()

@@ -83,16 +83,42 @@ impl LockSettings {
             jobs: jobs.clone(),
             zip_limits: self.zip_limits.clone(),
         };
-        let sources = match &self.packages {
+        let sources = self.sources(
+            registry,
+            client.as_ref(),
+            installation,
+            &mirror,
+            &mut warnings,
+        )?;
+        let modules = self.module_fetcher(client, &cache, jobs);
+        Ok(Services {
+            cache,
+            sources,
+            modules,
+            warnings,
+        })
+    }
+
+    /// Where packages come from: the registry, a mirror the flags name, or the CLI
+    /// configuration's `provider_installation` block.
+    fn sources(
+        &self,
+        registry: Arc<RegistrySource>,
+        client: Option<&RegistryClient>,
+        installation: Option<ProviderInstallation>,
+        mirror: &MirrorOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Sources, SetupError> {
+        Ok(match &self.packages {
             PackageSource::Registry => Sources::registry(registry),
             PackageSource::FsMirror(dir) => {
                 let scanned = FsMirror::scan(dir)?;
                 warnings.extend(scanned.warnings().iter().cloned());
                 Sources::only(Source::FsMirror(Arc::new(scanned)), registry)
             }
-            PackageSource::NetMirror(url) => match &client {
+            PackageSource::NetMirror(url) => match client {
                 Some(client) => {
-                    let mirror = NetMirror::new(url, client.clone(), &mirror)?;
+                    let mirror = NetMirror::new(url, client.clone(), mirror)?;
                     Sources::only(Source::NetMirror(Arc::new(mirror)), registry)
                 }
                 None => Sources::registry(registry),
@@ -103,10 +129,10 @@ impl LockSettings {
                     Some(installation) => {
                         let (sources, found) = Sources::from_installation(
                             &installation,
-                            client.as_ref(),
+                            client,
                             default_host,
                             registry,
-                            &mirror,
+                            mirror,
                         )?;
                         warnings.extend(found);
                         sources
@@ -117,14 +143,21 @@ impl LockSettings {
                     }
                 }
             }
-        };
-        let modules = ModuleFetcher::new(
+        })
+    }
+
+    /// The remote-module fetcher, sharing the run's client, cache and download permits.
+    fn module_fetcher(
+        &self,
+        client: Option<RegistryClient>,
+        cache: &Cache,
+        jobs: Arc<Semaphore>,
+    ) -> ModuleFetcher {
+        let cache_root = cache.root().filter(|_| self.use_cache);
+        ModuleFetcher::new(
             client,
             FetcherOptions {
-                cache_root: cache
-                    .root()
-                    .filter(|_| self.use_cache)
-                    .map(Path::to_path_buf),
+                cache_root: cache_root.map(Path::to_path_buf),
                 offline: self.offline,
                 versions_ttl: self.versions_ttl,
                 jobs,
@@ -134,13 +167,7 @@ impl LockSettings {
                     ..GitOptions::default()
                 },
             },
-        );
-        Ok(Services {
-            cache,
-            sources,
-            modules,
-            warnings,
-        })
+        )
     }
 
     /// The registry client over the run's HTTP settings, with the CLI configuration

@@ -58,89 +58,87 @@ pub(crate) fn overlay(
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            let contents =
-                super::limits::read_file(&path).map_err(|source| TerragruntError::Read {
-                    path: path.clone(),
-                    source,
-                })?;
-            files.insert(
-                name.to_string(),
-                OverlayFile {
-                    name: name.to_string(),
-                    contents,
-                    origin: path.clone(),
-                    first_line: 1,
-                },
-            );
+            let file = OverlayFile {
+                name: name.to_string(),
+                contents: read(&path)?,
+                origin: path.clone(),
+                first_line: 1,
+            };
+            files.insert(name.to_string(), file);
         }
     }
     for block in generated {
-        let normalized = normalize_path(Path::new(&block.path));
-        let Some(name) = normalized
-            .to_str()
-            .filter(|_| !normalized.is_absolute())
-            .filter(|n| !n.contains('/') && !n.contains('\\'))
-            .filter(|n| is_config_file_name(n))
-        else {
+        let Some(name) = generated_name(block) else {
             continue;
         };
-        let existing: Option<String> = match files.get(name) {
+        let existing: Option<String> = match files.get(&name) {
             Some(file) => Some(file.contents.clone()),
             None => {
-                let on_disk = module_dir.join(name);
-                if on_disk.is_file() {
-                    Some(super::limits::read_file(&on_disk).map_err(|source| {
-                        TerragruntError::Read {
-                            path: on_disk.clone(),
-                            source,
-                        }
-                    })?)
-                } else {
-                    None
-                }
+                let on_disk = module_dir.join(&name);
+                on_disk.is_file().then(|| read(&on_disk)).transpose()?
             }
         };
-        let by_terragrunt = existing
-            .as_deref()
-            .is_some_and(|text| text.lines().next().is_some_and(|l| l.contains(SIGNATURE)));
-        let write = match (existing.is_some(), block.if_exists.as_str()) {
-            (false, "overwrite" | "overwrite_terragrunt" | "skip" | "error") => true,
-            (true, "overwrite") => true,
-            (true, "overwrite_terragrunt") if by_terragrunt => true,
-            (true, "skip") => false,
-            (true, "overwrite_terragrunt" | "error") => {
-                return Err(TerragruntError::GenerateConflict {
-                    file: block.declared_in.clone(),
-                    line: block.line,
-                    label: block.label.clone(),
-                    path: module_dir.join(name),
-                    if_exists: block.if_exists.clone(),
-                })
-            }
-            (_, other) => {
-                return Err(TerragruntError::Invalid {
-                    file: block.declared_in.clone(),
-                    line: block.line,
-                    message: format!(
-                        "generate {:?}: if_exists = {other:?} is not one of \"overwrite\", \"overwrite_terragrunt\", \"skip\", \"error\"",
-                        block.label
-                    ),
-                })
-            }
-        };
-        if write {
-            files.insert(
-                name.to_string(),
-                OverlayFile {
-                    name: name.to_string(),
-                    contents: block.contents.clone(),
-                    origin: block.declared_in.clone(),
-                    first_line: block.contents_first_line,
-                },
-            );
+        if writes_over(block, existing.as_deref(), &module_dir.join(&name))? {
+            let file = OverlayFile {
+                name: name.clone(),
+                contents: block.contents.clone(),
+                origin: block.declared_in.clone(),
+                first_line: block.contents_first_line,
+            };
+            files.insert(name, file);
         }
     }
     Ok(files.into_values().collect())
+}
+
+fn read(path: &Path) -> Result<String, TerragruntError> {
+    super::limits::read_file(path).map_err(|source| TerragruntError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The configuration file a `generate` block writes, when it writes one next to the
+/// module's files (a bare `*.tf`-style name); other paths are not configuration.
+fn generated_name(block: &Generated) -> Option<String> {
+    let normalized = normalize_path(Path::new(&block.path));
+    normalized
+        .to_str()
+        .filter(|_| !normalized.is_absolute())
+        .filter(|n| !n.contains('/') && !n.contains('\\'))
+        .filter(|n| is_config_file_name(n))
+        .map(str::to_string)
+}
+
+/// Whether `block` replaces `existing` (the file at `path`, if any), by its `if_exists`.
+fn writes_over(
+    block: &Generated,
+    existing: Option<&str>,
+    path: &Path,
+) -> Result<bool, TerragruntError> {
+    let by_terragrunt =
+        existing.is_some_and(|text| text.lines().next().is_some_and(|l| l.contains(SIGNATURE)));
+    match (existing.is_some(), block.if_exists.as_str()) {
+        (false, "overwrite" | "overwrite_terragrunt" | "skip" | "error") => Ok(true),
+        (true, "overwrite") => Ok(true),
+        (true, "overwrite_terragrunt") if by_terragrunt => Ok(true),
+        (true, "skip") => Ok(false),
+        (true, "overwrite_terragrunt" | "error") => Err(TerragruntError::GenerateConflict {
+            file: block.declared_in.clone(),
+            line: block.line,
+            label: block.label.clone(),
+            path: path.to_path_buf(),
+            if_exists: block.if_exists.clone(),
+        }),
+        (_, other) => Err(TerragruntError::Invalid {
+            file: block.declared_in.clone(),
+            line: block.line,
+            message: format!(
+                "generate {:?}: if_exists = {other:?} is not one of \"overwrite\", \"overwrite_terragrunt\", \"skip\", \"error\"",
+                block.label
+            ),
+        }),
+    }
 }
 
 /// The configuration files directly in `dir`, sorted.

@@ -300,75 +300,18 @@ pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terrag
 }
 
 fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, TerragruntError> {
-    let unit_dir = normalize_path(unit_dir);
-    let unit_abs = absolute(&unit_dir);
-    let style = |abs: &Path| in_style_of(abs, &unit_dir);
-    let aborted = |abort: Abort| TerragruntError::aborted(abort, style);
-    let config_file = unit_dir.join(UNIT_FILE_NAME);
-    let scope = |file: &Path, includes: Includes| Scope {
-        file: absolute(file),
-        config_path: unit_abs.join(UNIT_FILE_NAME),
-        unit_dir: unit_abs.clone(),
-        repo_root: absolute(repo_root),
-        includes,
-        line: Cell::default(),
-    };
-    let unit = parse_file(&config_file)?;
-
-    // Includes first: their paths may use functions but not locals.
-    let mut includes = Vec::new();
-    for decl in &unit.includes {
-        let setting = with_scope(scope(&config_file, Includes::Current(Vec::new())), || {
-            include_setting(&unit, decl, &unit_abs)
-        })
-        .map_err(aborted)??;
-        if setting.resolved.path == unit_abs.join(UNIT_FILE_NAME) {
-            return Err(TerragruntError::IncludeCycle {
-                file: config_file,
-                line: decl.line,
-            });
-        }
-        includes.push(setting);
-    }
-    let resolved: Vec<ResolvedInclude> = includes.iter().map(|i| i.resolved.clone()).collect();
-
-    // Parents, each evaluated for the unit through its include.
-    let mut parents = Vec::new();
-    for include in &includes {
-        let path = style(&include.resolved.path);
-        let file = parse_file(&path)?;
-        if let Some(nested) = file.includes.first() {
-            return Err(TerragruntError::Invalid {
-                file: file.path.clone(),
-                line: nested.line,
-                message: format!(
-                    "included by {} but has an include block itself; Terragrunt allows one level of include",
-                    config_file.display()
-                ),
-            });
-        }
-        let parent = with_scope(
-            scope(&path, Includes::Original(include.resolved.clone())),
-            || Evaluated::of(&file, &[]),
-        )
-        .map_err(aborted)?;
-        parents.push((include, file, parent));
-    }
-
-    // The unit itself, with `include.<label>` for exposed parents.
-    let include_var = exposed(&parents);
-    let vars: Vec<(&str, Value)> = include_var.iter().map(|v| ("include", v.clone())).collect();
-    let own = with_scope(scope(&config_file, Includes::Current(resolved)), || {
-        Evaluated::of(&unit, &vars)
-    })
-    .map_err(aborted)?;
+    let unit = UnitFiles::new(unit_dir, repo_root);
+    let file = parse_file(&unit.config_file)?;
+    let includes = unit.includes(&file)?;
+    let parents = unit.parents(&includes)?;
+    let own = unit.evaluate(&file, &includes, &parents)?;
 
     // Merge: the unit over later includes over earlier ones.
     let merged = parents
         .into_iter()
         .filter(|(include, _, _)| include.merge != "no_merge")
         .map(|(_, file, parent)| (file, parent))
-        .chain(std::iter::once((unit, own)));
+        .chain(std::iter::once((file, own)));
     let mut source: Option<(PathBuf, usize, Result<String, TerragruntError>)> = None;
     let mut generates: BTreeMap<String, Result<Option<Generated>, TerragruntError>> =
         BTreeMap::new();
@@ -383,17 +326,122 @@ fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terra
         .filter_map(Result::transpose)
         .collect::<Result<_, _>>()?;
 
+    let style = |abs: &Path| unit.style(abs);
     let source = match source {
         None => UnitSource::None,
-        Some((file, line, value)) => unit_source(value?, &unit_abs, file, line, style)?,
+        Some((file, line, value)) => unit_source(value?, &unit.unit_abs, file, line, style)?,
     };
     UnitConfig {
-        unit_dir,
+        unit_dir: unit.unit_dir,
         source,
         overlay: Vec::new(),
         generated,
     }
     .with_overlay()
+}
+
+/// One unit being read: where it is, and how its paths are shown (in the style the
+/// caller gave the unit's directory, relative or absolute).
+struct UnitFiles {
+    unit_dir: PathBuf,
+    unit_abs: PathBuf,
+    repo_abs: PathBuf,
+    config_file: PathBuf,
+}
+
+/// An include of the unit, its parsed file and that file evaluated for the unit.
+type Parent<'i> = (&'i IncludeSetting, TgFile, Evaluated);
+
+impl UnitFiles {
+    fn new(unit_dir: &Path, repo_root: &Path) -> UnitFiles {
+        let unit_dir = normalize_path(unit_dir);
+        UnitFiles {
+            unit_abs: absolute(&unit_dir),
+            repo_abs: absolute(repo_root),
+            config_file: unit_dir.join(UNIT_FILE_NAME),
+            unit_dir,
+        }
+    }
+
+    fn style(&self, abs: &Path) -> PathBuf {
+        in_style_of(abs, &self.unit_dir)
+    }
+
+    fn aborted(&self, abort: Abort) -> TerragruntError {
+        TerragruntError::aborted(abort, |abs| self.style(abs))
+    }
+
+    /// The evaluation scope of `file` (the unit's or a parent's) for this unit.
+    fn scope(&self, file: &Path, includes: Includes) -> Scope {
+        Scope {
+            file: absolute(file),
+            config_path: self.unit_abs.join(UNIT_FILE_NAME),
+            unit_dir: self.unit_abs.clone(),
+            repo_root: self.repo_abs.clone(),
+            includes,
+            line: Cell::default(),
+        }
+    }
+
+    /// The unit's `include` blocks, resolved. Their paths may use functions but not
+    /// locals, so they come first.
+    fn includes(&self, unit: &TgFile) -> Result<Vec<IncludeSetting>, TerragruntError> {
+        let mut includes = Vec::new();
+        for decl in &unit.includes {
+            let scope = self.scope(&self.config_file, Includes::Current(Vec::new()));
+            let setting = with_scope(scope, || include_setting(unit, decl, &self.unit_abs))
+                .map_err(|abort| self.aborted(abort))??;
+            if setting.resolved.path == self.unit_abs.join(UNIT_FILE_NAME) {
+                return Err(TerragruntError::IncludeCycle {
+                    file: self.config_file.clone(),
+                    line: decl.line,
+                });
+            }
+            includes.push(setting);
+        }
+        Ok(includes)
+    }
+
+    /// Each included parent, evaluated for the unit through its include.
+    fn parents<'i>(
+        &self,
+        includes: &'i [IncludeSetting],
+    ) -> Result<Vec<Parent<'i>>, TerragruntError> {
+        let mut parents = Vec::new();
+        for include in includes {
+            let path = self.style(&include.resolved.path);
+            let file = parse_file(&path)?;
+            if let Some(nested) = file.includes.first() {
+                return Err(TerragruntError::Invalid {
+                    file: file.path.clone(),
+                    line: nested.line,
+                    message: format!(
+                        "included by {} but has an include block itself; Terragrunt allows one level of include",
+                        self.config_file.display()
+                    ),
+                });
+            }
+            let scope = self.scope(&path, Includes::Original(include.resolved.clone()));
+            let parent = with_scope(scope, || Evaluated::of(&file, &[]))
+                .map_err(|abort| self.aborted(abort))?;
+            parents.push((include, file, parent));
+        }
+        Ok(parents)
+    }
+
+    /// The unit's own file, with `include.<label>` for the parents it exposes.
+    fn evaluate(
+        &self,
+        unit: &TgFile,
+        includes: &[IncludeSetting],
+        parents: &[Parent<'_>],
+    ) -> Result<Evaluated, TerragruntError> {
+        let include_var = exposed(parents);
+        let vars: Vec<(&str, Value)> = include_var.iter().map(|v| ("include", v.clone())).collect();
+        let resolved = includes.iter().map(|i| i.resolved.clone()).collect();
+        let scope = self.scope(&self.config_file, Includes::Current(resolved));
+        with_scope(scope, || Evaluated::of(unit, &vars)).map_err(|abort| self.aborted(abort))
+    }
 }
 
 /// Where a `terraform.source` evaluated to `text` (set at `file:line`) points.
@@ -548,7 +596,7 @@ impl Evaluated {
 
 /// The `include` variable for the unit: exposed parents' `locals` and
 /// `terraform.source`, under their label (a bare include is `include` itself).
-fn exposed(parents: &[(&IncludeSetting, TgFile, Evaluated)]) -> Option<Value> {
+fn exposed(parents: &[Parent<'_>]) -> Option<Value> {
     let mut by_label = Map::new();
     let mut bare = None;
     for (include, _, parent) in parents.iter().filter(|(i, _, _)| i.expose) {

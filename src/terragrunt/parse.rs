@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use hcl::Expression;
 use hcl_edit::expr::{Traversal, TraversalOperator};
-use hcl_edit::structure::{Attribute, Body};
+use hcl_edit::structure::{Attribute, Block, Body};
 use hcl_edit::visit::{self, Visit};
 use hcl_edit::Span;
 
@@ -90,14 +90,10 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
         column: e.location().column(),
         message: e.message().to_string(),
     })?;
-    let lines = LineIndex::new(text);
-    let line_of = |span: Option<std::ops::Range<usize>>| span.map_or(1, |s| lines.line(s.start));
-    let expr = |attr: &Attribute| Expr {
-        expr: Expression::from(attr.value.clone()),
-        line: line_of(attr.span()),
+    let reader = Reader {
+        path,
+        lines: LineIndex::new(text),
     };
-    let get = |body: &Body, name: &str| body.get_attribute(name).map(expr);
-
     let mut file = TgFile {
         path: path.to_path_buf(),
         includes: Vec::new(),
@@ -106,74 +102,98 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
         generates: Vec::new(),
     };
     for block in body.blocks() {
-        let line = line_of(block.span());
-        let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
         match block.ident.as_str() {
-            "include" => {
-                let label = match labels.as_slice() {
-                    [] => String::new(),
-                    [label] => label.to_string(),
-                    _ => {
-                        return Err(TerragruntError::Invalid {
-                            file: path.to_path_buf(),
-                            line,
-                            message: "an include block takes at most one label".into(),
-                        })
-                    }
-                };
-                file.includes.push(IncludeDecl {
-                    label,
-                    line,
-                    path: get(&block.body, "path"),
-                    merge_strategy: get(&block.body, "merge_strategy"),
-                    expose: get(&block.body, "expose"),
-                });
-            }
-            "locals" => {
-                for attr in block.body.attributes() {
-                    file.locals.push(LocalDecl {
-                        name: attr.key.as_str().to_string(),
-                        line: line_of(attr.span()),
-                        expr: Expression::from(attr.value.clone()),
-                        uses: local_uses(&attr.value),
-                    });
-                }
-            }
+            "include" => file.includes.push(reader.include(block)?),
+            "locals" => file
+                .locals
+                .extend(block.body.attributes().map(|attr| LocalDecl {
+                    name: attr.key.as_str().to_string(),
+                    line: reader.line_of(attr.span()),
+                    expr: Expression::from(attr.value.clone()),
+                    uses: local_uses(&attr.value),
+                })),
             "terraform" => {
-                if let Some(source) = get(&block.body, "source") {
+                if let Some(source) = reader.get(&block.body, "source") {
                     file.source = Some(source);
                 }
             }
-            "generate" => {
-                let [label] = labels.as_slice() else {
-                    return Err(TerragruntError::Invalid {
-                        file: path.to_path_buf(),
-                        line,
-                        message: "a generate block takes exactly one label".into(),
-                    });
-                };
-                let contents_attr = block.body.get_attribute("contents");
-                let contents_first_line = contents_attr.map_or(line, |attr| {
-                    let at = line_of(attr.span());
-                    match &attr.value {
-                        hcl_edit::expr::Expression::HeredocTemplate(_) => at + 1,
-                        _ => at,
-                    }
-                });
-                file.generates.push(GenerateDecl {
-                    label: label.to_string(),
-                    line,
-                    path: get(&block.body, "path"),
-                    if_exists: get(&block.body, "if_exists"),
-                    contents: contents_attr.map(expr),
-                    disable: get(&block.body, "disable"),
-                    contents_first_line,
-                });
-            }
+            "generate" => file.generates.push(reader.generate(block)?),
             _ => {}
         }
     }
     Ok(file)
+}
+
+/// The blocks of one file, read with their line numbers.
+struct Reader<'p> {
+    path: &'p Path,
+    lines: LineIndex,
+}
+
+impl Reader<'_> {
+    fn line_of(&self, span: Option<std::ops::Range<usize>>) -> usize {
+        span.map_or(1, |s| self.lines.line(s.start))
+    }
+
+    fn expr(&self, attr: &Attribute) -> Expr {
+        Expr {
+            expr: Expression::from(attr.value.clone()),
+            line: self.line_of(attr.span()),
+        }
+    }
+
+    fn get(&self, body: &Body, name: &str) -> Option<Expr> {
+        body.get_attribute(name).map(|attr| self.expr(attr))
+    }
+
+    fn invalid(&self, line: usize, message: &str) -> TerragruntError {
+        TerragruntError::Invalid {
+            file: self.path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    fn include(&self, block: &Block) -> Result<IncludeDecl, TerragruntError> {
+        let line = self.line_of(block.span());
+        let label = match block.labels.as_slice() {
+            [] => String::new(),
+            [label] => label.as_str().to_string(),
+            _ => return Err(self.invalid(line, "an include block takes at most one label")),
+        };
+        Ok(IncludeDecl {
+            label,
+            line,
+            path: self.get(&block.body, "path"),
+            merge_strategy: self.get(&block.body, "merge_strategy"),
+            expose: self.get(&block.body, "expose"),
+        })
+    }
+
+    fn generate(&self, block: &Block) -> Result<GenerateDecl, TerragruntError> {
+        let line = self.line_of(block.span());
+        let [label] = block.labels.as_slice() else {
+            return Err(self.invalid(line, "a generate block takes exactly one label"));
+        };
+        let contents_attr = block.body.get_attribute("contents");
+        // A heredoc's text starts on the line after its opening marker.
+        let contents_first_line = contents_attr.map_or(line, |attr| {
+            let at = self.line_of(attr.span());
+            match &attr.value {
+                hcl_edit::expr::Expression::HeredocTemplate(_) => at + 1,
+                _ => at,
+            }
+        });
+        Ok(GenerateDecl {
+            label: label.as_str().to_string(),
+            line,
+            path: self.get(&block.body, "path"),
+            if_exists: self.get(&block.body, "if_exists"),
+            contents: contents_attr.map(|attr| self.expr(attr)),
+            disable: self.get(&block.body, "disable"),
+            contents_first_line,
+        })
+    }
 }
 
 /// [`LocalDecl::uses`] of an expression.

@@ -76,7 +76,11 @@ fn remote_module_roots_lock_like_terraform_init() {
     let (code, report) = lock_json(&twin, &["--offline"]);
     assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(stat(&report, "modules_fetched"), 0, "{report:#}");
-    assert_eq!(world.git.requests().len(), 0, "--offline must not reach git");
+    assert_eq!(
+        world.git.requests().len(),
+        0,
+        "--offline must not reach git"
+    );
 }
 
 /// A module that the registry does not have fails the root calling it with the call's
