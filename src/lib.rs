@@ -9,7 +9,7 @@
 //! | stage    | module        | takes → gives                                             |
 //! |----------|---------------|-----------------------------------------------------------|
 //! | discover | [`discover`]  | paths → [`discover::Discovery`]: module and unit dirs      |
-//! | load     | [`load`]      | → [`root::Root`]`<`[`load::Loaded`]`>`: lock file, flavor, requirements |
+//! | load     | [`load`]      | → [`root::Root`]`<`[`load::Loaded`]`>`: lock file, flavor, requirements of the whole module tree (remote modules fetched in rounds) |
 //! | resolve  | [`resolve`]   | → [`resolve::Plan`]: versions per root, unique packages    |
 //! | hash     | [`sources`]   | → [`sources::Hashes`]: `h1:`/`zh:` per package, once each  |
 //! | write    | [`write`]     | → [`report::RootReport`]: merged, rendered, written atomically |
