@@ -10,6 +10,7 @@
 //! * this file merges the files of a directory the way Terraform's `configs.NewModule`
 //!   does (overrides last) and maps provider local names to addresses (spec §3);
 //! * [`manifest`] reads `.terraform/modules/modules.json` for remote module calls;
+//! * [`test_files`] reads a root's `*.tftest.hcl` files and decides when they count;
 //! * [`tree`] walks module trees and decides which directories are roots.
 //!
 //! tfsum is not a validator: constructs that cannot change which providers are selected

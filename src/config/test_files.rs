@@ -350,8 +350,19 @@ fn parse_json(path: &Path, text: &str, key: &str) -> Result<Parsed, ConfigError>
                                 Some(m) => Some(json::string(m, "the module version", &at)?),
                                 None => None,
                             };
+                            let text = json::string(source, "the module source", &at)?;
+                            // A JSON string is a template; Terraform decodes this one
+                            // without variables, so an interpolation cannot be resolved.
+                            if text.contains("${") {
+                                return Err(ConfigError::Invalid {
+                                    at: at(source.line),
+                                    message: format!(
+                                        "the module source of run {run:?} must be a literal string, not {text:?}"
+                                    ),
+                                });
+                            }
                             found = Some(RunModule {
-                                source: json::string(source, "the module source", &at)?,
+                                source: text,
                                 version,
                                 at: here,
                             });
@@ -736,6 +747,11 @@ run "remote" {
                 "a.tftest.json",
                 "{\"run\": {\"x\": {\"module\": {\"version\": \"1\"}}}}",
                 "a.tftest.json:1: the module block of run \"x\" has no source argument",
+            ),
+            (
+                "a.tftest.json",
+                "{\"run\": {\"x\": {\"module\": {\n  \"source\": \"${var.dir}\"}}}}",
+                "a.tftest.json:2: the module source of run \"x\" must be a literal string",
             ),
             ("a.tftest.json", "[]", "a.tftest.json:1: the root of a JSON test file"),
         ];
