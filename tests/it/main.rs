@@ -20,6 +20,7 @@ mod opentofu;
 mod oracle;
 mod resolution;
 mod terragrunt;
+mod test_files;
 mod tfsum;
 mod twin;
 mod untrusted;
