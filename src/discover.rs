@@ -233,13 +233,16 @@ pub fn repository_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// Editor and hidden files Terraform skips whatever their extension (`IsIgnoredFile`):
+/// dot files, `~` backups, `#…#` autosaves.
+pub fn is_ignored_file_name(name: &str) -> bool {
+    name.starts_with('.') || name.ends_with('~') || (name.starts_with('#') && name.ends_with('#'))
+}
+
 /// Configuration file names: the four extensions, minus the names Terraform ignores
 /// (`configs.IsIgnoredFile`: leading `.`, trailing `~`, Emacs `#…#` lock files).
 pub fn is_config_file_name(name: &str) -> bool {
-    let ignored = name.starts_with('.')
-        || name.ends_with('~')
-        || (name.starts_with('#') && name.ends_with('#'));
-    !ignored
+    !is_ignored_file_name(name)
         && [".tf", ".tf.json", ".tofu", ".tofu.json"]
             .iter()
             .any(|ext| name.len() > ext.len() && name.ends_with(ext))

@@ -115,7 +115,7 @@ pub fn config_file_names(dir: &Path) -> Result<BTreeSet<String>, ConfigError> {
 /// symlinks. Terraform lists a directory with `Lstat` and then reads every such name, so
 /// a link it cannot resolve (dangling, or a loop) fails the module; skipping it would
 /// silently drop part of the configuration.
-fn config_entry_is_file(path: &Path) -> Result<bool, ConfigError> {
+pub(super) fn config_entry_is_file(path: &Path) -> Result<bool, ConfigError> {
     std::fs::metadata(path)
         .map(|meta| meta.is_file())
         .map_err(|source| ConfigError::Read {

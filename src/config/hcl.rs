@@ -38,35 +38,45 @@ pub(super) fn parse_file(
     text: &str,
     default_host: &str,
 ) -> Result<FileContent, ConfigError> {
-    // The syntax tree is dropped inside, where the stack is guaranteed, too.
-    stacker::maybe_grow(PARSE_STACK, PARSE_STACK_SEGMENT, || {
-        parse_on_stack(path, text, default_host)
+    with_body(path, text, default_host, |body, reader| {
+        let mut out = FileContent::default();
+        for block in body.blocks() {
+            reader.top_level(block, &mut out)?;
+        }
+        Ok(out)
     })
 }
 
-fn parse_on_stack(path: &Path, text: &str, default_host: &str) -> Result<FileContent, ConfigError> {
-    // A UTF-8 byte order mark is not HCL; dropping it keeps line numbers intact.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let body = hcl_edit::parser::parse_body(text).map_err(|e| ConfigError::Syntax {
-        file: path.to_path_buf(),
-        line: e.location().line(),
-        column: e.location().column(),
-        message: e.message().to_string(),
-    })?;
-    let reader = Reader {
-        path,
-        lines: LineIndex::new(text),
-        text,
-        default_host,
-    };
-    let mut out = FileContent::default();
-    for block in body.blocks() {
-        reader.top_level(block, &mut out)?;
-    }
-    Ok(out)
+/// Parses `text` as a native-syntax body and hands it to `read` with a [`Reader`] over
+/// it, all on a stack of at least [`PARSE_STACK`] (the syntax tree is dropped there, too).
+/// Configuration files and test files (`super::test_files`) both read through here.
+pub(super) fn with_body<T>(
+    path: &Path,
+    text: &str,
+    default_host: &str,
+    read: impl FnOnce(&Body, &Reader<'_>) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
+    stacker::maybe_grow(PARSE_STACK, PARSE_STACK_SEGMENT, || {
+        // A UTF-8 byte order mark is not HCL; dropping it keeps line numbers intact.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let body = hcl_edit::parser::parse_body(text).map_err(|e| ConfigError::Syntax {
+            file: path.to_path_buf(),
+            line: e.location().line(),
+            column: e.location().column(),
+            message: e.message().to_string(),
+        })?;
+        let reader = Reader {
+            path,
+            lines: LineIndex::new(text),
+            text,
+            default_host,
+        };
+        read(&body, &reader)
+    })
 }
 
-struct Reader<'a> {
+/// Reads blocks of one parsed file, turning spans into `file:line` locations.
+pub(super) struct Reader<'a> {
     path: &'a Path,
     lines: LineIndex,
     text: &'a str,
@@ -74,14 +84,20 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn at(&self, span: Option<std::ops::Range<usize>>) -> Location {
+    pub(super) fn at(&self, span: Option<std::ops::Range<usize>>) -> Location {
         Location {
             file: self.path.to_path_buf(),
             line: span.map_or(1, |s| self.lines.line(s.start)),
         }
     }
 
-    fn top_level(&self, block: &Block, out: &mut FileContent) -> Result<(), ConfigError> {
+    /// Reads one top-level block of a configuration file into `out`; blocks that cannot
+    /// change which providers are selected are skipped.
+    pub(super) fn top_level(
+        &self,
+        block: &Block,
+        out: &mut FileContent,
+    ) -> Result<(), ConfigError> {
         let at = self.at(block.span());
         let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
         match (block.ident.as_str(), labels.as_slice()) {
@@ -185,6 +201,15 @@ impl Reader<'_> {
     }
 
     fn terraform(&self, body: &Body, out: &mut FileContent) -> Result<(), ConfigError> {
+        // A non-literal `required_version` is Terraform's error to report, not tfsum's.
+        if let Some(attr) = body.get_attribute("required_version") {
+            if let Expression::String(s) = &attr.value {
+                out.required_version.push(RawConstraint {
+                    text: s.as_str().to_string(),
+                    at: self.at(attr.span()),
+                });
+            }
+        }
         for block in body.blocks() {
             match block.ident.as_str() {
                 "required_providers" => {
@@ -311,7 +336,7 @@ impl Reader<'_> {
 
     /// A literal string argument; tfsum (like Terraform for these arguments) does not
     /// evaluate expressions.
-    fn literal(&self, expr: &Expression, what: &str) -> Result<String, ConfigError> {
+    pub(super) fn literal(&self, expr: &Expression, what: &str) -> Result<String, ConfigError> {
         match expr {
             Expression::String(s) => Ok(s.as_str().to_string()),
             other => Err(ConfigError::Invalid {
@@ -325,7 +350,7 @@ impl Reader<'_> {
     }
 
     /// The expression as written, for messages and non-literal module sources.
-    fn source_text(&self, expr: &Expression) -> String {
+    pub(super) fn source_text(&self, expr: &Expression) -> String {
         expr.span()
             .and_then(|span| self.text.get(span))
             .map_or_else(|| "an expression".to_string(), |s| s.trim().to_string())

@@ -64,7 +64,8 @@ pub(super) fn parse_file(
     Ok(out)
 }
 
-/// `terraform` blocks: `required_providers`, and whether there is a backend or cloud.
+/// `terraform` blocks: `required_providers`, `required_version`, and whether there is a
+/// backend or cloud.
 fn terraform(
     member: &Member,
     at: &impl Fn(usize) -> Location,
@@ -84,6 +85,15 @@ fn terraform(
                     }
                 }
                 "backend" | "cloud" => out.backends.push(at(inner.line)),
+                "required_version" => {
+                    // Non-string values are Terraform's error to report, not tfsum's.
+                    if let JsonKind::String(text) = &inner.value.kind {
+                        out.required_version.push(RawConstraint {
+                            text: text.clone(),
+                            at: at(inner.line),
+                        });
+                    }
+                }
                 _ => {}
             }
         }
@@ -91,7 +101,7 @@ fn terraform(
     Ok(())
 }
 
-fn provider_blocks(
+pub(super) fn provider_blocks(
     member: &Member,
     at: &impl Fn(usize) -> Location,
     out: &mut FileContent,
@@ -283,7 +293,7 @@ fn resource_target_text(text: &str) -> Option<(String, String)> {
     Some((ty.to_string(), name.to_string()))
 }
 
-fn string(
+pub(super) fn string(
     member: &Member,
     what: &str,
     at: &impl Fn(usize) -> Location,
@@ -298,11 +308,11 @@ fn string(
 }
 
 /// A labelled block's label with the line it was written on.
-type Label<'a> = (&'a str, usize);
+pub(super) type Label<'a> = (&'a str, usize);
 
 /// Flattens the JSON form of blocks with `labels` labels into `(labels, body)` pairs:
 /// objects keyed by label down `labels` levels, with arrays allowed at every level.
-fn blocks(node: &JsonNode, labels: usize) -> Vec<(Vec<Label<'_>>, &JsonNode)> {
+pub(super) fn blocks(node: &JsonNode, labels: usize) -> Vec<(Vec<Label<'_>>, &JsonNode)> {
     fn go<'a>(
         node: &'a JsonNode,
         labels: usize,

@@ -10,6 +10,7 @@
 //! * this file merges the files of a directory the way Terraform's `configs.NewModule`
 //!   does (overrides last) and maps provider local names to addresses (spec §3);
 //! * [`manifest`] reads `.terraform/modules/modules.json` for remote module calls;
+//! * [`test_files`] reads a root's `*.tftest.hcl` files and decides when they count;
 //! * [`tree`] walks module trees and decides which directories are roots.
 //!
 //! tfsum is not a validator: constructs that cannot change which providers are selected
@@ -20,6 +21,7 @@ pub mod files;
 mod hcl;
 mod json;
 pub mod manifest;
+pub mod test_files;
 pub mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -124,6 +126,10 @@ pub struct Module {
     pub module_calls: Vec<ModuleCall>,
     /// A `terraform { backend "…" {} }` or `terraform { cloud {} }` block.
     pub has_backend: bool,
+    /// The `required_version` constraints of the `terraform` blocks, as written: all the
+    /// primary files' together, unless an override file sets its own (which replace them).
+    /// Read only to decide whether test files count ([`test_files::tests_count`]).
+    pub required_version: Vec<RawConstraint>,
     /// Every local name above mapped to its provider (required_providers, else implied).
     local_names: BTreeMap<String, ProviderAddr>,
 }
@@ -372,6 +378,8 @@ pub(crate) struct FileContent {
     pub module_calls: Vec<ModuleCallDecl>,
     /// Locations of `backend` and `cloud` blocks.
     pub backends: Vec<Location>,
+    /// Literal `required_version` arguments of `terraform` blocks.
+    pub required_version: Vec<RawConstraint>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -507,8 +515,27 @@ fn merge(
         implied_local_names: implied,
         module_calls: calls.into_values().collect(),
         has_backend: all_files().any(|f| !f.backends.is_empty()),
+        required_version: merge_required_version(&primary, &overrides),
         local_names,
     })
+}
+
+/// `required_version` of all primary files together; an override file that sets it
+/// replaces the whole list (`Module.mergeFile`), the last such file winning.
+fn merge_required_version(
+    primary: &[FileContent],
+    overrides: &[FileContent],
+) -> Vec<RawConstraint> {
+    let mut out: Vec<RawConstraint> = primary
+        .iter()
+        .flat_map(|f| f.required_version.iter().cloned())
+        .collect();
+    for file in overrides {
+        if !file.required_version.is_empty() {
+            out = file.required_version.clone();
+        }
+    }
+    out
 }
 
 /// At most one `required_providers` block among the primary files; override entries

@@ -21,6 +21,7 @@ mod oracle;
 mod remote_modules;
 mod resolution;
 mod terragrunt;
+mod test_files;
 mod tfsum;
 mod twin;
 mod untrusted;
