@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::addr::ProviderAddr;
 use crate::atomic::link_target;
 use crate::config::tree::{self, ModuleReader, Remote};
-use crate::config::{self, ConfigError, Module};
+use crate::config::{self, test_files, ConfigError, Module};
 use crate::discover::{normalize_path, Discovery};
 use crate::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
 use crate::modules::{FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource};
@@ -134,7 +134,12 @@ fn find_module_roots(
                 .and_then(|(_, text)| text);
             detect_flavor(dir, old.as_deref().map(str::as_bytes))
         });
-        match loader.load(dir, flavor.default_registry()) {
+        // With its test files: a module only a test's `run` block calls is not a root.
+        let host = flavor.default_registry();
+        match loader
+            .load(dir, host)
+            .and_then(|module| test_files::root_with_tests(module, host))
+        {
             Ok(module) => loaded.push((dir.clone(), module)),
             Err(_) => unloadable.push(dir.clone()),
         }
@@ -226,6 +231,7 @@ fn walk(mut open: OpenRoot, loader: &mut Loader, remote: &mut Fetches) -> Walked
         loader,
         remote,
         host,
+        root: normalize_path(&open.dir),
     };
     if let Some(unit) = &open.unit {
         match fetch_unit_source(unit, &mut reader) {
@@ -292,11 +298,18 @@ struct Reader<'a> {
     loader: &'a mut Loader,
     remote: &'a mut Fetches,
     host: &'static str,
+    /// The root module's directory (normalised): it is read with its test files.
+    root: PathBuf,
 }
 
 impl ModuleReader for Reader<'_> {
     fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
-        self.loader.load(dir, self.host)
+        let module = self.loader.load(dir, self.host)?;
+        if *dir == self.root {
+            test_files::root_with_tests(module, self.host)
+        } else {
+            Ok(module)
+        }
     }
 
     fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {

@@ -16,8 +16,8 @@
 //! * [`read_test_files`] parses them into [`TestFiles`];
 //! * [`with_tests`] folds them into the root's [`Module`], so the tree walk follows the
 //!   `run` blocks' modules like any module call;
-//! * [`with_root_tests`] wraps a module loader so that the root, and only the root, is
-//!   loaded with its tests (a called module's test files never count).
+//! * [`root_with_tests`] is the root module as the tree walk reads it: with its tests
+//!   when they count (a called module's test files never count).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -29,8 +29,7 @@ use hcl_edit::Span;
 
 use super::files::{self, Dialect};
 use super::{
-    hcl, json, ConfigError, FileContent, Location, Module, ModuleCall, ModuleSource, ProviderBlock,
-    RawConstraint,
+    hcl, json, ConfigError, FileContent, Location, Module, ModuleCall, ProviderBlock, RawConstraint,
 };
 use crate::addr::ProviderAddr;
 use crate::discover::{is_ignored_file_name, normalize_path};
@@ -408,7 +407,7 @@ pub fn with_tests(
     let mut out = module.clone();
     let root = normalize_path(&module.dir);
     for call in &tests.run_calls {
-        if call.classify(&module.dir) != ModuleSource::Local(root.clone()) {
+        if call.local_dir(&module.dir).as_ref() != Some(&root) {
             out.module_calls.push(call.clone());
         }
     }
@@ -431,30 +430,19 @@ pub fn with_tests(
     Ok(out)
 }
 
-/// Wraps the loader a module tree walk uses (`tree::module_tree_requirements`) so that
-/// the module in `root` comes with its test files when [`tests_count`] says they count,
-/// read from `root` and its [`DEFAULT_TEST_DIRECTORY`]. Every other directory loads as
-/// before, so a called module's test files never count, as in Terraform.
-pub fn with_root_tests<'a, L>(
-    root: &Path,
-    default_host: &'a str,
-    mut load: L,
-) -> impl FnMut(&Path) -> Result<Arc<Module>, ConfigError> + 'a
-where
-    L: FnMut(&Path) -> Result<Arc<Module>, ConfigError> + 'a,
-{
-    let root = normalize_path(root);
-    move |dir: &Path| {
-        let module = load(dir)?;
-        if normalize_path(dir) != root || !tests_count(&module) {
-            return Ok(module);
-        }
-        let tests = read_test_files(&root, Path::new(DEFAULT_TEST_DIRECTORY), default_host)?;
-        if tests.files.is_empty() {
-            return Ok(module);
-        }
-        Ok(Arc::new(with_tests(&module, &tests, default_host)?))
+/// The root module in `root`'s directory as the tree walk reads it: with its test files
+/// ([`with_tests`]) when [`tests_count`] says they count, read from the root and its
+/// [`DEFAULT_TEST_DIRECTORY`]. The loader gives the walk every other module as before, so
+/// a called module's test files never count, as in Terraform.
+pub fn root_with_tests(root: Arc<Module>, default_host: &str) -> Result<Arc<Module>, ConfigError> {
+    if !tests_count(&root) {
+        return Ok(root);
     }
+    let tests = read_test_files(&root.dir, Path::new(DEFAULT_TEST_DIRECTORY), default_host)?;
+    if tests.files.is_empty() {
+        return Ok(root);
+    }
+    Ok(Arc::new(with_tests(&root, &tests, default_host)?))
 }
 
 #[cfg(test)]
@@ -463,7 +451,28 @@ mod tests {
 
     use super::*;
     use crate::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
-    use crate::config::{load_module, tree::module_tree_requirements};
+    use crate::config::load_module;
+    use crate::config::tree::{module_tree_requirements, ModuleReader, Remote};
+    use crate::modules::ModuleSource as RemoteSource;
+
+    /// The tree walk's reader as the load stage builds it: the root in `.0` with its
+    /// tests, every other module plain, nothing remote.
+    struct RootTests(PathBuf);
+
+    impl ModuleReader for RootTests {
+        fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+            let module = Arc::new(load_module(dir, TERRAFORM_REGISTRY)?);
+            if normalize_path(dir) == normalize_path(&self.0) {
+                root_with_tests(module, TERRAFORM_REGISTRY)
+            } else {
+                Ok(module)
+            }
+        }
+
+        fn remote(&mut self, _: &RemoteSource, _: Option<&str>) -> Remote {
+            Remote::Pending
+        }
+    }
 
     /// A temporary directory holding `files` (relative path, content).
     fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -865,9 +874,8 @@ run "remote" {
                 .collect();
             let dir = dir_with(&borrowed);
             let root = dir.path().join("root");
-            let load = |d: &Path| load_module(d, TERRAFORM_REGISTRY).map(Arc::new);
             let tree =
-                module_tree_requirements(&root, with_root_tests(&root, TERRAFORM_REGISTRY, load))
+                module_tree_requirements(&root, TERRAFORM_REGISTRY, &mut RootTests(root.clone()))
                     .unwrap();
             let mut addrs: Vec<String> = tree
                 .requirements

@@ -7,10 +7,6 @@
 //! `main.tf` instead: the same providers and constraints, rendered by the same rules.
 //! Where 1.0.3's behaviour applies (a root pinned below 1.6.0) tfsum must write exactly
 //! what 1.0.3 writes for the very same files.
-//!
-//! These tests need the load stage to read roots through
-//! `config::test_files::with_root_tests`; until that hook is in `src/load.rs` they are
-//! ignored (see the hook in `docs/spec/tests.md`).
 
 use std::path::Path;
 
@@ -70,7 +66,6 @@ const PIN_1_0: &str = "terraform {\n  required_version = \"~> 1.0.0\"\n}\n";
 /// locked as if `main.tf` called that module, and not locked (byte for byte what
 /// Terraform 1.0.3 writes for the same files) once the root pins Terraform 1.0.
 #[test]
-#[ignore = "needs the load-stage hook: config::test_files::with_root_tests in src/load.rs"]
 fn a_provider_only_a_test_file_uses_is_locked_unless_pinned_below_1_6() {
     let registry = harness::registry();
     let scratch = TempDir::new().unwrap();
@@ -121,7 +116,6 @@ fn a_provider_only_a_test_file_uses_is_locked_unless_pinned_below_1_6() {
 /// calls another: the whole tree counts, its constraints merged with the root's, and
 /// local sources resolve from the root directory, not from `tests/`.
 #[test]
-#[ignore = "needs the load-stage hook: config::test_files::with_root_tests in src/load.rs"]
 fn a_run_block_in_the_tests_directory_calls_a_local_module_tree() {
     let registry = harness::registry();
     let scratch = TempDir::new().unwrap();
@@ -168,7 +162,6 @@ fn a_run_block_in_the_tests_directory_calls_a_local_module_tree() {
 /// A `provider` block in a `tests/` file: OpenTofu counts it (mapped to the default
 /// registry, as OpenTofu maps a name the root does not declare); Terraform does not.
 #[test]
-#[ignore = "needs the load-stage hook: config::test_files::with_root_tests in src/load.rs"]
 fn a_provider_block_in_a_tests_directory_file_counts_for_opentofu_only() {
     let registry = FakeRegistry::builder()
         .provider("hashicorp", "null")
@@ -221,7 +214,6 @@ fn a_provider_block_in_a_tests_directory_file_counts_for_opentofu_only() {
 /// With `-r`, a helper module that only a run block calls is a called module like any
 /// other: it gets no lock file of its own, and the root's lock file holds its providers.
 #[test]
-#[ignore = "needs the load-stage hook: config::test_files::with_root_tests in src/load.rs (load_root and find_module_roots)"]
 fn a_helper_only_a_run_block_calls_is_not_a_root() {
     let registry = harness::registry();
     let test = "run \"setup\" {\n  module {\n    source = \"./tests/setup\"\n  }\n}\n";
