@@ -244,7 +244,7 @@ _tfsum() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json markdown" -- "${cur}"))
                     return 0
                     ;;
                 --platform)

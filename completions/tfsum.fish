@@ -36,7 +36,8 @@ complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "completions" -d 'Print 
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'One line per root, diffs in check mode, a summary'
-json\t'One JSON document (schema in README, "JSON report")'"
+json\t'One JSON document (schema in README, "JSON report")'
+markdown\t'A table of the roots that change, with their changes: for a pull-request comment or $GITHUB_STEP_SUMMARY'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''

@@ -388,6 +388,9 @@ pub enum Format {
     Text,
     /// One JSON document (schema in README, "JSON report")
     Json,
+    /// A table of the roots that change, with their changes: for a pull-request comment
+    /// or $GITHUB_STEP_SUMMARY
+    Markdown,
 }
 
 /// The shells `completions --write-all` generates for, with the file name each one's

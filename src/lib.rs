@@ -34,6 +34,7 @@
 pub mod addr;
 pub mod atomic;
 pub mod cache;
+pub mod changes;
 pub mod cli;
 pub mod cliconfig;
 pub mod config;

@@ -133,6 +133,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
     let printed = match settings.format {
         Format::Text => report::print_text(&report, verbosity, &mut stdout),
         Format::Json => report::print_json(&report, &mut stdout),
+        Format::Markdown => report::print_markdown(&report, &mut stdout),
     };
     if let Err(e) = printed.and_then(|()| stdout.flush()) {
         return exit(EXIT_FAILED, format!("cannot write the report: {e}"));
