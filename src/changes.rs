@@ -283,7 +283,7 @@ fn describe_new(hashes: &[NewHash]) -> String {
     parts.join("; ")
 }
 
-fn display<T: std::fmt::Display, S: serde::Serializer>(
+pub(crate) fn display<T: std::fmt::Display, S: serde::Serializer>(
     value: &T,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {

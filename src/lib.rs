@@ -60,5 +60,6 @@ pub mod settings;
 pub mod sources;
 pub mod state;
 pub mod terragrunt;
+pub mod verify;
 pub mod version;
 pub mod write;

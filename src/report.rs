@@ -443,7 +443,7 @@ fn html_escape(text: &str) -> String {
 }
 
 /// `text` as a markdown code span that no backtick, pipe or newline in it can break.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let text = text.replace('|', "\\|").replace(['\n', '\r'], " ");
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);

@@ -80,6 +80,14 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
         use_packages_map: bool,
     ) -> BoxFuture<'a, Result<PackageHashes, PackageError>>;
 
+    /// The platforms the version's signed SHA256SUMS lists ([`RegistrySource::
+    /// published_platforms`]).
+    fn published_platforms<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>>;
+
     /// Downloads and cache hits so far.
     fn stats(&self) -> RegistryStats;
 }
@@ -106,6 +114,14 @@ impl Registry for RegistrySource {
             platforms,
             use_packages_map,
         ))
+    }
+
+    fn published_platforms<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
+        Box::pin(RegistrySource::published_platforms(self, provider, version))
     }
 
     fn stats(&self) -> RegistryStats {
@@ -400,6 +416,44 @@ impl Sources {
             }
         }
         Ok(hashes)
+    }
+}
+
+impl Sources {
+    /// Every platform the sources of `provider` publish `version` for, each once, in
+    /// source order: what a registry's signed SHA256SUMS lists, what a mirror holds. For
+    /// `tfsum verify`, which must know every package an `h1:` could be the hash of.
+    pub async fn published_platforms(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<Vec<Platform>, PackageError> {
+        let mut platforms: Vec<Platform> = Vec::new();
+        let mut asked_registry = false;
+        for source in self.for_provider(provider) {
+            let found = match source {
+                Source::Registry(_) if asked_registry => continue,
+                Source::Registry(registry) => {
+                    asked_registry = true;
+                    registry.published_platforms(provider, version).await?
+                }
+                Source::FsMirror(mirror) => mirror.platforms(provider, version),
+                Source::NetMirror(mirror) => mirror
+                    .archives(provider, version)
+                    .await
+                    .map_err(|e| PackageError::new(provider, version, None, e.to_string()))?
+                    .unwrap_or_default()
+                    .keys()
+                    .filter_map(|p| p.parse::<Platform>().ok())
+                    .collect(),
+            };
+            for platform in found {
+                if !platforms.contains(&platform) {
+                    platforms.push(platform);
+                }
+            }
+        }
+        Ok(platforms)
     }
 }
 

@@ -108,6 +108,14 @@ impl Registry for FakeRegistry {
         })
     }
 
+    fn published_platforms<'a>(
+        &'a self,
+        _provider: &'a ProviderAddr,
+        _version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
+        Box::pin(async { Ok(vec![platform("darwin_arm64")]) })
+    }
+
     fn stats(&self) -> RegistryStats {
         RegistryStats::default()
     }

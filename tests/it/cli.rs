@@ -225,6 +225,7 @@ fn help_for_every_command() {
         ("help_fmt", &["fmt", "--help"]),
         ("help_hash", &["hash", "--help"]),
         ("help_merge_driver", &["merge-driver", "--help"]),
+        ("help_verify", &["verify", "--help"]),
         ("help_completions", &["completions", "--help"]),
     ] {
         let run = repo.tfsum(args);

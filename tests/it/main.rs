@@ -23,4 +23,5 @@ mod terragrunt;
 mod tfsum;
 mod twin;
 mod untrusted;
+mod verify;
 mod windows_arm64;

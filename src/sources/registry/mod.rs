@@ -214,6 +214,55 @@ impl RegistrySource {
         ))
     }
 
+    /// The platforms the version's signed SHA256SUMS lists packages for, for `tfsum
+    /// verify`: from the cached sums (verified again), else fetched and verified through
+    /// the download document of the first platform the registry lists for the version.
+    pub async fn published_platforms(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<Vec<Platform>, PackageError> {
+        let package = Package {
+            provider,
+            version,
+            v: version.to_string(),
+        };
+        let cached = self
+            .cache
+            .sums(provider, &package.v)
+            .and_then(|signed| sums::verify(provider, &signed).ok());
+        let sums = match cached {
+            Some(sums) => sums,
+            None => {
+                let client = match (&self.client, self.options.offline) {
+                    (Some(client), false) => client,
+                    _ => return Err(package.error(None, offline_reason(&[]))),
+                };
+                let list = client
+                    .versions(provider)
+                    .await
+                    .map_err(|e| package.error(None, e.to_string()))?;
+                let probe = list
+                    .versions
+                    .iter()
+                    .filter(|v| Version::parse(&v.version).is_ok_and(|v| v == *version))
+                    .flat_map(|v| &v.platforms)
+                    .find_map(|p| format!("{}_{}", p.os, p.arch).parse::<Platform>().ok())
+                    .ok_or_else(|| {
+                        package.error(
+                            None,
+                            "the registry lists no platform for this version".to_string(),
+                        )
+                    })?;
+                let meta = self.meta(client, &package, &probe).await?;
+                self.fetch_sums(client, &package, &meta)
+                    .await
+                    .map_err(|reason| package.error(Some(&probe), reason))?
+            }
+        };
+        Ok(sums.platforms(&provider.r#type, &package.v))
+    }
+
     /// What the cache holds for `package`: the verified sums, and the platforms it has an
     /// entry for (an entry from OpenTofu's `packages` map counts only where the map may
     /// be used); the rest are missing.
