@@ -36,9 +36,9 @@ complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "merge-driver" -d 'Merge
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'One line per root, diffs in check mode, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'A table of the roots that change, with their changes: for a pull-request comment or $GITHUB_STEP_SUMMARY'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
@@ -72,9 +72,9 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s q -l quiet -d 'Prin
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l format -d 'Report format on stdout' -r -f -a "text\t'One line per root, diffs in check mode, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'A table of the roots that change, with their changes: for a pull-request comment or $GITHUB_STEP_SUMMARY'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F

@@ -504,12 +504,13 @@ pub enum FlavorArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// One line per root, diffs in check mode, a summary
+    /// For people and logs: one line per root (verify: per file), details indented, a
+    /// summary
     Text,
     /// One JSON document (schema in README, "JSON report")
     Json,
-    /// A table of the roots that change, with their changes: for a pull-request comment
-    /// or $GITHUB_STEP_SUMMARY
+    /// For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what
+    /// fails), root by root
     Markdown,
 }
 

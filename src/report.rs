@@ -504,3 +504,25 @@ pub fn print_fmt(
         plural(report.files.len(), "file", "files")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository's directory names end up in the markdown report: no backtick, pipe
+    /// or newline in them can leave the code span or break the table row.
+    #[test]
+    fn code_spans_hold_any_name() {
+        for (name, want) in [
+            ("envs/prod", "`envs/prod`"),
+            ("a`b", "``a`b``"),
+            ("`x", "`` `x ``"),
+            ("a|b", "`a\\|b`"),
+            ("two\nlines", "`two lines`"),
+            ("<img src=x>", "`<img src=x>`"),
+        ] {
+            assert_eq!(code(name), want, "{name:?}");
+        }
+        assert_eq!(html_escape("<b>&"), "&lt;b&gt;&amp;");
+    }
+}

@@ -768,10 +768,17 @@ fn fmt_command() {
 
 /// The fenced block of `lang` that follows `marker` in README.md.
 fn readme_block(marker: &str, lang: &str) -> String {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    doc_block("README.md", marker, lang)
+}
+
+/// The fenced block of `lang` that follows `marker` in `file` (relative to the
+/// repository root).
+pub fn doc_block(file: &str, marker: &str, lang: &str) -> String {
+    let readme =
+        std::fs::read_to_string(repo_root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
     let start = readme
         .find(marker)
-        .unwrap_or_else(|| panic!("{marker} in README"));
+        .unwrap_or_else(|| panic!("{marker} in {file}"));
     let fence = format!("```{lang}\n");
     let body = &readme[start..];
     let from = body.find(&fence).expect("code block") + fence.len();
@@ -899,6 +906,35 @@ fn change_report() {
     let repo = every_change(&registry);
     let markdown = lock(&repo, &["--check", "--format", "markdown"]);
     markdown.assert_code(1);
+
+    // docs/change-report.md documents every kind, with exactly the fields tfsum writes.
+    let documented: serde_json::Value =
+        serde_json::from_str(&doc_block("docs/change-report.md", "## JSON", "json"))
+            .expect("documented changes");
+    let fields = |change: &serde_json::Value| {
+        let keys: Vec<String> = change
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        (change["kind"].as_str().unwrap_or("").to_string(), keys)
+    };
+    let mut want: Vec<_> = documented
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(fields)
+        .collect();
+    let mut got: Vec<_> = changes
+        .as_object()
+        .expect("roots")
+        .values()
+        .flat_map(|list| list.as_array().cloned().unwrap_or_default())
+        .map(|c| fields(&c))
+        .collect();
+    want.sort();
+    got.sort();
+    got.dedup();
+    assert_eq!(got, want);
 
     snapshot(
         "change_report",

@@ -167,6 +167,38 @@ fn every_verdict() {
         ]
     );
     assert_eq!(doc["ok"], false);
+
+    // docs/verify.md shows exactly these fields.
+    let documented: serde_json::Value =
+        serde_json::from_str(&crate::cli::doc_block("docs/verify.md", "## JSON", "json"))
+            .expect("documented report");
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let failed_file = |d: &serde_json::Value| -> serde_json::Value {
+        d["files"]
+            .as_array()
+            .and_then(|files| {
+                files
+                    .iter()
+                    .find(|f| f["findings"][0]["kind"] == "unvouched")
+            })
+            .cloned()
+            .expect("a file with an unvouched hash")
+    };
+    for (actual, doc) in [
+        (&doc, &documented),
+        (&doc["stats"], &documented["stats"]),
+        (&failed_file(&doc), &failed_file(&documented)),
+        (
+            &failed_file(&doc)["findings"][0],
+            &failed_file(&documented)["findings"][0],
+        ),
+    ] {
+        assert_eq!(keys(actual), keys(doc));
+    }
 }
 
 /// Every platform the signed SHA256SUMS lists is hashed, each package once: a cold
