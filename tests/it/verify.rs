@@ -242,3 +242,49 @@ fn a_package_that_does_not_verify_is_reported() {
     assert!(out.contains("./a/.terraform.lock.hcl:4: "), "{out}");
     assert!(out.contains("3.2.1: cannot be checked: "), "{out}");
 }
+
+/// With `--fs-mirror`, the `h1:` of the packages the mirror holds vouch for a lock file
+/// written from that mirror, and a planted `h1:` is still found; the registry is never
+/// asked.
+#[test]
+fn against_a_filesystem_mirror() {
+    let registry = harness::registry();
+    let handle = registry.handle();
+    let repo = Repo::new(
+        &handle,
+        &[("a/main.tf", &harness::main_tf(&[("null", "3.2.1")]))],
+    );
+    let mirror = tempfile::TempDir::new().expect("mirror dir");
+    for platform in ["linux_amd64", "darwin_arm64"] {
+        let name = handle.zip_filename("hashicorp", "null", "3.2.1", platform);
+        let dir = mirror.path().join(handle.host()).join("hashicorp/null");
+        std::fs::create_dir_all(&dir).expect("mirror layout");
+        std::fs::write(
+            dir.join(name),
+            handle.zip("hashicorp", "null", "3.2.1", platform),
+        )
+        .expect("mirror zip");
+    }
+    let flag = format!("--fs-mirror={}", mirror.path().display());
+    let locked = repo.lock_all(&["linux_amd64"], &[&flag], &[]);
+    assert!(locked.status.success(), "{}", harness::text(&locked));
+    handle.reset_counts();
+
+    let clean = verify(&repo, &[&flag]);
+    assert_eq!(clean.status.code(), Some(0), "{}", harness::text(&clean));
+
+    let planted = "h1:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=";
+    let text = plant(&repo, "a", "null", planted);
+    let run = verify(&repo, &[&flag]);
+    let out = harness::text(&run);
+    assert_eq!(run.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains(&format!(
+            "./a/.terraform.lock.hcl:{}: {}/hashicorp/null 3.2.1: {planted} is vouched for by nobody: it is not the h1: of any package published for it (",
+            line_of(&text, planted),
+            handle.host()
+        )),
+        "{out}"
+    );
+    assert_eq!(handle.requests().len(), 0, "the registry was asked");
+}
