@@ -217,6 +217,8 @@ fn each_package_hashed_once_through_the_cache() {
     assert_eq!(first.status.code(), Some(0), "{}", harness::text(&first));
     // null 3.2.1 and random 3.6.0, two platforms each; random is in both lock files.
     assert_eq!(handle.count(".zip"), 4, "{:?}", handle.requests());
+    // Each version's SHA256SUMS once: listing its platforms caches it for the hashing.
+    assert_eq!(handle.count("_SHA256SUMS"), 2, "{:?}", handle.requests());
     handle.reset_counts();
     let second = verify(&repo, &[]);
     assert_eq!(second.status.code(), Some(0), "{}", harness::text(&second));
