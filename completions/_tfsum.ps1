@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Write .terraform.lock.hcl for root modules, with hashes for every platform')
             [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrite existing lock files in canonical form, offline')
             [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing')
             [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
@@ -96,6 +97,32 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'tfsum;verify' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('--fs-mirror', '--fs-mirror', [CompletionResultType]::ParameterName, 'Check h1: hashes against this filesystem mirror''s packages instead of the registries')
+            [CompletionResult]::new('--net-mirror', '--net-mirror', [CompletionResultType]::ParameterName, 'Check h1: hashes against this https network mirror''s packages instead of the registries')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Find every .terraform.lock.hcl below the directories')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Find every .terraform.lock.hcl below the directories')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
+            [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says, as terraform init does')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'tfsum;merge-driver' {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
@@ -135,6 +162,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Write .terraform.lock.hcl for root modules, with hashes for every platform')
             [CompletionResult]::new('fmt', 'fmt', [CompletionResultType]::ParameterValue, 'Rewrite existing lock files in canonical form, offline')
             [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing')
             [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
@@ -148,6 +176,9 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             break
         }
         'tfsum;help;hash' {
+            break
+        }
+        'tfsum;help;verify' {
             break
         }
         'tfsum;help;merge-driver' {

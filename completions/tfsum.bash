@@ -37,6 +37,9 @@ _tfsum() {
             tfsum,merge-driver)
                 cmd="tfsum__subcmd__merge__subcmd__driver"
                 ;;
+            tfsum,verify)
+                cmd="tfsum__subcmd__verify"
+                ;;
             tfsum__subcmd__help,completions)
                 cmd="tfsum__subcmd__help__subcmd__completions"
                 ;;
@@ -58,6 +61,9 @@ _tfsum() {
             tfsum__subcmd__help,merge-driver)
                 cmd="tfsum__subcmd__help__subcmd__merge__subcmd__driver"
                 ;;
+            tfsum__subcmd__help,verify)
+                cmd="tfsum__subcmd__help__subcmd__verify"
+                ;;
             *)
                 ;;
         esac
@@ -65,7 +71,7 @@ _tfsum() {
 
     case "${cmd}" in
         tfsum)
-            opts="-q -v -h -V --quiet --verbose --help --version lock fmt hash merge-driver completions man help"
+            opts="-q -v -h -V --quiet --verbose --help --version lock fmt hash verify merge-driver completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -125,7 +131,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__help)
-            opts="lock fmt hash merge-driver completions man help"
+            opts="lock fmt hash verify merge-driver completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -236,6 +242,20 @@ _tfsum() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tfsum__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tfsum__subcmd__lock)
             opts="-r -i -j -q -v -h -V --recursive --check --retry-failed --format --platform --ignore-path --upgrade --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -244,7 +264,7 @@ _tfsum() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json markdown" -- "${cur}"))
                     return 0
                     ;;
                 --platform)
@@ -327,6 +347,56 @@ _tfsum() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tfsum__subcmd__verify)
+            opts="-r -j -q -v -h -V --recursive --format --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text json markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --per-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --versions-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fs-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand lock 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
             cand fmt 'Rewrite existing lock files in canonical form, offline'
             cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+            cand verify 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
             cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
@@ -89,6 +90,31 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'tfsum;verify'= {
+            cand --format 'Report format on stdout'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand --fs-mirror 'Check h1: hashes against this filesystem mirror''s packages instead of the registries'
+            cand --net-mirror 'Check h1: hashes against this https network mirror''s packages instead of the registries'
+            cand -r 'Find every .terraform.lock.hcl below the directories'
+            cand --recursive 'Find every .terraform.lock.hcl below the directories'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
+            cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says, as terraform init does'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'tfsum;merge-driver'= {
             cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
             cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
@@ -125,6 +151,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand lock 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
             cand fmt 'Rewrite existing lock files in canonical form, offline'
             cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+            cand verify 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
             cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
@@ -135,6 +162,8 @@ set edit:completion:arg-completer[tfsum] = {|@words|
         &'tfsum;help;fmt'= {
         }
         &'tfsum;help;hash'= {
+        }
+        &'tfsum;help;verify'= {
         }
         &'tfsum;help;merge-driver'= {
         }

@@ -31,12 +31,14 @@ complete -c tfsum -n "__fish_tfsum_needs_command" -s V -l version -d 'Print vers
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "lock" -d 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "fmt" -d 'Rewrite existing lock files in canonical form, offline'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "hash" -d 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "verify" -d 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "merge-driver" -d 'Merge two edited lock files three-way: a git merge driver, offline'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'One line per root, diffs in check mode, a summary'
-json\t'One JSON document (schema in README, "JSON report")'"
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+json\t'One JSON document (schema in README, "JSON report")'
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
@@ -70,6 +72,25 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s q -l quiet -d 'Prin
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+json\t'One JSON document (schema in README, "JSON report")'
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l fs-mirror -d 'Check h1: hashes against this filesystem mirror\'s packages instead of the registries' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l net-mirror -d 'Check h1: hashes against this https network mirror\'s packages instead of the registries' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s r -l recursive -d 'Find every .terraform.lock.hcl below the directories'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-cache -d 'Do not read or write the persistent hash cache'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says, as terraform init does'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -84,10 +105,11 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s q -l quiet -d 'Print
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s h -l help -d 'Print help'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash merge-driver completions man help" -f -a "lock" -d 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash merge-driver completions man help" -f -a "fmt" -d 'Rewrite existing lock files in canonical form, offline'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash merge-driver completions man help" -f -a "hash" -d 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash merge-driver completions man help" -f -a "merge-driver" -d 'Merge two edited lock files three-way: a git merge driver, offline'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash merge-driver completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash merge-driver completions man help" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash merge-driver completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "lock" -d 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "fmt" -d 'Rewrite existing lock files in canonical form, offline'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "hash" -d 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "verify" -d 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "merge-driver" -d 'Merge two edited lock files three-way: a git merge driver, offline'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

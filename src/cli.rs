@@ -142,6 +142,30 @@ Exit status:
   2  usage error, or an input that cannot be read or is not a valid lock file (for
      example it holds conflict markers): OURS is left unchanged";
 
+const VERIFY_HELP: &str = "\
+Examples:
+  # CI on every pull request that touches a lock file
+  tfsum verify -r .
+
+  # One lock file, machine-readable
+  tfsum verify --format json envs/prod/.terraform.lock.hcl
+
+  # Against the packages your mirror serves instead of the registries
+  tfsum verify -r --net-mirror https://mirror.example/providers/ .
+
+For every provider entry, the version must be published, every zh: must be a line of
+the version's SHA256SUMS whose signature verifies (as `lock` checks it), and every h1:
+must be the h1: of one of the version's packages: every platform the signed SHA256SUMS
+lists (or the configured mirror holds). Each package is hashed once, through the same
+cache as `lock`. A hash nobody vouches for is named with FILE:LINE, provider and version.
+Lock files are only read, never written.
+
+Exit status:
+  0  every hash of every lock file is vouched for
+  1  a hash nobody vouches for, a version that is not published, a package that could
+     not be checked, or a lock file that cannot be read
+  2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist";
+
 const COMPLETIONS_HELP: &str = "\
 Examples:
   # bash (current shell)
@@ -209,6 +233,11 @@ pub enum Command {
     /// Print the h1: and zh: hashes of a provider zip or unpacked provider directory
     #[command(after_long_help = HASH_HELP)]
     Hash(HashArgs),
+
+    /// Check that every hash in existing lock files is vouched for by the registry or
+    /// mirror; writes nothing
+    #[command(after_long_help = VERIFY_HELP)]
+    Verify(VerifyArgs),
 
     /// Merge two edited lock files three-way: a git merge driver, offline
     #[command(after_long_help = MERGE_DRIVER_HELP)]
@@ -316,6 +345,97 @@ pub struct LockArgs {
     pub use_cli_config_installation: bool,
 }
 
+/// `tfsum verify`: the paths of `fmt` and the package-source flags of `lock`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Lock files, or directories holding one (with -r: directories to search) [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Find every .terraform.lock.hcl below the directories
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Maximum concurrent downloads [default: 8]
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub jobs: Option<usize>,
+
+    /// Maximum concurrent requests to one host [default: 6]
+    #[arg(long, value_name = "N")]
+    pub per_host: Option<usize>,
+
+    /// Directory of the persistent hash cache [default: the OS cache dir + /tfsum]
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Do not read or write the persistent hash cache
+    #[arg(long, conflicts_with = "offline")]
+    pub no_cache: bool,
+
+    /// Use only the cache: make no network requests
+    #[arg(long)]
+    pub offline: bool,
+
+    /// How long a cached provider version list stays fresh, in seconds [default: 300]
+    #[arg(long, value_name = "SECONDS")]
+    pub versions_ttl: Option<u64>,
+
+    /// Read settings from this file instead of searching for .tfsum.toml
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore the repository's .tfsum.toml
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+
+    /// Check h1: hashes against this filesystem mirror's packages instead of the registries
+    #[arg(long, value_name = "DIR", conflicts_with = "net_mirror")]
+    pub fs_mirror: Option<PathBuf>,
+
+    /// Check h1: hashes against this https network mirror's packages instead of the
+    /// registries
+    #[arg(long, value_name = "URL", conflicts_with = "offline")]
+    pub net_mirror: Option<String>,
+
+    /// Take packages where the CLI configuration's provider_installation block says, as
+    /// terraform init does
+    #[arg(long, conflicts_with_all = ["fs_mirror", "net_mirror"])]
+    pub use_cli_config_installation: bool,
+}
+
+impl VerifyArgs {
+    /// The `lock` arguments that build the same settings (one settings layer for both
+    /// commands): the package-source flags as given, the rest at their defaults.
+    pub fn as_lock_args(&self) -> LockArgs {
+        LockArgs {
+            paths: self.paths.clone(),
+            recursive: self.recursive,
+            check: true,
+            retry_failed: false,
+            format: self.format,
+            platforms: Vec::new(),
+            ignore_paths: Vec::new(),
+            upgrade: false,
+            flavor: None,
+            jobs: self.jobs,
+            per_host: self.per_host,
+            cache_dir: self.cache_dir.clone(),
+            no_cache: self.no_cache,
+            offline: self.offline,
+            versions_ttl: self.versions_ttl,
+            config: self.config.clone(),
+            no_config: self.no_config,
+            fs_mirror: self.fs_mirror.clone(),
+            net_mirror: self.net_mirror.clone(),
+            use_cli_config_installation: self.use_cli_config_installation,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct FmtArgs {
     /// Lock files, or directories holding one (with -r: directories to search) [default: .]
@@ -384,10 +504,14 @@ pub enum FlavorArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// One line per root, diffs in check mode, a summary
+    /// For people and logs: one line per root (verify: per file), details indented, a
+    /// summary
     Text,
     /// One JSON document (schema in README, "JSON report")
     Json,
+    /// For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what
+    /// fails), root by root
+    Markdown,
 }
 
 /// The shells `completions --write-all` generates for, with the file name each one's

@@ -171,7 +171,7 @@ pub fn run(options: &FmtOptions) -> FmtReport {
 
 /// The trees a lock file that is a link may lead into: the given paths (a file's
 /// directory) and the repository holding the working directory.
-fn trees(paths: &[PathBuf]) -> Vec<PathBuf> {
+pub fn trees(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut trees: Vec<PathBuf> = paths
         .iter()
         .map(|p| {
@@ -188,10 +188,11 @@ fn trees(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// A lock file to format, or a path that yielded none and why.
-type Found = Result<PathBuf, (PathBuf, FmtError)>;
+pub type Found = Result<PathBuf, (PathBuf, FmtError)>;
 
-/// The lock files one given path stands for, or the reason it stands for none.
-fn discover(path: &Path, recursive: bool) -> Vec<Found> {
+/// The lock files one given path stands for, or the reason it stands for none (also how
+/// `tfsum verify` finds the files it audits).
+pub fn discover(path: &Path, recursive: bool) -> Vec<Found> {
     let metadata = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {

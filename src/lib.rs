@@ -34,6 +34,7 @@
 pub mod addr;
 pub mod atomic;
 pub mod cache;
+pub mod changes;
 pub mod cli;
 pub mod cliconfig;
 pub mod config;
@@ -59,5 +60,6 @@ pub mod settings;
 pub mod sources;
 pub mod state;
 pub mod terragrunt;
+pub mod verify;
 pub mod version;
 pub mod write;

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use clap::{CommandFactory as _, Parser as _};
 
-use tfsum::cli::{Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs};
+use tfsum::cli::{
+    Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs, VerifyArgs,
+};
 use tfsum::fmt::{self as lockfmt, FmtOptions};
 use tfsum::progress::{NoProgress, Progress};
 use tfsum::progress_bar::{LogProgress, TerminalProgress};
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Lock(args) => lock(args, verbosity, logging),
         Command::Fmt(args) => fmt(args, verbosity),
+        Command::Verify(args) => verify(args, verbosity),
         Command::Hash(args) => hash(args),
         Command::MergeDriver(args) => merge_driver(args, verbosity),
         Command::Completions(args) => completions(args),
@@ -133,6 +136,54 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
     let printed = match settings.format {
         Format::Text => report::print_text(&report, verbosity, &mut stdout),
         Format::Json => report::print_json(&report, &mut stdout),
+        Format::Markdown => report::print_markdown(&report, &mut stdout),
+    };
+    if let Err(e) = printed.and_then(|()| stdout.flush()) {
+        return exit(EXIT_FAILED, format!("cannot write the report: {e}"));
+    }
+    if report.is_failure() {
+        ExitCode::from(EXIT_FAILED)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `tfsum verify`: exit 0 when every hash is vouched for, 1 when not (or a file cannot
+/// be read or checked), 2 on a usage error.
+fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            return exit(
+                EXIT_FAILED,
+                format!("cannot read the current directory: {e}"),
+            )
+        }
+    };
+    let settings = match settings::lock(&args.as_lock_args(), &Environment::capture(), &cwd) {
+        Ok(settings) => settings,
+        Err(e) => return exit(EXIT_USAGE, e),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return exit(EXIT_FAILED, format!("cannot start the async runtime: {e}")),
+    };
+    let result = runtime.block_on(tfsum::verify::run(&settings, Arc::new(NoProgress)));
+    let report = match result {
+        Ok(report) => report,
+        Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
+        Err(e) => return exit(EXIT_FAILED, e),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let printed = match args.format {
+        Format::Text => {
+            tfsum::verify::print_text(&report, verbosity == Verbosity::Quiet, &mut stdout)
+        }
+        Format::Json => tfsum::verify::print_json(&report, &mut stdout),
+        Format::Markdown => tfsum::verify::print_markdown(&report, &mut stdout),
     };
     if let Err(e) = printed.and_then(|()| stdout.flush()) {
         return exit(EXIT_FAILED, format!("cannot write the report: {e}"));

@@ -17,6 +17,7 @@ use std::time::Duration;
 use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
+use crate::changes::{self, ProviderChange};
 use crate::fmt::FmtReport;
 use crate::modules::ModuleStats;
 use crate::root::{RootError, RootKind};
@@ -62,6 +63,8 @@ pub enum RootOutcome {
     Done {
         change: Change,
         drift: Option<Drift>,
+        /// What the new file changes, provider by provider; empty when unchanged.
+        changes: Vec<ProviderChange>,
     },
     /// Not attempted, for the reason given.
     Skipped(String),
@@ -111,6 +114,14 @@ impl RootOutcome {
             RootOutcome::Done { drift, .. } => drift.as_ref().map(|d| d.problems.join("\n")),
             RootOutcome::Skipped(reason) => Some(reason.clone()),
             RootOutcome::Failed(error) => Some(error.to_string()),
+        }
+    }
+
+    /// What the new lock file changes (check mode: would change), provider by provider.
+    pub fn changes(&self) -> &[ProviderChange] {
+        match self {
+            RootOutcome::Done { changes, .. } => changes,
+            _ => &[],
         }
     }
 
@@ -183,6 +194,9 @@ pub fn print_text(
                 writeln!(out, "{:width$} {line}", "")?;
             }
         }
+        for change in root.outcome.changes() {
+            writeln!(out, "{:width$} {}", "", changes::describe(change))?;
+        }
         if let Some(diff) = root.outcome.diff() {
             out.write_all(diff.as_bytes())?;
         }
@@ -196,9 +210,8 @@ pub fn print_text(
     writeln!(out, "{}", summary(report))
 }
 
-/// The one-line summary: roots by outcome, packages, bytes, time.
-pub fn summary(report: &RunReport) -> String {
-    let stats = &report.stats;
+/// The roots part of the summary: `2 roots: 1 created, …, 0 failed`.
+fn summary_counts(report: &RunReport) -> String {
     let counts = (
         report.count(Change::Created),
         report.count(Change::Updated),
@@ -216,11 +229,20 @@ pub fn summary(report: &RunReport) -> String {
         )
     };
     format!(
-        "{} {}: {roots}, {} skipped, {} failed; packages: {} downloaded ({}), {} from cache{}; {}",
+        "{} {}: {roots}, {} skipped, {} failed",
         report.roots.len(),
         plural(report.roots.len(), "root", "roots"),
         report.skipped(),
         report.failed(),
+    )
+}
+
+/// The one-line summary: roots by outcome, packages, bytes, time.
+pub fn summary(report: &RunReport) -> String {
+    let stats = &report.stats;
+    format!(
+        "{}; packages: {} downloaded ({}), {} from cache{}; {}",
+        summary_counts(report),
         stats.packages_downloaded,
         HumanBytes(stats.zip_bytes_downloaded),
         stats.packages_from_cache,
@@ -274,6 +296,8 @@ struct JsonRoot<'a> {
     outcome: &'static str,
     detail: Option<String>,
     diff: Option<&'a str>,
+    /// Added in schema 1 without a bump: a new field breaks no reader.
+    changes: &'a [ProviderChange],
 }
 
 #[derive(Serialize)]
@@ -311,6 +335,7 @@ pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<(
                 outcome: root.outcome.record_word(),
                 detail: root.outcome.detail(),
                 diff: root.outcome.diff(),
+                changes: root.outcome.changes(),
             })
             .collect(),
         warnings: &report.warnings,
@@ -332,6 +357,121 @@ pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<(
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
+}
+
+/// Writes the markdown report for a pull-request comment or `$GITHUB_STEP_SUMMARY`: a
+/// heading with the summary, a table with one row per root that changed (check mode:
+/// would change) or failed, and below it one collapsed `<details>` per such root with
+/// its changes or its error. Paths, versions and reasons are put in code spans, so a
+/// repository's names cannot inject markup.
+pub fn print_markdown(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
+    let title = if report.check {
+        "tfsum lock --check"
+    } else {
+        "tfsum lock"
+    };
+    writeln!(
+        out,
+        "### {title}
+"
+    )?;
+    writeln!(
+        out,
+        "{}
+",
+        summary_counts(report)
+    )?;
+    let listed: Vec<&RootReport> = report
+        .roots
+        .iter()
+        .filter(|r| {
+            matches!(r.outcome, RootOutcome::Failed(_))
+                || matches!(r.outcome.change(), Some(Change::Created | Change::Updated))
+        })
+        .collect();
+    if listed.is_empty() {
+        return writeln!(out, "No lock file changes.");
+    }
+    writeln!(out, "| Root | Outcome | Changes |")?;
+    writeln!(out, "|---|---|---|")?;
+    for root in &listed {
+        writeln!(
+            out,
+            "| {} | {} | {} |",
+            code(&root.dir.display().to_string()),
+            root.outcome.word(report.check),
+            tally(root.outcome.changes())
+        )?;
+    }
+    for root in &listed {
+        writeln!(
+            out,
+            "\n<details><summary><code>{}</code> ({})</summary>\n",
+            html_escape(&root.dir.display().to_string()),
+            root.outcome.word(report.check)
+        )?;
+        match &root.outcome {
+            RootOutcome::Failed(error) => {
+                for line in error.to_string().lines() {
+                    writeln!(out, "- {}", code(line))?;
+                }
+            }
+            _ => {
+                for change in root.outcome.changes() {
+                    writeln!(out, "- {}", code(&changes::describe(change)))?;
+                }
+            }
+        }
+        writeln!(out, "\n</details>")?;
+    }
+    Ok(())
+}
+
+/// `3 added, 1 removed, …` for a table cell.
+fn tally(list: &[ProviderChange]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for change in list {
+        let word = match change {
+            ProviderChange::Added { .. } => "added",
+            ProviderChange::Removed { .. } => "removed",
+            ProviderChange::VersionChanged { .. } => "version moved",
+            ProviderChange::ConstraintsChanged { .. } => "constraints changed",
+            ProviderChange::HashesAdded { .. } => "hashes added",
+            ProviderChange::HashesRemoved { .. } => "hashes dropped",
+        };
+        match counts.iter_mut().find(|(w, _)| *w == word) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((word, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return "layout only".to_string();
+    }
+    counts
+        .iter()
+        .map(|(word, n)| format!("{n} {word}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `text` safe inside HTML (GitHub renders no markdown in a `<summary>`).
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// `text` as a markdown code span that no backtick, pipe or newline in it can break.
+pub(crate) fn code(text: &str) -> String {
+    let text = text.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 /// Writes the `fmt` report: one line per file (the diff below it in check mode), then a
@@ -382,4 +522,26 @@ pub fn print_fmt(
         report.files.len(),
         plural(report.files.len(), "file", "files")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository's directory names end up in the markdown report: no backtick, pipe
+    /// or newline in them can leave the code span or break the table row.
+    #[test]
+    fn code_spans_hold_any_name() {
+        for (name, want) in [
+            ("envs/prod", "`envs/prod`"),
+            ("a`b", "``a`b``"),
+            ("`x", "`` `x ``"),
+            ("a|b", "`a\\|b`"),
+            ("two\nlines", "`two lines`"),
+            ("<img src=x>", "`<img src=x>`"),
+        ] {
+            assert_eq!(code(name), want, "{name:?}");
+        }
+        assert_eq!(html_escape("<b>&"), "&lt;b&gt;&amp;");
+    }
 }

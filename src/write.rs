@@ -8,6 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::addr::ProviderAddr;
+use crate::changes::{self, ProviderChange};
 use crate::diff;
 use crate::drift;
 use crate::lockfile::{self, LockFile};
@@ -15,7 +17,7 @@ use crate::progress::Progress;
 use crate::report::{Drift, RootOutcome, RootReport};
 use crate::resolve::Planned;
 use crate::root::{Root, RootError, Stop};
-use crate::sources::{Hashes, Package};
+use crate::sources::{Hashes, Package, PackageHashes};
 
 pub use crate::lockfile::LOCK_FILE_NAME;
 
@@ -83,7 +85,7 @@ fn finish(
     hashes: &Hashes,
     check: bool,
 ) -> Result<RootOutcome, RootError> {
-    let new = merge(&planned, hashes)?;
+    let (new, origins) = merge(&planned, hashes)?;
     let content = new.render();
     let old = planned.loaded.old.as_ref();
     let change = compare(old.map(|o| o.bytes.as_slice()), &content);
@@ -91,8 +93,10 @@ fn finish(
         return Ok(RootOutcome::Done {
             change,
             drift: None,
+            changes: Vec::new(),
         });
     }
+    let changes: Vec<ProviderChange> = changes::between(old.map(|o| &o.lock), &new, &origins);
     if check {
         let path = dir.join(LOCK_FILE_NAME);
         let label = path.display().to_string();
@@ -114,6 +118,7 @@ fn finish(
                 problems: drift::explain(old.map(|o| &o.lock), &new),
                 diff,
             }),
+            changes,
         });
     }
     let target = &planned.loaded.lock_path;
@@ -124,16 +129,22 @@ fn finish(
     Ok(RootOutcome::Done {
         change,
         drift: None,
+        changes,
     })
 }
 
 /// The new lock file: for each selected provider, the `providers lock` merge of the old
 /// entry with the package's hashes (spec §9); providers no longer required are gone, as
-/// `init` drops them. Every package that failed is named.
-fn merge(planned: &Planned, hashes: &Hashes) -> Result<LockFile, RootError> {
+/// `init` drops them. Every package that failed is named. Also gives each provider's
+/// hashes with their provenance, for the change report.
+fn merge<'h>(
+    planned: &Planned,
+    hashes: &'h Hashes,
+) -> Result<(LockFile, BTreeMap<ProviderAddr, &'h PackageHashes>), RootError> {
     let loaded = &planned.loaded;
     let old = loaded.old.as_ref().map(|o| &o.lock);
     let mut providers = BTreeMap::new();
+    let mut origins = BTreeMap::new();
     let mut errors = Vec::new();
     for (addr, version) in &planned.selected {
         let package = Package {
@@ -142,7 +153,7 @@ fn merge(planned: &Planned, hashes: &Hashes) -> Result<LockFile, RootError> {
             flavor: loaded.flavor,
         };
         let new_hashes = match hashes.get(&package) {
-            Some(Ok(hashes)) => hashes.clone(),
+            Some(Ok(hashes)) => hashes,
             Some(Err(e)) => {
                 errors.push(e.clone());
                 continue;
@@ -168,17 +179,19 @@ fn merge(planned: &Planned, hashes: &Hashes) -> Result<LockFile, RootError> {
                 old.and_then(|o| o.providers.get(addr)),
                 version.clone(),
                 constraints,
-                new_hashes,
+                new_hashes.keys().cloned(),
             ),
         );
+        origins.insert(addr.clone(), new_hashes);
     }
     if !errors.is_empty() {
         return Err(RootError::Packages(errors));
     }
-    Ok(LockFile {
+    let lock = LockFile {
         flavor: old.map(|o| o.flavor).unwrap_or(loaded.flavor),
         providers,
-    })
+    };
+    Ok((lock, origins))
 }
 
 #[cfg(test)]

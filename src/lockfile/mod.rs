@@ -23,7 +23,7 @@ use crate::addr::{ProviderAddr, OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
 use crate::hash::Hash;
 use crate::version::{Constraints, Version};
 
-pub use parse::{parse, LockFileError, Problem};
+pub use parse::{parse, parse_located, Lines, LockFileError, Problem};
 
 /// Which tool the file is written for. Only the header comment differs (spec §10), but the
 /// flavor also decides the registry that short provider sources default to.

@@ -57,6 +57,21 @@ impl fmt::Display for LockFileError {
 /// The flavor comes from the header: a leading comment naming `tofu init` means OpenTofu,
 /// anything else (including no header) Terraform.
 pub fn parse(src: &str, default_host: &str) -> Result<LockFile, LockFileError> {
+    parse_located(src, default_host).map(|(lock, _)| lock)
+}
+
+/// Where each provider block and each hash of a lock file is, for messages that name a
+/// line (`tfsum verify`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lines {
+    /// The 1-based line of each `provider` block.
+    pub providers: BTreeMap<ProviderAddr, usize>,
+    /// The 1-based line of each hash string (the first, when a hash is listed twice).
+    pub hashes: BTreeMap<(ProviderAddr, Hash), usize>,
+}
+
+/// [`parse`], also giving the line of each provider block and hash.
+pub fn parse_located(src: &str, default_host: &str) -> Result<(LockFile, Lines), LockFileError> {
     let lines = LineIndex::new(src);
     let body = hcl_edit::parser::parse_body(src).map_err(|e| LockFileError {
         problems: vec![Problem {
@@ -69,13 +84,16 @@ pub fn parse(src: &str, default_host: &str) -> Result<LockFile, LockFileError> {
         lines,
         default_host,
         problems: Vec::new(),
+        located: Lines::default(),
+        hash_lines: Vec::new(),
     };
     let providers = reader.body(&body);
     if reader.problems.is_empty() {
-        Ok(LockFile {
+        let lock = LockFile {
             flavor: Flavor::from_header(src),
             providers,
-        })
+        };
+        Ok((lock, reader.located))
     } else {
         Err(LockFileError {
             problems: reader.problems,
@@ -87,6 +105,9 @@ struct Reader<'a> {
     lines: LineIndex,
     default_host: &'a str,
     problems: Vec<Problem>,
+    located: Lines,
+    /// The hashes of the provider block being read, with their lines.
+    hash_lines: Vec<(Hash, usize)>,
 }
 
 impl Reader<'_> {
@@ -130,6 +151,13 @@ impl Reader<'_> {
                             }
                             Entry::Vacant(slot) => {
                                 slot.insert(line);
+                                self.located.providers.insert(addr.clone(), line);
+                                for (hash, at) in self.hash_lines.drain(..) {
+                                    self.located
+                                        .hashes
+                                        .entry((addr.clone(), hash))
+                                        .or_insert(at);
+                                }
                                 providers.insert(addr, lock);
                             }
                         }
@@ -147,6 +175,7 @@ impl Reader<'_> {
 
     /// One provider block; `None` after recording its problems.
     fn provider(&mut self, block: &Block) -> Option<(ProviderAddr, ProviderLock)> {
+        self.hash_lines.clear();
         let addr = self.label(block);
         let mut version_attr = None;
         let mut constraints_attr = None;
@@ -384,6 +413,8 @@ impl Reader<'_> {
             match item {
                 Expression::String(s) => match Hash::parse(s.value()) {
                     Ok(hash) => {
+                        let line = self.lines.line_of(item_span.clone());
+                        self.hash_lines.push((hash.clone(), line));
                         hashes.insert(hash);
                     }
                     Err(e) => {

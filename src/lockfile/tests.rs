@@ -466,3 +466,15 @@ fn flavor_from_the_header() {
         assert_eq!(Flavor::from_header(src), flavor, "{src:?}");
     }
 }
+
+/// `parse_located` gives the line of each provider block and each hash, as the file
+/// has them (not sorted), and a hash listed twice at its first line.
+#[test]
+fn parse_located_names_the_lines() {
+    let src = "# header\n\nprovider \"registry.terraform.io/hashicorp/null\" {\n  version = \"3.2.1\"\n  hashes = [\n    \"zh:bb\",\n    \"h1:aa\",\n    \"zh:bb\",\n  ]\n}\n";
+    let (lock, lines) = parse_located(src, crate::addr::TERRAFORM_REGISTRY).unwrap();
+    let addr = lock.providers.keys().next().unwrap().clone();
+    assert_eq!(lines.providers[&addr], 3);
+    let at = |h: &str| lines.hashes[&(addr.clone(), Hash::parse(h).unwrap())];
+    assert_eq!((at("zh:bb"), at("h1:aa")), (6, 7));
+}

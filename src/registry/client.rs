@@ -46,6 +46,16 @@ pub struct RegistryVersion {
     pub version: String,
     #[serde(default, deserialize_with = "null_as_default")]
     pub protocols: Vec<String>,
+    /// The platforms the registry says the version has packages for.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub platforms: Vec<ListedPlatform>,
+}
+
+/// One `{"os": …, "arch": …}` of a version list entry.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ListedPlatform {
+    pub os: String,
+    pub arch: String,
 }
 
 /// A provider's versions, plus any `warnings` the registry wants shown to the user.
@@ -588,11 +598,16 @@ mod tests {
                 versions: vec![
                     RegistryVersion {
                         version: "5.0.0".into(),
-                        protocols: vec!["5.0".into()]
+                        protocols: vec!["5.0".into()],
+                        platforms: vec![ListedPlatform {
+                            os: "linux".into(),
+                            arch: "amd64".into(),
+                        }],
                     },
                     RegistryVersion {
                         version: "not-a-version".into(),
-                        protocols: vec![]
+                        protocols: vec![],
+                        platforms: vec![],
                     },
                 ],
                 warnings: vec!["this provider is deprecated".into()],

@@ -125,6 +125,17 @@ impl FsMirror {
         versions.into_iter().map(Version::to_string).collect()
     }
 
+    /// The platforms the mirror has `version` of `provider` for, each once, in walk order.
+    pub fn platforms(&self, provider: &ProviderAddr, version: &Version) -> Vec<Platform> {
+        let mut platforms: Vec<Platform> = Vec::new();
+        for package in self.packages.get(provider).into_iter().flatten() {
+            if package.version == *version && !platforms.contains(&package.platform) {
+                platforms.push(package.platform.clone());
+            }
+        }
+        platforms
+    }
+
     /// The package for (provider, version, platform): the first found in walk order.
     pub fn package(
         &self,

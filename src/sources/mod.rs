@@ -78,7 +78,15 @@ pub trait Registry: Send + Sync + std::fmt::Debug {
         version: &'a Version,
         platforms: &'a [Platform],
         use_packages_map: bool,
-    ) -> BoxFuture<'a, Result<BTreeSet<Hash>, PackageError>>;
+    ) -> BoxFuture<'a, Result<PackageHashes, PackageError>>;
+
+    /// The platforms the version's signed SHA256SUMS lists ([`RegistrySource::
+    /// published_platforms`]).
+    fn published_platforms<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>>;
 
     /// Downloads and cache hits so far.
     fn stats(&self) -> RegistryStats;
@@ -98,7 +106,7 @@ impl Registry for RegistrySource {
         version: &'a Version,
         platforms: &'a [Platform],
         use_packages_map: bool,
-    ) -> BoxFuture<'a, Result<BTreeSet<Hash>, PackageError>> {
+    ) -> BoxFuture<'a, Result<PackageHashes, PackageError>> {
         Box::pin(RegistrySource::package_hashes(
             self,
             provider,
@@ -106,6 +114,14 @@ impl Registry for RegistrySource {
             platforms,
             use_packages_map,
         ))
+    }
+
+    fn published_platforms<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
+        Box::pin(RegistrySource::published_platforms(self, provider, version))
     }
 
     fn stats(&self) -> RegistryStats {
@@ -357,10 +373,10 @@ impl Sources {
         version: &Version,
         platforms: &[Platform],
         flavor: Flavor,
-    ) -> Result<BTreeSet<Hash>, PackageError> {
+    ) -> Result<PackageHashes, PackageError> {
         let sources = self.for_provider(provider);
         let assigned = assign(&sources, provider, version, platforms).await?;
-        let mut hashes = BTreeSet::new();
+        let mut hashes = PackageHashes::new();
         for (index, platforms) in assigned {
             let err = |platform: Option<&Platform>, reason| {
                 PackageError::new(provider, version, platform, reason)
@@ -384,7 +400,8 @@ impl Sources {
                                 .map_err(|e| {
                                     err(Some(&platform), format!("hashing task failed: {e}"))
                                 })?;
-                        hashes.insert(hashed.map_err(|e| err(Some(&platform), e.to_string()))?);
+                        let hash = hashed.map_err(|e| err(Some(&platform), e.to_string()))?;
+                        hashes.insert(hash, HashOrigin::of(Provenance::FsMirror, &platform));
                     }
                 }
                 Source::NetMirror(mirror) => {
@@ -392,11 +409,51 @@ impl Sources {
                         .package_hashes(provider, version, &platforms)
                         .await
                         .map_err(|e| err(None, e.to_string()))?;
-                    hashes.extend(found);
+                    for (platform, hash) in platforms.iter().zip(found) {
+                        hashes.insert(hash, HashOrigin::of(Provenance::NetMirror, platform));
+                    }
                 }
             }
         }
         Ok(hashes)
+    }
+}
+
+impl Sources {
+    /// Every platform the sources of `provider` publish `version` for, each once, in
+    /// source order: what a registry's signed SHA256SUMS lists, what a mirror holds. For
+    /// `tfsum verify`, which must know every package an `h1:` could be the hash of.
+    pub async fn published_platforms(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<Vec<Platform>, PackageError> {
+        let mut platforms: Vec<Platform> = Vec::new();
+        let mut asked_registry = false;
+        for source in self.for_provider(provider) {
+            let found = match source {
+                Source::Registry(_) if asked_registry => continue,
+                Source::Registry(registry) => {
+                    asked_registry = true;
+                    registry.published_platforms(provider, version).await?
+                }
+                Source::FsMirror(mirror) => mirror.platforms(provider, version),
+                Source::NetMirror(mirror) => mirror
+                    .archives(provider, version)
+                    .await
+                    .map_err(|e| PackageError::new(provider, version, None, e.to_string()))?
+                    .unwrap_or_default()
+                    .keys()
+                    .filter_map(|p| p.parse::<Platform>().ok())
+                    .collect(),
+            };
+            for platform in found {
+                if !platforms.contains(&platform) {
+                    platforms.push(platform);
+                }
+            }
+        }
+        Ok(platforms)
     }
 }
 
@@ -455,8 +512,64 @@ pub struct Package {
     pub flavor: Flavor,
 }
 
+/// Where a hash the hash stage produced came from: what the change report tells a
+/// reviewer about each new hash of a lock file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provenance {
+    /// `h1:` computed now from a zip downloaded from the registry, whose checksum the
+    /// signed SHA256SUMS vouches for.
+    Download,
+    /// `zh:` from a line of a SHA256SUMS fetched now whose signature verified.
+    SignedSums,
+    /// From the user's hash cache: an earlier run's verified download or signed sums.
+    Cache,
+    /// From OpenTofu's `packages` map, vouched for by one verified download (spec §10).
+    PackagesMap,
+    /// `h1:` computed from the package a filesystem mirror holds.
+    FsMirror,
+    /// `h1:` computed from a package downloaded from a network mirror.
+    NetMirror,
+}
+
+impl Provenance {
+    /// How the reports name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provenance::Download => "registry download",
+            Provenance::SignedSums => "signed SHA256SUMS",
+            Provenance::Cache => "cache",
+            Provenance::PackagesMap => "OpenTofu packages map",
+            Provenance::FsMirror => "filesystem mirror",
+            Provenance::NetMirror => "network mirror",
+        }
+    }
+}
+
+/// One hash's provenance and, for an `h1:` (or a `zh:` of one downloaded zip), the
+/// platform whose package it is; `None` for the `zh:` lines of SHA256SUMS, which
+/// cover every platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HashOrigin {
+    pub provenance: Provenance,
+    pub platform: Option<Platform>,
+}
+
+impl HashOrigin {
+    pub fn of(provenance: Provenance, platform: &Platform) -> HashOrigin {
+        HashOrigin {
+            provenance,
+            platform: Some(platform.clone()),
+        }
+    }
+}
+
+/// A package's hashes, each with where it came from. The keys are what the lock entry
+/// records (a `BTreeMap`, so they come out in lock-file order).
+pub type PackageHashes = BTreeMap<Hash, HashOrigin>;
+
 /// Every package's hashes, or why it has none.
-pub type Hashes = HashMap<Package, Result<BTreeSet<Hash>, PackageError>>;
+pub type Hashes = HashMap<Package, Result<PackageHashes, PackageError>>;
 
 /// Stage 4: the hashes of every package for `platforms`, each package once, all at the
 /// same time (the sources bound the actual concurrency).

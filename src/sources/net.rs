@@ -14,7 +14,7 @@
 //! writes it so), which equals the unpacked `h1:` tfsum computes unless the zip holds
 //! directory entries (spec §2.1).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
@@ -217,13 +217,14 @@ impl NetMirror {
     }
 
     /// Downloads each platform's archive, verifies it against the mirror's hashes and
-    /// returns the `h1:` of each: what a lock entry records for mirror installs.
+    /// returns the `h1:` of each, in the order of `platforms`: what a lock entry records
+    /// for mirror installs.
     pub async fn package_hashes(
         &self,
         provider: &ProviderAddr,
         version: &Version,
         platforms: &[Platform],
-    ) -> Result<BTreeSet<Hash>, MirrorError> {
+    ) -> Result<Vec<Hash>, MirrorError> {
         let archives = self.archives(provider, version).await?.unwrap_or_default();
         let mut wanted = Vec::new();
         for platform in platforms {

@@ -1,7 +1,6 @@
 //! The network mirror protocol against a loopback server, and the routing of
 //! [`Sources`] between mirrors and the registry.
 
-use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -92,12 +91,29 @@ impl Registry for FakeRegistry {
         _version: &'a Version,
         platforms: &'a [Platform],
         _use_packages_map: bool,
-    ) -> BoxFuture<'a, Result<BTreeSet<Hash>, PackageError>> {
+    ) -> BoxFuture<'a, Result<PackageHashes, PackageError>> {
         self.asked
             .lock()
             .unwrap()
             .extend(platforms.iter().map(|p| p.to_string()));
-        Box::pin(async { Ok(BTreeSet::from([Hash::parse("zh:signed").unwrap()])) })
+        let signed = HashOrigin {
+            provenance: Provenance::SignedSums,
+            platform: None,
+        };
+        Box::pin(async {
+            Ok(PackageHashes::from([(
+                Hash::parse("zh:signed").unwrap(),
+                signed,
+            )]))
+        })
+    }
+
+    fn published_platforms<'a>(
+        &'a self,
+        _provider: &'a ProviderAddr,
+        _version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
+        Box::pin(async { Ok(vec![platform("darwin_arm64")]) })
     }
 
     fn stats(&self) -> RegistryStats {
@@ -391,8 +407,21 @@ async fn sources_route_per_provider_and_platform() {
         .await
         .unwrap();
     let mirror_h1 = h1_of(&[("terraform-provider-null", b"from the mirror")]);
-    let got: Vec<String> = hashes.iter().map(|h| h.to_string()).collect();
-    assert_eq!(got, [mirror_h1, "zh:signed".to_string()]);
+    let got: Vec<String> = hashes.keys().map(|h| h.to_string()).collect();
+    assert_eq!(got, [mirror_h1.clone(), "zh:signed".to_string()]);
+    // Each hash says where it came from: the mirror for its platform, the registry's
+    // signed sums for the zh: line.
+    let origins: Vec<(Provenance, Option<String>)> = hashes
+        .values()
+        .map(|o| (o.provenance, o.platform.as_ref().map(|p| p.to_string())))
+        .collect();
+    assert_eq!(
+        origins,
+        [
+            (Provenance::FsMirror, Some("linux_amd64".to_string())),
+            (Provenance::SignedSums, None)
+        ]
+    );
     assert_eq!(*registry.asked.lock().unwrap(), ["darwin_arm64"]);
 
     // A mirror alone: a missing platform names the mirror.

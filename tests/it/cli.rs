@@ -225,6 +225,7 @@ fn help_for_every_command() {
         ("help_fmt", &["fmt", "--help"]),
         ("help_hash", &["hash", "--help"]),
         ("help_merge_driver", &["merge-driver", "--help"]),
+        ("help_verify", &["verify", "--help"]),
         ("help_completions", &["completions", "--help"]),
     ] {
         let run = repo.tfsum(args);
@@ -767,10 +768,17 @@ fn fmt_command() {
 
 /// The fenced block of `lang` that follows `marker` in README.md.
 fn readme_block(marker: &str, lang: &str) -> String {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    doc_block("README.md", marker, lang)
+}
+
+/// The fenced block of `lang` that follows `marker` in `file` (relative to the
+/// repository root).
+pub fn doc_block(file: &str, marker: &str, lang: &str) -> String {
+    let readme =
+        std::fs::read_to_string(repo_root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
     let start = readme
         .find(marker)
-        .unwrap_or_else(|| panic!("{marker} in README"));
+        .unwrap_or_else(|| panic!("{marker} in {file}"));
     let fence = format!("```{lang}\n");
     let body = &readme[start..];
     let from = body.find(&fence).expect("code block") + fence.len();
@@ -802,6 +810,139 @@ fn readme_examples_match() {
         serde_json::from_str(&readme_block("## JSON report", "json")).expect("README JSON");
     let repo = monorepo(&registry);
     let run = repo.tfsum(&["lock", "--format=json", "--platform=linux_amd64", "-r", "."]);
-    let actual: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    let mut actual: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    // `roots[].changes` is documented, and checked, in docs/change-report.md.
+    for root in actual["roots"].as_array_mut().expect("roots") {
+        root.as_object_mut().expect("root").remove("changes");
+    }
     assert_eq!(shape(&actual), shape(&documented));
+}
+
+/// A repository with every kind of change (see [`change_report`]), before the run: the
+/// cache already holds random 3.6.0 for darwin_arm64 (from an earlier run on another
+/// root, since removed), `envs/a` has a lock file with null 3.1.0 under `~> 3.1`, random
+/// 3.6.0 with only its linux_amd64 `h1:`, and a provider no longer required; `envs/b`
+/// has no lock file yet.
+fn every_change(registry: &FakeRegistry) -> Repo {
+    let handle = registry.handle();
+    let repo = Repo::new(
+        &handle,
+        &[
+            (
+                "envs/a/main.tf",
+                &requires(&[("null", "3.2.1"), ("random", "~> 3.6")]),
+            ),
+            ("envs/b/main.tf", &requires(&[("random", "~> 3.6")])),
+            ("warm/main.tf", &requires(&[("random", "3.6.0")])),
+        ],
+    );
+    repo.tfsum(&["lock", "--platform", "darwin_arm64", "warm"])
+        .assert_code(0);
+    std::fs::remove_dir_all(repo.path().join("warm")).expect("remove warm/");
+    let quoted = |hashes: Vec<String>| {
+        hashes
+            .iter()
+            .map(|h| format!("    \"{h}\",\n"))
+            .collect::<String>()
+    };
+    let mut null_hashes = vec![handle.expected_h1("hashicorp", "null", "3.1.0", "linux_amd64")];
+    null_hashes.extend(handle.expected_zh("hashicorp", "null", "3.1.0"));
+    null_hashes.sort();
+    let random_h1 = handle.expected_h1("hashicorp", "random", "3.6.0", "linux_amd64");
+    repo.write(
+        "envs/a/.terraform.lock.hcl",
+        &format!(
+            "# This file is maintained automatically by \"terraform init\".\n\
+             # Manual edits may be lost in future updates.\n\n\
+             provider \"{REGISTRY_PLACEHOLDER}/hashicorp/gone\" {{\n  version = \"1.0.0\"\n  hashes = [\n    \"h1:gone\",\n  ]\n}}\n\n\
+             provider \"{REGISTRY_PLACEHOLDER}/hashicorp/null\" {{\n  version     = \"3.1.0\"\n  constraints = \"~> 3.1\"\n  hashes = [\n{}  ]\n}}\n\n\
+             provider \"{REGISTRY_PLACEHOLDER}/hashicorp/random\" {{\n  version     = \"3.6.0\"\n  constraints = \"~> 3.6\"\n  hashes = [\n{}  ]\n}}\n",
+            quoted(null_hashes),
+            quoted(vec![random_h1]),
+        ),
+    );
+    repo
+}
+
+/// The change report in each format, for a repository with every kind of change: a
+/// provider added (a new root) and removed, a version move, constraints changed, hashes
+/// added (with each provenance a registry run has: download, signed SHA256SUMS, cache)
+/// and dropped. Each format runs on a fresh copy, so every run sees the same cache.
+#[test]
+fn change_report() {
+    let registry = registry();
+    let lock = |repo: &Repo, extra: &[&str]| {
+        let mut args = vec!["lock", "-r", "--platform", "linux_amd64,darwin_arm64"];
+        args.extend_from_slice(extra);
+        args.push(".");
+        repo.tfsum(&args)
+    };
+
+    let repo = every_change(&registry);
+    let text = lock(&repo, &[]);
+    text.assert_code(0);
+    // Written once, nothing changes the second time: no change lines.
+    let again = lock(&repo, &[]);
+    again.assert_code(0);
+    assert!(!again.stdout.contains("→"), "{}", again.text());
+
+    let repo = every_change(&registry);
+    let json = lock(&repo, &["--check", "--format", "json"]);
+    json.assert_code(1);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("one JSON document");
+    let changes: serde_json::Value = doc["roots"]
+        .as_array()
+        .expect("roots")
+        .iter()
+        .map(|root| {
+            (
+                root["dir"].as_str().unwrap_or("").to_string(),
+                root["changes"].clone(),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+
+    let repo = every_change(&registry);
+    let markdown = lock(&repo, &["--check", "--format", "markdown"]);
+    markdown.assert_code(1);
+
+    // docs/change-report.md documents every kind, with exactly the fields tfsum writes.
+    let documented: serde_json::Value =
+        serde_json::from_str(&doc_block("docs/change-report.md", "## JSON", "json"))
+            .expect("documented changes");
+    let fields = |change: &serde_json::Value| {
+        let keys: Vec<String> = change
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        (change["kind"].as_str().unwrap_or("").to_string(), keys)
+    };
+    let mut want: Vec<_> = documented
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(fields)
+        .collect();
+    let mut got: Vec<_> = changes
+        .as_object()
+        .expect("roots")
+        .values()
+        .flat_map(|list| list.as_array().cloned().unwrap_or_default())
+        .map(|c| fields(&c))
+        .collect();
+    want.sort();
+    got.sort();
+    got.dedup();
+    assert_eq!(got, want);
+
+    snapshot(
+        "change_report",
+        &format!(
+            "## text\n{}\n## json (roots[].changes)\n{}\n\n## markdown\n{}",
+            text.text(),
+            serde_json::to_string_pretty(&changes).expect("JSON"),
+            markdown.text()
+        ),
+    );
 }

@@ -25,4 +25,5 @@ mod test_files;
 mod tfsum;
 mod twin;
 mod untrusted;
+mod verify;
 mod windows_arm64;

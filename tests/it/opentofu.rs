@@ -3,6 +3,8 @@
 //! the map, stands for all platforms, and the lock file is the same as when every
 //! platform is downloaded.
 
+use std::collections::BTreeMap;
+
 use pretty_assertions::assert_eq;
 use tempfile::TempDir;
 
@@ -18,8 +20,9 @@ const PLATFORMS: &[&str] = &[
 ];
 
 /// Locks a fresh OpenTofu root (a `.tofu` file) for every platform with an empty cache;
-/// returns the lock file and how many zips were downloaded.
-fn lock(registry: &FakeRegistry) -> (String, usize) {
+/// returns the lock file, how many zips were downloaded, and how many new `h1:` the
+/// change report attributes to each source.
+fn lock(registry: &FakeRegistry) -> (String, usize, BTreeMap<String, usize>) {
     let config = format!(
         "terraform {{\n  required_providers {{\n    null   = {{ source = \"{}\", version = \"~> 3.0\" }}\n    random = {{ source = \"{}\" }}\n  }}\n}}\n",
         registry.source("hashicorp", "null"),
@@ -35,12 +38,23 @@ fn lock(registry: &FakeRegistry) -> (String, usize) {
         root.path(),
         &cli,
         scratch.path(),
-        &["lock", &platforms, "."],
+        &["lock", &platforms, "--format=json", "."],
     );
     tfsum::assert_ok(&out);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let mut sources = BTreeMap::new();
+    for change in report["roots"][0]["changes"].as_array().expect("changes") {
+        for hash in change["hashes"].as_array().into_iter().flatten() {
+            if hash["hash"].as_str().is_some_and(|h| h.starts_with("h1:")) {
+                let source = hash["source"].as_str().unwrap_or("").to_string();
+                *sources.entry(source).or_default() += 1;
+            }
+        }
+    }
     (
         terraform::read_lock_file(root.path()),
         registry.count(".zip"),
+        sources,
     )
 }
 
@@ -57,12 +71,18 @@ fn packages_map_means_one_download_per_version() {
         .file("LICENSE", "MPL-2.0\n")
         .start();
 
-    let (all_downloads, downloads) = lock(&registry);
+    let (all_downloads, downloads, sources) = lock(&registry);
     assert_eq!(downloads, 2 * PLATFORMS.len());
+    assert_eq!(sources, BTreeMap::from([("download".to_string(), 8)]));
 
     registry.set_packages_map(true);
-    let (from_map, downloads) = lock(&registry);
+    let (from_map, downloads, sources) = lock(&registry);
     assert_eq!(downloads, 2, "one package per (provider, version)");
+    // The change report says which h1: came from the map and which from the download.
+    assert_eq!(
+        sources,
+        BTreeMap::from([("download".to_string(), 2), ("packages_map".to_string(), 6)])
+    );
     assert_eq!(from_map, all_downloads);
     assert!(from_map.starts_with("# This file is maintained automatically by \"tofu init\"."));
     assert_eq!(

@@ -16,7 +16,7 @@
 //! anything is asked, so each package is requested once; downloads are bounded by the
 //! run's job semaphore, requests per host by the transport.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use std::time::Duration;
@@ -32,7 +32,7 @@ use crate::progress::Progress;
 use crate::registry::client::PlatformHashes;
 use crate::registry::{PackageMeta, RegistryClient, RegistryError};
 
-use super::{VersionsError, VersionsFound};
+use super::{HashOrigin, PackageHashes, Provenance, VersionsError, VersionsFound};
 
 mod sums;
 
@@ -187,7 +187,7 @@ impl RegistrySource {
         version: &Version,
         platforms: &[Platform],
         use_packages_map: bool,
-    ) -> Result<BTreeSet<Hash>, PackageError> {
+    ) -> Result<PackageHashes, PackageError> {
         let package = Package {
             provider,
             version,
@@ -198,7 +198,7 @@ impl RegistrySource {
         self.bump(|s| s.packages_from_cache += hits);
         if let (Some(sums), true) = (&cached.sums, cached.missing.is_empty()) {
             self.progress.cache_hit(&format!("{provider} {version}"));
-            return Ok(finish(&cached.entries, sums));
+            return Ok(finish(&cached.entries, sums, Provenance::Cache));
         }
         let client = match (&self.client, self.options.offline) {
             (Some(client), false) => client,
@@ -207,7 +207,60 @@ impl RegistrySource {
         let fetched = self
             .fetch(client, &package, cached, platforms, use_packages_map)
             .await?;
-        Ok(finish(&fetched.entries, &fetched.sums))
+        Ok(finish(
+            &fetched.entries,
+            &fetched.sums,
+            fetched.sums_provenance,
+        ))
+    }
+
+    /// The platforms the version's signed SHA256SUMS lists packages for, for `tfsum
+    /// verify`: from the cached sums (verified again), else fetched and verified through
+    /// the download document of the first platform the registry lists for the version.
+    pub async fn published_platforms(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<Vec<Platform>, PackageError> {
+        let package = Package {
+            provider,
+            version,
+            v: version.to_string(),
+        };
+        let cached = self
+            .cache
+            .sums(provider, &package.v)
+            .and_then(|signed| sums::verify(provider, &signed).ok());
+        let sums = match cached {
+            Some(sums) => sums,
+            None => {
+                let client = match (&self.client, self.options.offline) {
+                    (Some(client), false) => client,
+                    _ => return Err(package.error(None, offline_reason(&[]))),
+                };
+                let list = client
+                    .versions(provider)
+                    .await
+                    .map_err(|e| package.error(None, e.to_string()))?;
+                let probe = list
+                    .versions
+                    .iter()
+                    .filter(|v| Version::parse(&v.version).is_ok_and(|v| v == *version))
+                    .flat_map(|v| &v.platforms)
+                    .find_map(|p| format!("{}_{}", p.os, p.arch).parse::<Platform>().ok())
+                    .ok_or_else(|| {
+                        package.error(
+                            None,
+                            "the registry lists no platform for this version".to_string(),
+                        )
+                    })?;
+                let meta = self.meta(client, &package, &probe).await?;
+                self.fetch_sums(client, &package, &meta)
+                    .await
+                    .map_err(|reason| package.error(Some(&probe), reason))?
+            }
+        };
+        Ok(sums.platforms(&provider.r#type, &package.v))
     }
 
     /// What the cache holds for `package`: the verified sums, and the platforms it has an
@@ -230,7 +283,11 @@ impl RegistrySource {
                 .filter(|e| use_packages_map || e.origin == Origin::Download)
                 .filter(|e| parse_hashes([&e.h1, &e.zh]).is_some());
             match entry {
-                Some(entry) => found.entries.push(entry),
+                Some(entry) => found.entries.push(Got {
+                    platform: platform.clone(),
+                    entry,
+                    provenance: Provenance::Cache,
+                }),
                 None => found.missing.push(platform.clone()),
             }
         }
@@ -258,12 +315,14 @@ impl RegistrySource {
         };
         let first_meta = self.meta(client, package, first).await?;
         check_protocols(&first_meta).map_err(|reason| package.error(Some(first), reason))?;
-        let sums = match found.sums.take() {
-            Some(sums) => sums,
-            None => self
-                .fetch_sums(client, package, &first_meta)
-                .await
-                .map_err(|reason| package.error(Some(first), reason))?,
+        let (sums, sums_provenance) = match found.sums.take() {
+            Some(sums) => (sums, Provenance::Cache),
+            None => (
+                self.fetch_sums(client, package, &first_meta)
+                    .await
+                    .map_err(|reason| package.error(Some(first), reason))?,
+                Provenance::SignedSums,
+            ),
         };
         // An OpenTofu registry's first document may describe every platform (spec §10);
         // with signed sums to vouch for it, one download then stands for all.
@@ -282,21 +341,26 @@ impl RegistrySource {
             to_download
                 .map(|(platform, meta)| self.download(client, package, &sums, platform, meta)),
         );
-        for entry in downloads.await {
-            found.entries.push(entry?);
+        for got in downloads.await {
+            found.entries.push(got?);
         }
         if let (Some(map), Some(downloaded)) = (map, found.entries.last()) {
-            let others = entries_from_map(map, first, downloaded, &found.missing)
+            let others = entries_from_map(map, first, &downloaded.entry, &found.missing)
                 .map_err(|reason| package.error(Some(first), reason))?;
             for (platform, entry) in others {
                 self.cache
                     .put_platform(package.provider, &package.v, platform, &entry);
-                found.entries.push(entry);
+                found.entries.push(Got {
+                    platform: platform.clone(),
+                    entry,
+                    provenance: Provenance::PackagesMap,
+                });
             }
         }
         Ok(Complete {
             entries: found.entries,
             sums,
+            sums_provenance,
         })
     }
 
@@ -358,7 +422,7 @@ impl RegistrySource {
         sums: &VerifiedSums,
         platform: &Platform,
         meta: &PackageMeta,
-    ) -> Result<PlatformEntry, PackageError> {
+    ) -> Result<Got, PackageError> {
         let fail = |reason| package.error(Some(platform), reason);
         sums.vouches_for(meta).map_err(fail)?;
         let label = format!("{} {} {platform}", package.provider, package.version);
@@ -367,7 +431,11 @@ impl RegistrySource {
         let entry = result.map_err(fail)?;
         self.cache
             .put_platform(package.provider, &package.v, platform, &entry);
-        Ok(entry)
+        Ok(Got {
+            platform: platform.clone(),
+            entry,
+            provenance: Provenance::Download,
+        })
     }
 
     /// Downloads a zip and hashes it while it streams, retrying transient failures from
@@ -447,17 +515,25 @@ impl Package<'_> {
     }
 }
 
+/// One platform's entry and where this run got it.
+struct Got {
+    platform: Platform,
+    entry: PlatformEntry,
+    provenance: Provenance,
+}
+
 /// What the cache had for a package.
 struct Found {
     sums: Option<VerifiedSums>,
-    entries: Vec<PlatformEntry>,
+    entries: Vec<Got>,
     missing: Vec<Platform>,
 }
 
 /// Everything a package's lock entry is made of.
 struct Complete {
-    entries: Vec<PlatformEntry>,
+    entries: Vec<Got>,
     sums: VerifiedSums,
+    sums_provenance: Provenance,
 }
 
 /// Why an offline run cannot finish a package.
@@ -473,16 +549,29 @@ fn offline_reason(missing: &[Platform]) -> String {
 
 /// What `providers lock` records for a package (spec §5.5): each platform's `h1:` and
 /// every signed `zh:` line; when SHA256SUMS did not look like a checksum list, each
-/// downloaded zip's own `zh:` instead (Terraform's fallback).
-fn finish(entries: &[PlatformEntry], sums: &VerifiedSums) -> BTreeSet<Hash> {
-    let mut hashes = BTreeSet::new();
-    for entry in entries {
-        hashes.extend(parse_hashes([&entry.h1]).unwrap_or_default());
+/// downloaded zip's own `zh:` instead (Terraform's fallback). Each with where it came
+/// from: the platform's own origin, or `sums_provenance` for the SHA256SUMS lines.
+fn finish(entries: &[Got], sums: &VerifiedSums, sums_provenance: Provenance) -> PackageHashes {
+    let mut hashes = PackageHashes::new();
+    for got in entries {
+        let origin = HashOrigin::of(got.provenance, &got.platform);
+        let mut own = vec![&got.entry.h1];
         if sums.zh.is_empty() {
-            hashes.extend(parse_hashes([&entry.zh]).unwrap_or_default());
+            own.push(&got.entry.zh);
+        }
+        for hash in parse_hashes(own).unwrap_or_default() {
+            hashes.insert(hash, origin.clone());
         }
     }
-    hashes.extend(sums.zh.iter().cloned());
+    for zh in &sums.zh {
+        hashes.insert(
+            zh.clone(),
+            HashOrigin {
+                provenance: sums_provenance,
+                platform: None,
+            },
+        );
+    }
     hashes
 }
 

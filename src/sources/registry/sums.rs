@@ -4,7 +4,7 @@
 
 use base64::Engine as _;
 
-use crate::addr::{ProviderAddr, OPENTOFU_REGISTRY};
+use crate::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
 use crate::cache::SignedSums;
 use crate::hash::{verify_sums, Hash, ShaSums, SigningKey};
 use crate::registry::PackageMeta;
@@ -101,6 +101,24 @@ impl VerifiedSums {
     /// Whether `zh` is one of the signed lines.
     pub fn lists(&self, zh: &str) -> bool {
         self.zh.iter().any(|line| line.as_str() == zh)
+    }
+
+    /// The platforms the document lists a package for: its lines named
+    /// `terraform-provider-TYPE_VERSION_OS_ARCH.zip` (spec §5.4), in file order. Other
+    /// lines (`manifest.json`, …) name no platform.
+    pub fn platforms(&self, provider_type: &str, version: &str) -> Vec<Platform> {
+        let prefix = format!("terraform-provider-{provider_type}_{version}_");
+        let mut platforms: Vec<Platform> = Vec::new();
+        for (filename, _) in &self.files {
+            let platform = filename
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(".zip"))
+                .and_then(|p| p.parse::<Platform>().ok());
+            if let Some(platform) = platform.filter(|p| !platforms.contains(p)) {
+                platforms.push(platform);
+            }
+        }
+        platforms
     }
 }
 
