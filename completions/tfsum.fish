@@ -48,8 +48,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l per-host -d 'Maximu
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); records h1: hashes only' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); records h1: hashes only' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s r -l recursive -d 'Search the paths recursively for root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l check -d 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l retry-failed -d 'Re-run only the roots that failed in the last run from this directory'
@@ -80,13 +80,13 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l per-host -d 'Maxi
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l fs-mirror -d 'Check h1: hashes against this filesystem mirror\'s packages instead of the registries' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l net-mirror -d 'Check h1: hashes against this https network mirror\'s packages instead of the registries' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s r -l recursive -d 'Find every .terraform.lock.hcl below the directories'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says, as terraform init does'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -292,6 +292,14 @@ pub struct LockArgs {
     #[arg(long, value_enum)]
     pub flavor: Option<FlavorArg>,
 
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+/// Where packages come from and how they are fetched and cached: the flags `lock` and
+/// `verify` share (one settings layer builds both commands' sources from them).
+#[derive(Debug, Clone, Args)]
+pub struct SourceArgs {
     /// Maximum concurrent downloads [default: 8]
     #[arg(
         short,
@@ -330,12 +338,12 @@ pub struct LockArgs {
     pub no_config: bool,
 
     /// Take every package from this filesystem mirror instead of the registries (as
-    /// terraform providers lock -fs-mirror); records h1: hashes only
+    /// terraform providers lock -fs-mirror); `lock` records only h1: hashes from it
     #[arg(long, value_name = "DIR", conflicts_with = "net_mirror")]
     pub fs_mirror: Option<PathBuf>,
 
     /// Take every package from this https network mirror instead of the registries (as
-    /// terraform providers lock -net-mirror); records h1: hashes only
+    /// terraform providers lock -net-mirror); `lock` records only h1: hashes from it
     #[arg(long, value_name = "URL", conflicts_with = "offline")]
     pub net_mirror: Option<String>,
 
@@ -360,51 +368,8 @@ pub struct VerifyArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Maximum concurrent downloads [default: 8]
-    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(usize))]
-    pub jobs: Option<usize>,
-
-    /// Maximum concurrent requests to one host [default: 6]
-    #[arg(long, value_name = "N")]
-    pub per_host: Option<usize>,
-
-    /// Directory of the persistent hash cache [default: the OS cache dir + /tfsum]
-    #[arg(long, value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
-
-    /// Do not read or write the persistent hash cache
-    #[arg(long, conflicts_with = "offline")]
-    pub no_cache: bool,
-
-    /// Use only the cache: make no network requests
-    #[arg(long)]
-    pub offline: bool,
-
-    /// How long a cached provider version list stays fresh, in seconds [default: 300]
-    #[arg(long, value_name = "SECONDS")]
-    pub versions_ttl: Option<u64>,
-
-    /// Read settings from this file instead of searching for .tfsum.toml
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-
-    /// Ignore the repository's .tfsum.toml
-    #[arg(long, conflicts_with = "config")]
-    pub no_config: bool,
-
-    /// Check h1: hashes against this filesystem mirror's packages instead of the registries
-    #[arg(long, value_name = "DIR", conflicts_with = "net_mirror")]
-    pub fs_mirror: Option<PathBuf>,
-
-    /// Check h1: hashes against this https network mirror's packages instead of the
-    /// registries
-    #[arg(long, value_name = "URL", conflicts_with = "offline")]
-    pub net_mirror: Option<String>,
-
-    /// Take packages where the CLI configuration's provider_installation block says, as
-    /// terraform init does
-    #[arg(long, conflicts_with_all = ["fs_mirror", "net_mirror"])]
-    pub use_cli_config_installation: bool,
+    #[command(flatten)]
+    pub sources: SourceArgs,
 }
 
 impl VerifyArgs {
@@ -421,17 +386,7 @@ impl VerifyArgs {
             ignore_paths: Vec::new(),
             upgrade: false,
             flavor: None,
-            jobs: self.jobs,
-            per_host: self.per_host,
-            cache_dir: self.cache_dir.clone(),
-            no_cache: self.no_cache,
-            offline: self.offline,
-            versions_ttl: self.versions_ttl,
-            config: self.config.clone(),
-            no_config: self.no_config,
-            fs_mirror: self.fs_mirror.clone(),
-            net_mirror: self.net_mirror.clone(),
-            use_cli_config_installation: self.use_cli_config_installation,
+            sources: self.sources.clone(),
         }
     }
 }

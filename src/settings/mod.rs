@@ -129,19 +129,20 @@ pub fn lock(
     let (file, files) = read_files(args, environment, cwd)?;
     let env = environment;
     let (platforms, platforms_defaulted) = platforms(args, env, &file)?;
-    let jobs = count(args.jobs, "--jobs", env, "TFSUM_JOBS")?
+    let jobs = count(args.sources.jobs, "--jobs", env, "TFSUM_JOBS")?
         .or(file.jobs.map(|n| n.get()))
         .unwrap_or(DEFAULT_JOBS);
-    let per_host = count(args.per_host, "--per-host", env, "TFSUM_PER_HOST")?
+    let per_host = count(args.sources.per_host, "--per-host", env, "TFSUM_PER_HOST")?
         .or(file.per_host.map(|n| n.get()))
         .unwrap_or(DEFAULT_PER_HOST);
-    let versions_ttl = match args.versions_ttl {
+    let versions_ttl = match args.sources.versions_ttl {
         Some(v) => Some(v),
         None => env.flag::<u64>("TFSUM_VERSIONS_TTL", "a number of seconds")?,
     }
     .or(file.versions_ttl)
     .unwrap_or(DEFAULT_VERSIONS_TTL);
     let cache_dir = args
+        .sources
         .cache_dir
         .clone()
         .or_else(|| env.var("TFSUM_CACHE_DIR").map(PathBuf::from))
@@ -162,12 +163,12 @@ pub fn lock(
         ignore: ignore(args, &file)?,
         upgrade: args.upgrade,
         check: args.check,
-        offline: args.offline,
+        offline: args.sources.offline,
         format: args.format,
         flavor: flavor(args, env, &file)?,
         jobs,
         cache_dir,
-        use_cache: !args.no_cache,
+        use_cache: !args.sources.no_cache,
         versions_ttl: Duration::from_secs(versions_ttl),
         http: env.http(per_host)?,
         zip_limits: env.zip_limits()?,
@@ -269,10 +270,11 @@ fn read_files(
         }
         None => FileSettings::default(),
     };
-    if args.no_config {
+    if args.sources.no_config {
         return Ok((user, files));
     }
     let named = args
+        .sources
         .config
         .clone()
         .or_else(|| env.var("TFSUM_CONFIG").map(PathBuf::from));
@@ -297,11 +299,11 @@ fn parse_platforms(list: &str) -> Result<Vec<Platform>, SettingsError> {
 }
 
 fn package_source(args: &LockArgs) -> PackageSource {
-    if let Some(dir) = &args.fs_mirror {
+    if let Some(dir) = &args.sources.fs_mirror {
         PackageSource::FsMirror(dir.clone())
-    } else if let Some(url) = &args.net_mirror {
+    } else if let Some(url) = &args.sources.net_mirror {
         PackageSource::NetMirror(url.clone())
-    } else if args.use_cli_config_installation {
+    } else if args.sources.use_cli_config_installation {
         PackageSource::CliConfig
     } else {
         PackageSource::Registry
