@@ -82,18 +82,9 @@ fn note(verbosity: Verbosity, msg: impl std::fmt::Display) {
 }
 
 fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => cwd,
-        Err(e) => {
-            return exit(
-                EXIT_FAILED,
-                format!("cannot read the current directory: {e}"),
-            )
-        }
-    };
-    let mut settings = match settings::lock(&args, &Environment::capture(), &cwd) {
+    let mut settings = match settings_here(&args) {
         Ok(settings) => settings,
-        Err(e) => return exit(EXIT_USAGE, e),
+        Err(code) => return code,
     };
     tracing::debug!(?settings, "effective settings");
     tfsum::atomic::set_test_delay(settings.write_delay);
@@ -106,12 +97,9 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         let current = &settings.platforms[0];
         note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); locking for this machine's platform, {current}"));
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => return exit(EXIT_FAILED, format!("cannot start the async runtime: {e}")),
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
     };
     let bars = (!logging && verbosity != Verbosity::Quiet && std::io::stderr().is_terminal())
         .then(|| Arc::new(TerminalProgress::new()));
@@ -138,10 +126,35 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         Format::Json => report::print_json(&report, &mut stdout),
         Format::Markdown => report::print_markdown(&report, &mut stdout),
     };
-    if let Err(e) = printed.and_then(|()| stdout.flush()) {
+    finish(printed.and_then(|()| stdout.flush()), report.is_failure())
+}
+
+/// The run's settings from `args`, the environment and the settings files, relative to
+/// the current directory; a usage error exits 2.
+fn settings_here(args: &LockArgs) -> Result<LockSettings, ExitCode> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        exit(
+            EXIT_FAILED,
+            format!("cannot read the current directory: {e}"),
+        )
+    })?;
+    settings::lock(args, &Environment::capture(), &cwd).map_err(|e| exit(EXIT_USAGE, e))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| exit(EXIT_FAILED, format!("cannot start the async runtime: {e}")))
+}
+
+/// The exit code once the report is printed: 1 when it could not be written or says
+/// something failed.
+fn finish(printed: std::io::Result<()>, failed: bool) -> ExitCode {
+    if let Err(e) = printed {
         return exit(EXIT_FAILED, format!("cannot write the report: {e}"));
     }
-    if report.is_failure() {
+    if failed {
         ExitCode::from(EXIT_FAILED)
     } else {
         ExitCode::SUCCESS
@@ -151,25 +164,13 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
 /// `tfsum verify`: exit 0 when every hash is vouched for, 1 when not (or a file cannot
 /// be read or checked), 2 on a usage error.
 fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => cwd,
-        Err(e) => {
-            return exit(
-                EXIT_FAILED,
-                format!("cannot read the current directory: {e}"),
-            )
-        }
-    };
-    let settings = match settings::lock(&args.as_lock_args(), &Environment::capture(), &cwd) {
+    let settings = match settings_here(&args.as_lock_args()) {
         Ok(settings) => settings,
-        Err(e) => return exit(EXIT_USAGE, e),
+        Err(code) => return code,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => return exit(EXIT_FAILED, format!("cannot start the async runtime: {e}")),
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
     };
     let result = runtime.block_on(tfsum::verify::run(&settings, Arc::new(NoProgress)));
     let report = match result {
@@ -185,14 +186,7 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
         Format::Json => tfsum::verify::print_json(&report, &mut stdout),
         Format::Markdown => tfsum::verify::print_markdown(&report, &mut stdout),
     };
-    if let Err(e) = printed.and_then(|()| stdout.flush()) {
-        return exit(EXIT_FAILED, format!("cannot write the report: {e}"));
-    }
-    if report.is_failure() {
-        ExitCode::from(EXIT_FAILED)
-    } else {
-        ExitCode::SUCCESS
-    }
+    finish(printed.and_then(|()| stdout.flush()), report.is_failure())
 }
 
 /// Points `settings` at the roots that failed last time; `Err` with the exit code when
