@@ -21,7 +21,7 @@ use crate::discover::{normalize_path, Discovery};
 use crate::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
 use crate::modules::{FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource};
 use crate::resolve::{self, ProviderReqs};
-use crate::root::{LockProblem, Root, RootError, RootKind, Stop};
+use crate::root::{LockProblem, Root, RootError, RootKind};
 use crate::terragrunt::{self, UnitConfig, UnitSource};
 
 /// A root whose configuration and lock file were read.
@@ -267,7 +267,7 @@ fn walk(mut open: OpenRoot, loader: &mut Loader, remote: &mut Fetches) -> Walked
     let root = Root {
         dir: open.dir,
         kind: open.kind,
-        stage: stage.map_err(Stop::Failed),
+        stage,
     };
     Walked::Done(root, warnings)
 }

@@ -66,8 +66,6 @@ pub enum RootOutcome {
         /// What the new file changes, provider by provider; empty when unchanged.
         changes: Vec<ProviderChange>,
     },
-    /// Not attempted, for the reason given.
-    Skipped(String),
     Failed(RootError),
 }
 
@@ -81,7 +79,7 @@ pub struct Drift {
 }
 
 impl RootOutcome {
-    /// The report word: `created`, `updated`, `unchanged`, `skipped` or `failed`; in
+    /// The report word: `created`, `updated`, `unchanged` or `failed`; in
     /// check mode `would create`, `would update`, `up to date` for the first three.
     pub fn word(&self, check: bool) -> &'static str {
         match (self, check) {
@@ -91,7 +89,6 @@ impl RootOutcome {
                 Change::Updated => "would update",
                 Change::Unchanged => "up to date",
             },
-            (RootOutcome::Skipped(_), _) => "skipped",
             (RootOutcome::Failed(_), _) => "failed",
         }
     }
@@ -108,11 +105,10 @@ impl RootOutcome {
         }
     }
 
-    /// Why it failed or was skipped, or (check mode) what is wrong with its lock file.
+    /// Why it failed, or (check mode) what is wrong with its lock file.
     pub fn detail(&self) -> Option<String> {
         match self {
             RootOutcome::Done { drift, .. } => drift.as_ref().map(|d| d.problems.join("\n")),
-            RootOutcome::Skipped(reason) => Some(reason.clone()),
             RootOutcome::Failed(error) => Some(error.to_string()),
         }
     }
@@ -141,13 +137,6 @@ impl RunReport {
         self.roots
             .iter()
             .filter(|r| r.outcome.change() == Some(change))
-            .count()
-    }
-
-    pub fn skipped(&self) -> usize {
-        self.roots
-            .iter()
-            .filter(|r| matches!(r.outcome, RootOutcome::Skipped(_)))
             .count()
     }
 
@@ -229,10 +218,9 @@ fn summary_counts(report: &RunReport) -> String {
         )
     };
     format!(
-        "{} {}: {roots}, {} skipped, {} failed",
+        "{} {}: {roots}, {} failed",
         report.roots.len(),
         plural(report.roots.len(), "root", "roots"),
-        report.skipped(),
         report.failed(),
     )
 }
@@ -306,6 +294,8 @@ struct JsonStats {
     created: usize,
     updated: usize,
     unchanged: usize,
+    /// Always 0: no root is skipped since remote Terragrunt sources are fetched. Kept
+    /// so that schema 1 readers find every field they were promised.
     skipped: usize,
     failed: usize,
     packages_downloaded: u64,
@@ -344,7 +334,7 @@ pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<(
             created: report.count(Change::Created),
             updated: report.count(Change::Updated),
             unchanged: report.count(Change::Unchanged),
-            skipped: report.skipped(),
+            skipped: 0,
             failed: report.failed(),
             packages_downloaded: stats.packages_downloaded,
             packages_from_cache: stats.packages_from_cache,

@@ -1,6 +1,5 @@
 //! A root as it moves through the pipeline: [`Root<T>`] carries the stage value `T` it
-//! has reached (loaded, planned) or the reason it stopped ([`Stop`]): skipped, or failed
-//! with a typed [`RootError`]. Each stage consumes the roots of the stage before and
+//! has reached (loaded, planned) or the typed [`RootError`] that stopped it. Each stage consumes the roots of the stage before and
 //! passes on the ones that stopped untouched, so the report sees every root once, with
 //! the error of the stage that stopped it.
 
@@ -28,12 +27,12 @@ pub struct Root<T> {
     /// The directory holding the lock file.
     pub dir: PathBuf,
     pub kind: RootKind,
-    pub stage: Result<T, Stop>,
+    pub stage: Result<T, RootError>,
 }
 
 impl<T> Root<T> {
     /// The next stage: `f` runs only on a root that has not stopped.
-    pub fn then<U>(self, f: impl FnOnce(T) -> Result<U, Stop>) -> Root<U> {
+    pub fn then<U>(self, f: impl FnOnce(T) -> Result<U, RootError>) -> Root<U> {
         Root {
             dir: self.dir,
             kind: self.kind,
@@ -45,23 +44,8 @@ impl<T> Root<T> {
         Root {
             dir,
             kind,
-            stage: Err(Stop::Failed(error)),
+            stage: Err(error),
         }
-    }
-}
-
-/// Why a root left the pipeline early.
-#[derive(Debug)]
-pub enum Stop {
-    /// Not attempted, for the reason given (a Terragrunt unit whose remote source has
-    /// not been downloaded).
-    Skipped(String),
-    Failed(RootError),
-}
-
-impl From<RootError> for Stop {
-    fn from(error: RootError) -> Stop {
-        Stop::Failed(error)
     }
 }
 

@@ -27,7 +27,7 @@ pub struct RunState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootState {
     pub dir: PathBuf,
-    /// The report word: `created`, `updated`, `unchanged`, `skipped` or `failed`.
+    /// The report word: `created`, `updated`, `unchanged` or `failed`.
     pub outcome: String,
 }
 

@@ -16,7 +16,7 @@ use crate::lockfile::{self, LockFile};
 use crate::progress::Progress;
 use crate::report::{Drift, RootOutcome, RootReport};
 use crate::resolve::Planned;
-use crate::root::{Root, RootError, Stop};
+use crate::root::{Root, RootError};
 use crate::sources::{Hashes, Package, PackageHashes};
 
 pub use crate::lockfile::LOCK_FILE_NAME;
@@ -66,8 +66,7 @@ pub fn write(
                     Ok(outcome) => outcome,
                     Err(e) => RootOutcome::Failed(e),
                 },
-                Err(Stop::Skipped(reason)) => RootOutcome::Skipped(reason),
-                Err(Stop::Failed(e)) => RootOutcome::Failed(e),
+                Err(e) => RootOutcome::Failed(e),
             };
             progress.root_done(&root.dir, outcome.word(check));
             RootReport {

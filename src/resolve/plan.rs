@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::addr::ProviderAddr;
 use crate::load::Loaded;
-use crate::root::{Root, RootError, SelectionError, Stop};
+use crate::root::{Root, RootError, SelectionError};
 use crate::sources::{Package, Sources};
 use crate::version::Version;
 
@@ -104,7 +104,7 @@ async fn version_lists(
 }
 
 /// One root's versions; every provider that cannot be chosen is named.
-fn choose(loaded: Loaded, lists: &VersionLists, upgrade: bool) -> Result<Planned, Stop> {
+fn choose(loaded: Loaded, lists: &VersionLists, upgrade: bool) -> Result<Planned, RootError> {
     let mut selected = BTreeMap::new();
     let mut errors = Vec::new();
     for (addr, reqs) in &loaded.reqs {
@@ -126,7 +126,7 @@ fn choose(loaded: Loaded, lists: &VersionLists, upgrade: bool) -> Result<Planned
         }
     }
     if !errors.is_empty() {
-        return Err(Stop::Failed(RootError::Selection(errors)));
+        return Err(RootError::Selection(errors));
     }
     Ok(Planned { loaded, selected })
 }
