@@ -100,50 +100,25 @@ impl Reader<'_> {
     ) -> Result<(), ConfigError> {
         let at = self.at(block.span());
         let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
+        let resource =
+            |mode, ty: &str, name: &str| self.resource(mode, ty, name, &block.body, at.clone());
         match (block.ident.as_str(), labels.as_slice()) {
             ("terraform", []) => self.terraform(&block.body, out)?,
-            ("provider", [name]) => {
-                let alias = match block.body.get_attribute("alias") {
-                    Some(attr) => Some(self.literal(&attr.value, "alias")?),
-                    None => None,
-                };
-                let version = match block.body.get_attribute("version") {
-                    Some(attr) => Some(RawConstraint {
-                        text: self.literal(&attr.value, "version")?,
-                        at: self.at(attr.span()),
-                    }),
-                    None => None,
-                };
-                out.provider_blocks.push(ProviderBlock {
-                    local_name: name.to_string(),
-                    alias,
-                    version,
-                    at,
-                });
-            }
-            ("resource", [ty, name]) => out.resources.push(self.resource(
-                ResourceMode::Managed,
-                ty,
-                name,
-                &block.body,
-                at,
-            )?),
-            ("data", [ty, name]) => {
+            ("provider", [name]) => out.provider_blocks.push(self.provider(name, block, at)?),
+            ("resource", [ty, name]) => {
                 out.resources
-                    .push(self.resource(ResourceMode::Data, ty, name, &block.body, at)?)
+                    .push(resource(ResourceMode::Managed, ty, name)?)
             }
-            ("ephemeral", [ty, name]) => out.resources.push(self.resource(
-                ResourceMode::Ephemeral,
-                ty,
-                name,
-                &block.body,
-                at,
-            )?),
+            ("data", [ty, name]) => out.resources.push(resource(ResourceMode::Data, ty, name)?),
+            ("ephemeral", [ty, name]) => {
+                out.resources
+                    .push(resource(ResourceMode::Ephemeral, ty, name)?)
+            }
             ("check", [_]) => {
                 // A check block may scope one data source; it still needs its provider.
                 for inner in block.body.get_blocks("data") {
-                    let labels: Vec<&str> = inner.labels.iter().map(|l| l.as_str()).collect();
-                    if let [ty, name] = labels.as_slice() {
+                    if let [ty, name] = inner.labels.as_slice() {
+                        let (ty, name) = (ty.as_str(), name.as_str());
                         let at = self.at(inner.span());
                         out.resources.push(self.resource(
                             ResourceMode::Data,
@@ -166,38 +141,71 @@ impl Reader<'_> {
                 };
                 out.imports.push(ImportDecl { target, provider });
             }
-            ("module", [name]) => {
-                let source = block
-                    .body
-                    .get_attribute("source")
-                    .map(|attr| match &attr.value {
-                        Expression::String(s) => (s.as_str().to_string(), true),
-                        other => (self.source_text(other), false),
-                    });
-                let version = match block.body.get_attribute("version") {
-                    Some(attr) => match &attr.value {
-                        Expression::String(s) => Some(s.as_str().to_string()),
-                        _ => {
-                            return Err(ConfigError::Invalid {
-                                at: self.at(attr.span()),
-                                message: format!(
-                                    "the version of module {name:?} must be a literal string"
-                                ),
-                            })
-                        }
-                    },
-                    None => None,
-                };
-                out.module_calls.push(ModuleCallDecl {
-                    name: name.to_string(),
-                    source,
-                    version,
-                    at,
-                });
-            }
+            ("module", [name]) => out.module_calls.push(self.module_call(name, block, at)?),
             _ => {}
         }
         Ok(())
+    }
+
+    /// `provider "NAME" { alias = …, version = … }`.
+    fn provider(
+        &self,
+        name: &str,
+        block: &Block,
+        at: Location,
+    ) -> Result<ProviderBlock, ConfigError> {
+        let alias = match block.body.get_attribute("alias") {
+            Some(attr) => Some(self.literal(&attr.value, "alias")?),
+            None => None,
+        };
+        let version = match block.body.get_attribute("version") {
+            Some(attr) => Some(RawConstraint {
+                text: self.literal(&attr.value, "version")?,
+                at: self.at(attr.span()),
+            }),
+            None => None,
+        };
+        Ok(ProviderBlock {
+            local_name: name.to_string(),
+            alias,
+            version,
+            at,
+        })
+    }
+
+    /// `module "NAME" { source = …, version = … }`: the source as written (an expression
+    /// is kept as its text, marked not literal); the version must be a literal string.
+    fn module_call(
+        &self,
+        name: &str,
+        block: &Block,
+        at: Location,
+    ) -> Result<ModuleCallDecl, ConfigError> {
+        let source = block
+            .body
+            .get_attribute("source")
+            .map(|attr| match &attr.value {
+                Expression::String(s) => (s.as_str().to_string(), true),
+                other => (self.source_text(other), false),
+            });
+        let version = match block.body.get_attribute("version") {
+            Some(attr) => match &attr.value {
+                Expression::String(s) => Some(s.as_str().to_string()),
+                _ => {
+                    return Err(ConfigError::Invalid {
+                        at: self.at(attr.span()),
+                        message: format!("the version of module {name:?} must be a literal string"),
+                    })
+                }
+            },
+            None => None,
+        };
+        Ok(ModuleCallDecl {
+            name: name.to_string(),
+            source,
+            version,
+            at,
+        })
     }
 
     fn terraform(&self, body: &Body, out: &mut FileContent) -> Result<(), ConfigError> {
