@@ -69,6 +69,8 @@ def test_installed_wheel_runs_and_locks_the_demo_as_terraform_does(
     out = run(tfsum + ["lock", "-r", *demo_lock_args(), roots], cwd=tmp_path, env=env)
     for root, expected in terraform_demo_locks.items():
         assert (roots / root / ".terraform.lock.hcl").read_bytes() == expected, root
-    assert sorted(line.split()[0] for line in out.stdout.splitlines()[:-1]) == ["created"] * len(
+    # One line per root (its change lines are indented below it), then the summary.
+    root_lines = [line for line in out.stdout.splitlines()[:-1] if not line[:1].isspace()]
+    assert sorted(line.split()[0] for line in root_lines) == ["created"] * len(
         terraform_demo_locks
     ), out.stdout
