@@ -94,6 +94,15 @@ impl FileSet {
 /// The names of the configuration files directly in `dir`, of every dialect (the
 /// dialect's rules are [`FileSet::select`]'s job).
 pub fn config_file_names(dir: &Path) -> Result<BTreeSet<String>, ConfigError> {
+    file_names(dir, is_config_file_name)
+}
+
+/// The names in `dir` that `wanted` accepts and that are files to read
+/// ([`config_entry_is_file`]).
+pub(super) fn file_names(
+    dir: &Path,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<BTreeSet<String>, ConfigError> {
     let read_err = |source| ConfigError::Read {
         path: dir.to_path_buf(),
         source,
@@ -104,7 +113,7 @@ pub fn config_file_names(dir: &Path) -> Result<BTreeSet<String>, ConfigError> {
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue;
         };
-        if is_config_file_name(&name) && config_entry_is_file(&entry.path())? {
+        if wanted(&name) && config_entry_is_file(&entry.path())? {
             names.insert(name);
         }
     }

@@ -19,11 +19,13 @@ use super::{
     ProviderRequirement, RawConstraint, ResourceDecl, ResourceMode,
 };
 
-pub(super) fn parse_file(
+/// The members of a JSON file's root object (`what` names the kind of file in the
+/// error when the root is not an object); a byte order mark is dropped first.
+pub(super) fn root_members(
     path: &Path,
     text: &str,
-    default_host: &str,
-) -> Result<FileContent, ConfigError> {
+    what: &str,
+) -> Result<Vec<Member>, ConfigError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let root = JsonNode::parse(text).map_err(|e| ConfigError::Syntax {
         file: path.to_path_buf(),
@@ -31,18 +33,30 @@ pub(super) fn parse_file(
         column: e.column,
         message: e.message,
     })?;
+    match root.kind {
+        JsonKind::Object(members) => Ok(members),
+        _ => Err(ConfigError::Invalid {
+            at: Location {
+                file: path.to_path_buf(),
+                line: root.line,
+            },
+            message: format!("the root of a JSON {what} must be an object"),
+        }),
+    }
+}
+
+pub(super) fn parse_file(
+    path: &Path,
+    text: &str,
+    default_host: &str,
+) -> Result<FileContent, ConfigError> {
+    let members = root_members(path, text, "configuration file")?;
     let at = |line: usize| Location {
         file: path.to_path_buf(),
         line,
     };
-    let JsonKind::Object(members) = &root.kind else {
-        return Err(ConfigError::Invalid {
-            at: at(root.line),
-            message: "the root of a JSON configuration file must be an object".to_string(),
-        });
-    };
     let mut out = FileContent::default();
-    for member in members {
+    for member in &members {
         match member.name.as_str() {
             "terraform" => terraform(member, &at, default_host, &mut out)?,
             "provider" => provider_blocks(member, &at, &mut out)?,

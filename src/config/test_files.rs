@@ -19,7 +19,6 @@
 //! * [`root_with_tests`] is the root module as the tree walk reads it: with its tests
 //!   when they count (a called module's test files never count).
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -33,7 +32,6 @@ use super::{
 };
 use crate::addr::ProviderAddr;
 use crate::discover::{is_ignored_file_name, normalize_path};
-use crate::json::{JsonKind, JsonNode};
 use crate::version::{Constraints, Version};
 
 /// The test directory both tools read when `-test-directory` is not given.
@@ -113,23 +111,9 @@ pub fn test_file_paths(
 
 /// The test files directly in `dir`, by the dialect's rules.
 fn test_files_in(dir: &Path, dialect: Dialect) -> Result<Vec<PathBuf>, ConfigError> {
-    let read_err = |source| ConfigError::Read {
-        path: dir.to_path_buf(),
-        source,
-    };
-    let mut names = BTreeSet::new();
-    for entry in std::fs::read_dir(dir).map_err(read_err)? {
-        let entry = entry.map_err(read_err)?;
-        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            continue;
-        };
-        if test_file_stem(&name, dialect).is_some()
-            && !is_ignored_file_name(&name)
-            && files::config_entry_is_file(&entry.path())?
-        {
-            names.insert(name);
-        }
-    }
+    let names = files::file_names(dir, |name| {
+        test_file_stem(name, dialect).is_some() && !is_ignored_file_name(name)
+    })?;
     let shadowed = |name: &str| {
         dialect == Dialect::OpenTofu
             && [
@@ -309,26 +293,14 @@ fn native_run_module(
 /// JSON syntax: `{"run": {"NAME": {"module": {"source": "…"}}}, "provider": {…}}`, with
 /// arrays allowed wherever a block may repeat, as in configuration files.
 fn parse_json(path: &Path, text: &str, key: &str) -> Result<Parsed, ConfigError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let root = JsonNode::parse(text).map_err(|e| ConfigError::Syntax {
-        file: path.to_path_buf(),
-        line: e.line,
-        column: e.column,
-        message: e.message,
-    })?;
+    let members = json::root_members(path, text, "test file")?;
     let at = |line: usize| Location {
         file: path.to_path_buf(),
         line,
     };
-    let JsonKind::Object(members) = &root.kind else {
-        return Err(ConfigError::Invalid {
-            at: at(root.line),
-            message: "the root of a JSON test file must be an object".to_string(),
-        });
-    };
     let mut out = Parsed::default();
     let mut providers = FileContent::default();
-    for member in members {
+    for member in &members {
         match member.name.as_str() {
             "run" => {
                 for (labels, body) in json::blocks(&member.value, 1) {
