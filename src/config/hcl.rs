@@ -57,13 +57,11 @@ pub(super) fn with_body<T>(
     read: impl FnOnce(&Body, &Reader<'_>) -> Result<T, ConfigError>,
 ) -> Result<T, ConfigError> {
     stacker::maybe_grow(PARSE_STACK, PARSE_STACK_SEGMENT, || {
-        // A UTF-8 byte order mark is not HCL; dropping it keeps line numbers intact.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let body = hcl_edit::parser::parse_body(text).map_err(|e| ConfigError::Syntax {
+        let (body, text) = super::parse_hcl_body(text).map_err(|e| ConfigError::Syntax {
             file: path.to_path_buf(),
-            line: e.location().line(),
-            column: e.location().column(),
-            message: e.message().to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
         })?;
         let reader = Reader {
             path,

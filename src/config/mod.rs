@@ -732,6 +732,29 @@ fn map_local_names(
     Ok(local_names)
 }
 
+/// A syntax error from hcl-edit, where it is (one-based line and column) and what.
+pub(crate) struct HclSyntaxError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// Parses HCL native syntax as Terraform and Terragrunt files are read: a UTF-8 byte
+/// order mark (not HCL) is dropped first, which keeps line numbers intact. Returns the
+/// text parsed (without the mark), for line lookups.
+pub(crate) fn parse_hcl_body(
+    text: &str,
+) -> Result<(hcl_edit::structure::Body, &str), HclSyntaxError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    hcl_edit::parser::parse_body(text)
+        .map(|body| (body, text))
+        .map_err(|e| HclSyntaxError {
+            line: e.location().line(),
+            column: e.location().column(),
+            message: e.message().to_string(),
+        })
+}
+
 /// Byte offset → one-based line number, for spans from hcl-edit and the JSON reader.
 pub(crate) struct LineIndex {
     starts: Vec<usize>,

@@ -83,13 +83,13 @@ pub(crate) fn parse_file(path: &Path) -> Result<TgFile, TerragruntError> {
 }
 
 pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let body = hcl_edit::parser::parse_body(text).map_err(|e| TerragruntError::Syntax {
-        file: path.to_path_buf(),
-        line: e.location().line(),
-        column: e.location().column(),
-        message: e.message().to_string(),
-    })?;
+    let (body, text) =
+        crate::config::parse_hcl_body(text).map_err(|e| TerragruntError::Syntax {
+            file: path.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
     let reader = Reader {
         path,
         lines: LineIndex::new(text),
