@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
-use tfsum::config::load_module;
+use tfsum::config::tree::{ModuleReader, Remote};
+use tfsum::config::{load_module, ConfigError, Module};
+use tfsum::modules::ModuleSource;
 use tfsum::terragrunt;
 
 const FILES: [&str; 4] = [
@@ -24,6 +26,19 @@ const FILES: [&str; 4] = [
 ];
 
 const HOST: &str = "registry.terraform.io";
+
+/// Reads local modules; a remote source or call is left unfetched (no network here).
+struct LocalOnly;
+
+impl ModuleReader for LocalOnly {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+        load_module(dir, HOST).map(Arc::new)
+    }
+
+    fn remote(&mut self, _: &ModuleSource, _: Option<&str>) -> Remote {
+        Remote::Pending
+    }
+}
 
 /// The repository, one per fuzzing process, rewritten for each input.
 fn repo() -> &'static Path {
@@ -65,9 +80,7 @@ fuzz_target!(|data: &[u8]| {
                 "{file:?}"
             );
         }
-        let _ = terragrunt::unit_requirements(&config, HOST, |dir| {
-            load_module(dir, HOST).map(Arc::new)
-        });
+        let _ = terragrunt::unit_requirements(&config, HOST, &mut LocalOnly);
     }
-    let _ = terragrunt::find_units(&[repo.join("live")], true, &[]);
+    let _ = terragrunt::find_units(&[repo.join("live")], true);
 });
