@@ -124,10 +124,10 @@ pub(super) fn provider_blocks(
         let [(name, line)] = labels.as_slice() else {
             continue;
         };
-        let alias = match body.get("alias") {
-            Some(m) => Some(string(m, "alias", at)?),
-            None => None,
-        };
+        let alias = body
+            .get("alias")
+            .map(|m| string(m, "alias", at))
+            .transpose()?;
         let version = match body.get("version") {
             Some(m) => Some(RawConstraint {
                 text: string(m, "version", at)?,
@@ -155,10 +155,10 @@ fn imports(
             Some(m) => resource_target_text(&string(m, "to", at)?),
             None => None,
         };
-        let provider = match body.get("provider") {
-            Some(m) => Some(provider_ref(m, at)?),
-            None => None,
-        };
+        let provider = body
+            .get("provider")
+            .map(|m| provider_ref(m, at))
+            .transpose()?;
         out.imports.push(ImportDecl { target, provider });
     }
     Ok(())
@@ -173,19 +173,19 @@ fn module_calls(
         let [(name, line)] = labels.as_slice() else {
             continue;
         };
-        let source = match body.get("source") {
-            Some(m) => Some(string(m, "source", at)?),
-            None => None,
-        };
+        let source = body
+            .get("source")
+            .map(|m| string(m, "source", at))
+            .transpose()?;
         // A JSON string is a template: `${…}` makes the source an expression.
         let source = source.map(|s| {
             let literal = !s.contains("${");
             (s, literal)
         });
-        let version = match body.get("version") {
-            Some(m) => Some(string(m, "module version", at)?),
-            None => None,
-        };
+        let version = body
+            .get("version")
+            .map(|m| string(m, "module version", at))
+            .transpose()?;
         out.module_calls.push(ModuleCallDecl {
             name: name.to_string(),
             source,
@@ -252,10 +252,10 @@ fn resources(
         let [(ty, line), (name, _)] = labels.as_slice() else {
             continue;
         };
-        let provider = match body.get("provider") {
-            Some(m) => Some(provider_ref(m, at)?),
-            None => None,
-        };
+        let provider = body
+            .get("provider")
+            .map(|m| provider_ref(m, at))
+            .transpose()?;
         out.resources.push(ResourceDecl {
             mode,
             r#type: ty.to_string(),
