@@ -10,12 +10,10 @@
 #![no_main]
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tfsum::config::tree::{ModuleReader, Remote};
-use tfsum::config::{load_module, ConfigError, Module};
-use tfsum::modules::ModuleSource;
+use tfsum::config::tree::LocalModules;
 use tfsum::terragrunt;
 
 const FILES: [&str; 4] = [
@@ -26,19 +24,6 @@ const FILES: [&str; 4] = [
 ];
 
 const HOST: &str = "registry.terraform.io";
-
-/// Reads local modules; a remote source or call is left unfetched (no network here).
-struct LocalOnly;
-
-impl ModuleReader for LocalOnly {
-    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
-        load_module(dir, HOST).map(Arc::new)
-    }
-
-    fn remote(&mut self, _: &ModuleSource, _: Option<&str>) -> Remote {
-        Remote::Pending
-    }
-}
 
 /// The repository, one per fuzzing process, rewritten for each input.
 fn repo() -> &'static Path {
@@ -80,7 +65,8 @@ fuzz_target!(|data: &[u8]| {
                 "{file:?}"
             );
         }
-        let _ = terragrunt::unit_requirements(&config, HOST, &mut LocalOnly);
+        let _ =
+            terragrunt::unit_requirements(&config, HOST, &mut LocalModules { default_host: HOST });
     }
     let _ = terragrunt::find_units(&[repo.join("live")], true);
 });

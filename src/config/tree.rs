@@ -87,6 +87,22 @@ pub trait ModuleReader {
     fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote;
 }
 
+/// A reader of local modules only: each directory parsed from disk, every remote call
+/// left [`Remote::Pending`]. For walks that must not touch the network (tests, fuzzing).
+pub struct LocalModules<'h> {
+    pub default_host: &'h str,
+}
+
+impl ModuleReader for LocalModules<'_> {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+        super::load_module(dir, self.default_host).map(Arc::new)
+    }
+
+    fn remote(&mut self, _: &RemoteSource, _: Option<&str>) -> Remote {
+        Remote::Pending
+    }
+}
+
 /// Gathers the requirements of the module tree rooted at `root`, whose registry
 /// addresses without a host mean `default_host`.
 ///

@@ -4,7 +4,6 @@
 //! directory as the repository root instead of asking [`find_repo_root`].
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 
@@ -12,9 +11,7 @@ use super::eval::{context, evaluate, with_scope, Includes, Locals, ResolvedInclu
 use super::parse::parse_text;
 use super::*;
 use crate::addr::TERRAFORM_REGISTRY;
-use crate::config::load_module;
-use crate::config::tree::{ModuleReader, Remote};
-use crate::modules::ModuleSource as RemoteSource;
+use crate::config::tree::LocalModules;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/terragrunt/repo")
@@ -55,7 +52,13 @@ fn describe(unit: &str) -> Vec<String> {
             file.first_line
         ));
     }
-    match unit_requirements(&config, TERRAFORM_REGISTRY, &mut Unfetched) {
+    match unit_requirements(
+        &config,
+        TERRAFORM_REGISTRY,
+        &mut LocalModules {
+            default_host: TERRAFORM_REGISTRY,
+        },
+    ) {
         Ok(tree) => {
             if tree.pending > 0 {
                 out.push(format!("waiting for {} remote module(s)", tree.pending));
@@ -75,19 +78,6 @@ fn describe(unit: &str) -> Vec<String> {
         Err(e) => out.push(format!("requirements error: {e}")),
     }
     out
-}
-
-/// Loads modules from disk; remote code is never fetched here.
-struct Unfetched;
-
-impl ModuleReader for Unfetched {
-    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
-        load_module(dir, TERRAFORM_REGISTRY).map(Arc::new)
-    }
-
-    fn remote(&mut self, _: &RemoteSource, _: Option<&str>) -> Remote {
-        Remote::Pending
-    }
 }
 
 #[test]
