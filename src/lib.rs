@@ -31,35 +31,10 @@
 //!   [`progress`], [`progress_bar`], [`state`] (the run record for `--retry-failed`).
 //! - Other commands: [`fmt`] (`tfsum fmt`), [`merge`] (`tfsum merge-driver`).
 
-pub mod addr;
-pub mod atomic;
-pub mod cache;
-pub mod changes;
-pub mod cli;
-pub mod cliconfig;
+pub mod commands;
 pub mod config;
-pub mod diff;
-pub mod discover;
-pub mod download;
-pub mod drift;
-pub mod fmt;
-pub mod hash;
-pub mod json;
-pub mod load;
-pub mod lock;
-pub mod lockfile;
-pub mod merge;
-pub mod modules;
-pub mod progress;
-pub mod progress_bar;
-pub mod registry;
+pub mod disk;
+pub mod net;
 pub mod report;
-pub mod resolve;
-pub mod root;
-pub mod settings;
-pub mod sources;
-pub mod state;
-pub mod terragrunt;
-pub mod verify;
-pub mod version;
-pub mod write;
+pub mod stages;
+pub mod vocab;

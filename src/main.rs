@@ -11,14 +11,14 @@ use std::sync::Arc;
 
 use clap::{CommandFactory as _, Parser as _};
 
-use tfsum::cli::{
+use tfsum::commands::cli::{
     Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs, VerifyArgs,
 };
-use tfsum::fmt::{self as lockfmt, FmtOptions};
-use tfsum::progress::{NoProgress, Progress};
-use tfsum::progress_bar::{LogProgress, TerminalProgress};
+use tfsum::commands::fmt::{self as lockfmt, FmtOptions};
+use tfsum::commands::settings::{self, Environment, LockSettings};
+use tfsum::report::progress_bar::{LogProgress, TerminalProgress};
 use tfsum::report::{self, Verbosity};
-use tfsum::settings::{self, Environment, LockSettings};
+use tfsum::vocab::progress::{NoProgress, Progress};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -87,7 +87,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         Err(code) => return code,
     };
     tracing::debug!(?settings, "effective settings");
-    tfsum::atomic::set_test_delay(settings.write_delay);
+    tfsum::disk::atomic::set_test_delay(settings.write_delay);
     if settings.retry_failed {
         if let Err(code) = retry_failed(&mut settings, verbosity) {
             return code;
@@ -110,7 +110,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
     };
     let result = runtime.block_on(async {
         tokio::spawn(exit_on_interrupt());
-        tfsum::lock::run(&settings, progress).await
+        tfsum::commands::lock::run(&settings, progress).await
     });
     if let Some(bars) = &bars {
         bars.finish();
@@ -172,7 +172,10 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    let result = runtime.block_on(tfsum::verify::run(&settings, Arc::new(NoProgress)));
+    let result = runtime.block_on(tfsum::commands::verify::run(
+        &settings,
+        Arc::new(NoProgress),
+    ));
     let report = match result {
         Ok(report) => report,
         Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
@@ -181,10 +184,10 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let printed = match args.format {
         Format::Text => {
-            tfsum::verify::print_text(&report, verbosity == Verbosity::Quiet, &mut stdout)
+            tfsum::commands::verify::print_text(&report, verbosity == Verbosity::Quiet, &mut stdout)
         }
-        Format::Json => tfsum::verify::print_json(&report, &mut stdout),
-        Format::Markdown => tfsum::verify::print_markdown(&report, &mut stdout),
+        Format::Json => tfsum::commands::verify::print_json(&report, &mut stdout),
+        Format::Markdown => tfsum::commands::verify::print_markdown(&report, &mut stdout),
     };
     finish(printed.and_then(|()| stdout.flush()), report.is_failure())
 }
@@ -192,7 +195,8 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
 /// Points `settings` at the roots that failed last time; `Err` with the exit code when
 /// there is nothing to retry (0) or no record to read (2).
 fn retry_failed(settings: &mut LockSettings, verbosity: Verbosity) -> Result<(), ExitCode> {
-    let (paths, notes) = tfsum::lock::roots_to_retry(settings).map_err(|e| exit(EXIT_USAGE, e))?;
+    let (paths, notes) =
+        tfsum::commands::lock::roots_to_retry(settings).map_err(|e| exit(EXIT_USAGE, e))?;
     notes.iter().for_each(|n| note(verbosity, n));
     if paths.is_empty() {
         let cwd = settings.cwd.display();
@@ -216,7 +220,7 @@ fn retry_failed(settings: &mut LockSettings, verbosity: Verbosity) -> Result<(),
 async fn exit_on_interrupt() {
     wait_for_signal().await;
     // Never released: the process ends holding it, so no write starts after this.
-    let _guard = tfsum::atomic::interrupt();
+    let _guard = tfsum::disk::atomic::interrupt();
     eprintln!("tfsum: interrupted; every lock file is either unchanged or fully written");
     std::process::exit(EXIT_INTERRUPTED);
 }
@@ -266,7 +270,7 @@ fn hash(args: HashArgs) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let mut code = ExitCode::SUCCESS;
     for path in &args.paths {
-        match tfsum::hash::hash_path(path) {
+        match tfsum::vocab::hash::hash_path(path) {
             Ok(hashes) => {
                 for h in hashes {
                     if writeln!(stdout, "{h}  {}", path.display()).is_err() {
@@ -284,8 +288,8 @@ fn hash(args: HashArgs) -> ExitCode {
 }
 
 /// Exit 0 merged, 1 conflict left in OURS, 2 an input unreadable (OURS untouched).
-fn merge_driver(args: tfsum::cli::MergeDriverArgs, verbosity: Verbosity) -> ExitCode {
-    use tfsum::merge::driver;
+fn merge_driver(args: tfsum::commands::cli::MergeDriverArgs, verbosity: Verbosity) -> ExitCode {
+    use tfsum::commands::merge::driver;
     let files = driver::DriverFiles {
         base: args.base,
         ours: args.ours,
@@ -314,7 +318,7 @@ fn completions(args: CompletionsArgs) -> ExitCode {
         out
     };
     if let Some(dir) = args.write_all {
-        for (shell, name) in tfsum::cli::COMPLETION_FILES {
+        for (shell, name) in tfsum::commands::cli::COMPLETION_FILES {
             let path = dir.join(name);
             let written =
                 std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, script(*shell)));

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use tfsum::config::tree::LocalModules;
-use tfsum::terragrunt;
+use tfsum::config::terragrunt;
 
 const FILES: [&str; 4] = [
     "live/unit/terragrunt.hcl",

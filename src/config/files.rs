@@ -12,7 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::ConfigError;
-use crate::discover::is_config_file_name;
+use crate::vocab::paths::is_config_file_name;
 
 /// Which tool's file rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,7 @@ impl Dialect {
     /// The dialect a default registry host stands for: `registry.opentofu.org` means
     /// OpenTofu (spec §10), anything else Terraform.
     pub fn for_registry(default_host: &str) -> Dialect {
-        if default_host == crate::addr::OPENTOFU_REGISTRY {
+        if default_host == crate::vocab::addr::OPENTOFU_REGISTRY {
             Dialect::OpenTofu
         } else {
             Dialect::Terraform

@@ -386,7 +386,7 @@ fn resource_target(expr: &Expression) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::addr::TERRAFORM_REGISTRY;
+    use crate::vocab::addr::TERRAFORM_REGISTRY;
 
     fn parse(text: &str) -> Result<FileContent, ConfigError> {
         parse_file(Path::new("main.tf"), text, TERRAFORM_REGISTRY)

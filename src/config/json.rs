@@ -7,12 +7,12 @@
 //! comments, and a property name may repeat (each is another block).
 //!
 //! serde_json would drop repeated names and all positions, so this file reads with
-//! [`crate::json`], which keeps both: every object member remembers the line of its
+//! [`crate::vocab::json`], which keeps both: every object member remembers the line of its
 //! name, which is the line tfsum reports for constraints and errors.
 
 use std::path::Path;
 
-use crate::json::{JsonKind, JsonNode, Member};
+use crate::vocab::json::{JsonKind, JsonNode, Member};
 
 use super::{
     requirement, ConfigError, FileContent, ImportDecl, Location, ModuleCallDecl, ProviderBlock,

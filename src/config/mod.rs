@@ -21,6 +21,7 @@ pub mod files;
 mod hcl;
 mod json;
 pub mod manifest;
+pub mod terragrunt;
 pub mod test_files;
 pub mod tree;
 
@@ -28,10 +29,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::addr::{AddrError, ProviderAddr};
+use crate::vocab::addr::{AddrError, ProviderAddr};
 
 pub use files::{Dialect, FileSet};
-pub use manifest::{read_modules_manifest, ManifestEntry, ModulesManifest};
+pub use manifest::{
+    manifest_entry_for_call, read_modules_manifest, ManifestEntry, ModulesManifest,
+};
 
 /// A position in a configuration file, shown as `file:line` (one-based).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -93,8 +96,8 @@ impl ModuleCall {
     /// Terraform's `addrs.ParseModuleSource` tells them), lexically cleaned; `None` for
     /// any other source.
     pub fn local_dir(&self, caller_dir: &Path) -> Option<PathBuf> {
-        (self.literal && crate::modules::source::is_local_source(&self.source)).then(|| {
-            crate::discover::normalize_path(&caller_dir.join(self.source.replace('\\', "/")))
+        (self.literal && crate::net::modules::source::is_local_source(&self.source)).then(|| {
+            crate::vocab::paths::normalize_path(&caller_dir.join(self.source.replace('\\', "/")))
         })
     }
 }
@@ -219,7 +222,7 @@ pub enum ConfigError {
         at: Location,
         name: String,
         module_source: String,
-        error: Box<crate::modules::ModuleError>,
+        error: Box<crate::net::modules::ModuleError>,
     },
     /// A module call whose directory could not be loaded; wraps the reason.
     #[error("{at}: module {name:?} (source {module_source:?}): {source}")]
@@ -264,7 +267,7 @@ pub fn check_file(path: &Path, text: &str, default_host: &str) -> Result<(), Con
 ///
 /// Terragrunt runs Terraform in a *working copy* of a unit's source module into which it
 /// first copies the unit's own files and then writes the files of its `generate` blocks
-/// (see `crate::terragrunt`). tfsum never builds that copy; it describes the extra files
+/// (see `crate::config::terragrunt`). tfsum never builds that copy; it describes the extra files
 /// with this type instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverlayFile {
@@ -294,7 +297,7 @@ pub fn load_module_with_overlay(
     let mut names = files::config_file_names(dir)?;
     let overlay: BTreeMap<&str, &OverlayFile> = overlay
         .iter()
-        .filter(|f| crate::discover::is_config_file_name(&f.name))
+        .filter(|f| crate::vocab::paths::is_config_file_name(&f.name))
         .map(|f| (f.name.as_str(), f))
         .collect();
     names.extend(overlay.keys().map(|name| name.to_string()));

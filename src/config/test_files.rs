@@ -30,9 +30,9 @@ use super::files::{self, Dialect};
 use super::{
     hcl, json, ConfigError, FileContent, Location, Module, ModuleCall, ProviderBlock, RawConstraint,
 };
-use crate::addr::ProviderAddr;
-use crate::discover::{is_ignored_file_name, normalize_path};
-use crate::version::{Constraints, Version};
+use crate::vocab::addr::ProviderAddr;
+use crate::vocab::paths::{is_ignored_file_name, normalize_path};
+use crate::vocab::version::{Constraints, Version};
 
 /// The test directory both tools read when `-test-directory` is not given.
 pub const DEFAULT_TEST_DIRECTORY: &str = "tests";
@@ -422,10 +422,10 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
     use crate::config::load_module;
     use crate::config::tree::{module_tree_requirements, ModuleReader, Remote};
-    use crate::modules::ModuleSource as RemoteSource;
+    use crate::net::modules::ModuleSource as RemoteSource;
+    use crate::vocab::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
 
     /// The tree walk's reader as the load stage builds it: the root in `.0` with its
     /// tests, every other module plain, nothing remote.

@@ -14,9 +14,9 @@ use super::tree::{
     MAX_MODULE_INSTANCES,
 };
 use super::*;
-use crate::addr::OPENTOFU_REGISTRY;
-use crate::addr::TERRAFORM_REGISTRY;
-use crate::modules::{FetchedModule, ModuleError, ModuleSource as RemoteSource};
+use crate::net::modules::{FetchedModule, ModuleError, ModuleSource as RemoteSource};
+use crate::vocab::addr::OPENTOFU_REGISTRY;
+use crate::vocab::addr::TERRAFORM_REGISTRY;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/config")
@@ -399,7 +399,7 @@ fn tree_requirements() {
         assert_eq!(warnings, *want_warnings, "{root}");
         // Every path handed to the loader is normalised.
         for dir in &reader.loaded {
-            assert_eq!(*dir, crate::discover::normalize_path(dir));
+            assert_eq!(*dir, crate::vocab::paths::normalize_path(dir));
         }
     }
 }
@@ -540,11 +540,14 @@ fn tree_treats_a_called_directory_without_configuration_as_empty() {
 #[test]
 fn roots() {
     let root = fixtures().join("tree");
-    let found = crate::discover::discover(std::slice::from_ref(&root), true, &[]).unwrap();
+    let found_dirs: Vec<_> = crate::disk::walk::walk(&root, &[])
+        .module_dirs
+        .into_iter()
+        .collect();
     let load_all = |skip: &[&str]| {
         let mut modules = Vec::new();
         let mut failed = Vec::new();
-        for dir in &found.dirs {
+        for dir in &found_dirs {
             if skip.iter().any(|s| dir.ends_with(s)) {
                 failed.push(dir.clone());
             } else {

@@ -5,7 +5,7 @@
 //! [`module_tree_requirements`] gathers that union: local calls (`./…`, `../…`) are
 //! followed relative to the calling module's directory, remote calls through the root's
 //! `.terraform/modules/modules.json` while an earlier `init`'s entries still stand, and
-//! otherwise through a [`ModuleReader`] that fetches them (`crate::modules`).
+//! otherwise through a [`ModuleReader`] that fetches them (`crate::net::modules`).
 //!
 //! [`find_roots`] decides which discovered directories get a lock file (DESIGN.md stage
 //! "load"): a directory is a root when it has a `.terraform.lock.hcl`, a backend or cloud
@@ -19,16 +19,16 @@ use std::sync::{Arc, OnceLock};
 use regex::Regex;
 
 use super::{
-    read_modules_manifest, ConfigError, Location, Module, ModuleCall, ModulesManifest, Requirement,
+    manifest_entry_for_call, read_modules_manifest, ConfigError, Location, Module, ModuleCall,
+    ModulesManifest, Requirement,
 };
-use crate::discover::{is_config_file_name, normalize_path};
-use crate::modules::source::is_local_source;
-use crate::modules::{
-    manifest_entry_for_call, parse_source_for, resolve_in_package, FetchedModule, ModuleError,
-    ModuleSource as RemoteSource,
+use crate::net::modules::source::is_local_source;
+use crate::net::modules::{
+    parse_source_for, resolve_in_package, FetchedModule, ModuleError, ModuleSource as RemoteSource,
 };
+use crate::vocab::paths::{is_config_file_name, normalize_path};
 
-pub use crate::lockfile::LOCK_FILE_NAME;
+pub use crate::vocab::lockfile::LOCK_FILE_NAME;
 
 /// How deeply module calls may nest. Terraform 1.0.3 follows a local call cycle until the
 /// instance's key (`a.b.a.b…`, one directory name under `.terraform/modules`) passes the

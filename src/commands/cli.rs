@@ -1,0 +1,480 @@
+//! Command-line definitions: the only module that knows about flags. [`crate::commands::settings`]
+//! layers them over the environment and the settings files into plain values.
+//!
+//! Settings that a team shares (platforms, ignore paths, jobs, flavor, …) are `Option`s
+//! here with no clap default: `None` means "not given on the command line", so the
+//! environment, then the settings files, then the built-in default decide.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
+
+use crate::vocab::addr::Platform;
+
+/// The `lock` exit codes, shown by `tfsum --help` and `tfsum lock --help`.
+macro_rules! lock_exit_status {
+    () => {
+        "Exit status:
+  0  every root succeeded (with --check: and every lock file is up to date)
+  1  a root failed, or (with --check) a lock file is missing or out of date
+  2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist
+  130  interrupted (SIGINT/SIGTERM); every lock file is either unchanged or fully written"
+    };
+}
+
+const EXIT_STATUS: &str = lock_exit_status!();
+
+const LOCK_HELP: &str = concat!(
+    "\
+Examples:
+  # Lock one root module for Linux CI and Apple-silicon laptops
+  tfsum lock --platform linux_amd64 --platform darwin_arm64 ./envs/prod
+
+  # Every root module below the current directory, skipping examples/
+  tfsum lock -r --platform linux_amd64,darwin_arm64 -i '^examples/' .
+
+  # CI: fail (exit 1) and show a diff when any lock file is missing or stale
+  tfsum lock -r --check .
+
+  # pre-commit: lock only the roots whose configuration contains these files
+  tfsum lock modules/network/versions.tf envs/prod/main.tf
+
+  # Move every provider to the newest version its constraints allow
+  tfsum lock -r --upgrade .
+
+  # Run again only the roots that failed last time (in this directory)
+  tfsum lock --retry-failed
+
+  # Machine-readable outcome
+  tfsum lock -r --format json . > report.json
+
+Root modules (with -r): a directory with Terraform files is a root when it has a
+.terraform.lock.hcl, a backend or cloud block, or when no other discovered module
+calls it as a local module (source = \"./...\" or \"../...\"). Child-only modules get no
+lock file. When a PATH is a file, tfsum searches the current directory and locks the
+roots whose configuration (own directory, local modules, Terragrunt unit) holds one of
+the files.
+
+Settings come from, lowest precedence first: your own <config dir>/tfsum/config.toml,
+the repository's .tfsum.toml (searched from the current directory up to the repository
+root), environment variables, flags. Only your own file, TFSUM_CACHE_DIR or --cache-dir
+may say where the hash cache is: a repository's file may not.
+
+Environment:
+  TFSUM_PLATFORMS, TFSUM_JOBS, TFSUM_PER_HOST, TFSUM_CACHE_DIR, TFSUM_FLAVOR,
+  TFSUM_VERSIONS_TTL, TFSUM_CONFIG   as the flags of the same name
+  TFSUM_HTTP_TIMEOUT_SECS, TFSUM_RETRIES, TFSUM_RETRY_DELAY_SECS,
+  TFSUM_RETRY_MAX_WAIT_SECS          network timeouts and retries
+  TFSUM_MAX_PACKAGE_BYTES, TFSUM_MAX_PACKAGE_ENTRIES   caps on one provider package
+  SSL_CERT_FILE, SSL_CERT_DIR        extra trusted CAs, as for Terraform
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY  proxies, as for Terraform
+  TF_CLI_CONFIG_FILE, TF_TOKEN_<host>  Terraform's CLI configuration and credentials
+
+",
+    lock_exit_status!()
+);
+
+const FMT_HELP: &str = "\
+Examples:
+  # Rewrite the lock file in the current directory in canonical form
+  tfsum fmt
+
+  # Every lock file below envs/, after resolving merge conflicts by hand
+  tfsum fmt -r envs/
+
+  # CI: exit 1 and show a diff when a lock file is not canonical
+  tfsum fmt --check -r .
+
+fmt only changes layout (order, duplicates, spacing, canonical constraints): it adds or
+drops no provider, version or hash, and never touches the network. A file that cannot
+be parsed (or still holds conflict markers) is reported and left as it is.
+
+Exit status:
+  0  every file is canonical (or was rewritten)
+  1  a file could not be formatted, or (with --check) a file is not canonical
+  2  usage error";
+
+const HASH_HELP: &str = "\
+Examples:
+  # Both hashes of a downloaded provider package
+  tfsum hash terraform-provider-null_3.2.1_linux_amd64.zip
+
+  # h1: of an unpacked provider, e.g. from .terraform/providers/
+  tfsum hash .terraform/providers/registry.terraform.io/hashicorp/null/3.2.1/linux_amd64
+
+Output is one `HASH  PATH` line per hash: for a zip its h1: (of the files it unpacks to)
+and zh: (sha256 of the zip itself); for a directory its h1:. These are the values a lock
+file records, computed as Terraform computes them.";
+
+const MERGE_DRIVER_HELP: &str = "\
+Examples:
+  # Once per clone (or with --global for every repository): register the driver
+  git config merge.tfsum.name 'tfsum lock-file merge'
+  git config merge.tfsum.driver 'tfsum merge-driver %O %A %B %P'
+
+  # In .gitattributes (committed): send every lock file to it
+  .terraform.lock.hcl merge=tfsum
+
+  # By hand: merge their.hcl into ours.hcl against base.hcl
+  tfsum merge-driver base.hcl ours.hcl their.hcl
+
+Git passes the common ancestor's version (%O, empty when both sides added the file), ours
+(%A, which receives the result), theirs (%B) and the path in the repository (%P). Each
+provider merges on its own, against the ancestor:
+  changed on one side only           that side's entry (added, removed or edited)
+  same version on both sides         union of the hashes
+  different versions                 the side that moved it, or the higher version when
+                                     both did, as long as the merged constraints allow it;
+                                     with that side's hashes
+  constraints changed on both sides  conflict
+  removed on one side, version or    conflict (only hashes changed: removed)
+  constraints changed on the other
+  terraform/tofu header changed on both sides   conflict
+The result is always a canonical lock file; for a conflict it keeps our side and names
+each undecided provider on stderr. Settle the configuration, then run `tfsum lock` (it
+recomputes constraints and hashes) and `git add` the file. Nothing is downloaded.
+
+Exit status:
+  0  merged cleanly; OURS holds the result
+  1  conflict: OURS holds a valid lock file with our side of each conflict; git marks the
+     file conflicted
+  2  usage error, or an input that cannot be read or is not a valid lock file (for
+     example it holds conflict markers): OURS is left unchanged";
+
+const VERIFY_HELP: &str = "\
+Examples:
+  # CI on every pull request that touches a lock file
+  tfsum verify -r .
+
+  # One lock file, machine-readable
+  tfsum verify --format json envs/prod/.terraform.lock.hcl
+
+  # Against the packages your mirror serves instead of the registries
+  tfsum verify -r --net-mirror https://mirror.example/providers/ .
+
+For every provider entry, the version must be published, every zh: must be a line of
+the version's SHA256SUMS whose signature verifies (as `lock` checks it), and every h1:
+must be the h1: of one of the version's packages: every platform the signed SHA256SUMS
+lists (or the configured mirror holds). Each package is hashed once, through the same
+cache as `lock`. A hash nobody vouches for is named with FILE:LINE, provider and version.
+Lock files are only read, never written.
+
+Exit status:
+  0  every hash of every lock file is vouched for
+  1  a hash nobody vouches for, a version that is not published, a package that could
+     not be checked, or a lock file that cannot be read
+  2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist";
+
+const COMPLETIONS_HELP: &str = "\
+Examples:
+  # bash (current shell)
+  source <(tfsum completions bash)
+
+  # zsh: put _tfsum on your $fpath
+  tfsum completions zsh > ~/.zfunc/_tfsum
+
+  # fish
+  tfsum completions fish > ~/.config/fish/completions/tfsum.fish
+
+  # Regenerate the files checked into the repository
+  tfsum completions --write-all completions/";
+
+/// Keep Terraform and OpenTofu dependency lock files correct for every platform.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tfsum",
+    version,
+    about,
+    propagate_version = true,
+    after_long_help = EXIT_STATUS
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Print only errors (failed roots; with --check, lock files that would change)
+    #[arg(
+        short,
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        help_heading = "Global options"
+    )]
+    pub quiet: bool,
+
+    /// Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)
+    #[arg(
+        short,
+        long,
+        global = true,
+        action = clap::ArgAction::Count,
+        help_heading = "Global options"
+    )]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write .terraform.lock.hcl for root modules, with hashes for every platform
+    #[command(after_long_help = LOCK_HELP)]
+    Lock(LockArgs),
+
+    /// Rewrite existing lock files in canonical form, offline
+    #[command(after_long_help = FMT_HELP)]
+    Fmt(FmtArgs),
+
+    /// Print the h1: and zh: hashes of a provider zip or unpacked provider directory
+    #[command(after_long_help = HASH_HELP)]
+    Hash(HashArgs),
+
+    /// Check that every hash in existing lock files is vouched for by the registry or
+    /// mirror; writes nothing
+    #[command(after_long_help = VERIFY_HELP)]
+    Verify(VerifyArgs),
+
+    /// Merge two edited lock files three-way: a git merge driver, offline
+    #[command(after_long_help = MERGE_DRIVER_HELP)]
+    MergeDriver(MergeDriverArgs),
+
+    /// Print a shell completion script
+    #[command(after_long_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+
+    /// Print the man page (roff) or write one page per command into a directory
+    #[command(hide = true)]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LockArgs {
+    /// Root module directories (with -r: directories to search); files switch to
+    /// changed-files mode [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Search the paths recursively for root modules
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Write nothing; exit 1 and show a diff when a lock file is missing or out of date
+    #[arg(long)]
+    pub check: bool,
+
+    /// Re-run only the roots that failed in the last run from this directory
+    #[arg(long, conflicts_with_all = ["paths", "recursive"])]
+    pub retry_failed: bool,
+
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Target platform OS_ARCH; repeat or separate with commas [default: this machine's]
+    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
+    pub platforms: Vec<Platform>,
+
+    /// Skip paths matching this regular expression (relative to the searched path, with /)
+    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
+    pub ignore_paths: Vec<String>,
+
+    /// Choose the newest allowed version even when the locked one still satisfies the
+    /// constraints
+    #[arg(long)]
+    pub upgrade: bool,
+
+    /// Lock file flavor for new files [default: detected per root]
+    #[arg(long, value_enum)]
+    pub flavor: Option<FlavorArg>,
+
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+/// Where packages come from and how they are fetched and cached: the flags `lock` and
+/// `verify` share (one settings layer builds both commands' sources from them).
+#[derive(Debug, Clone, Args)]
+pub struct SourceArgs {
+    /// Maximum concurrent downloads [default: 8]
+    #[arg(
+        short,
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(usize)
+    )]
+    pub jobs: Option<usize>,
+
+    /// Maximum concurrent requests to one host [default: 6]
+    #[arg(long, value_name = "N")]
+    pub per_host: Option<usize>,
+
+    /// Directory of the persistent hash cache [default: the OS cache dir + /tfsum]
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Do not read or write the persistent hash cache
+    #[arg(long, conflicts_with = "offline")]
+    pub no_cache: bool,
+
+    /// Use only the cache: make no network requests
+    #[arg(long)]
+    pub offline: bool,
+
+    /// How long a cached provider version list stays fresh, in seconds [default: 300]
+    #[arg(long, value_name = "SECONDS")]
+    pub versions_ttl: Option<u64>,
+
+    /// Read settings from this file instead of searching for .tfsum.toml
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore the repository's .tfsum.toml
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+
+    /// Take every package from this filesystem mirror instead of the registries (as
+    /// terraform providers lock -fs-mirror); `lock` records only h1: hashes from it
+    #[arg(long, value_name = "DIR", conflicts_with = "net_mirror")]
+    pub fs_mirror: Option<PathBuf>,
+
+    /// Take every package from this https network mirror instead of the registries (as
+    /// terraform providers lock -net-mirror); `lock` records only h1: hashes from it
+    #[arg(long, value_name = "URL", conflicts_with = "offline")]
+    pub net_mirror: Option<String>,
+
+    /// Take packages where the CLI configuration's provider_installation block says
+    /// (filesystem and network mirrors, direct, include/exclude), as terraform init does
+    #[arg(long, conflicts_with_all = ["fs_mirror", "net_mirror"])]
+    pub use_cli_config_installation: bool,
+}
+
+/// `tfsum verify`: the paths of `fmt` and the package-source flags of `lock`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Lock files, or directories holding one (with -r: directories to search) [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Find every .terraform.lock.hcl below the directories
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+impl VerifyArgs {
+    /// The `lock` arguments that build the same settings (one settings layer for both
+    /// commands): the package-source flags as given, the rest at their defaults.
+    pub fn as_lock_args(&self) -> LockArgs {
+        LockArgs {
+            paths: self.paths.clone(),
+            recursive: self.recursive,
+            check: true,
+            retry_failed: false,
+            format: self.format,
+            platforms: Vec::new(),
+            ignore_paths: Vec::new(),
+            upgrade: false,
+            flavor: None,
+            sources: self.sources.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    /// Lock files, or directories holding one (with -r: directories to search) [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Find every .terraform.lock.hcl below the directories
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Write nothing; exit 1 and show a diff when a file is not canonical
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HashArgs {
+    /// Provider zip files or unpacked provider directories
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeDriverArgs {
+    /// The common ancestor's version (git's %O); an empty file when there is none
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+
+    /// Our version (%A); replaced by the merged file
+    #[arg(value_name = "OURS")]
+    pub ours: PathBuf,
+
+    /// Their version (%B)
+    #[arg(value_name = "THEIRS")]
+    pub theirs: PathBuf,
+
+    /// The file's path in the repository (%P), for messages [default: OURS]
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to print completions for
+    #[arg(value_enum, required_unless_present = "write_all")]
+    pub shell: Option<Shell>,
+
+    /// Write the completion files for every supported shell into DIR
+    #[arg(long, value_name = "DIR", conflicts_with = "shell")]
+    pub write_all: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write tfsum.1 and one page per subcommand (tfsum-lock.1, …) into DIR instead of
+    /// printing tfsum.1
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FlavorArg {
+    Terraform,
+    Opentofu,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people and logs: one line per root (verify: per file), details indented, a
+    /// summary
+    Text,
+    /// One JSON document (schema in README, "JSON report")
+    Json,
+    /// For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what
+    /// fails), root by root
+    Markdown,
+}
+
+/// The shells `completions --write-all` generates for, with the file name each one's
+/// loader looks for.
+pub const COMPLETION_FILES: &[(Shell, &str)] = &[
+    (Shell::Bash, "tfsum.bash"),
+    (Shell::Elvish, "tfsum.elv"),
+    (Shell::Fish, "tfsum.fish"),
+    (Shell::PowerShell, "_tfsum.ps1"),
+    (Shell::Zsh, "_tfsum"),
+];

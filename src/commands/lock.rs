@@ -1,0 +1,231 @@
+//! The `lock` command: the pipeline, stage by stage, over every root module and
+//! Terragrunt unit of the given paths.
+//!
+//! ```text
+//! discover ──▶ load ──▶ resolve ──▶ hash ──▶ write
+//! Discovery    Root<Loaded>  Plan     Hashes   RootReport
+//! ```
+//!
+//! A failure in one root (bad configuration, a broken lock file, no matching version, a
+//! package that does not verify) stops that root only ([`crate::stages::root`]); every other root
+//! is still written. Work shared between roots is done once: each module directory is
+//! parsed once, each provider's version list fetched once, each unique package hashed
+//! once.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::commands::settings::{LockSettings, SetupError};
+use crate::report::run_record;
+use crate::report::RunReport;
+use crate::stages::discover;
+use crate::stages::hash;
+use crate::stages::load::{self, LoadOptions, Loaded};
+use crate::stages::resolve;
+use crate::stages::root::Root;
+use crate::stages::write::{self, LOCK_FILE_NAME};
+use crate::vocab::paths::normalize_path;
+use crate::vocab::progress::Progress;
+
+/// An error that stops the run before any root is attempted.
+#[derive(Debug, thiserror::Error)]
+pub enum FatalError {
+    #[error(transparent)]
+    Discover(#[from] discover::DiscoverError),
+    #[error("{0}: no such file or directory")]
+    NotFound(PathBuf),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error("--retry-failed: {0}")]
+    Retry(String),
+}
+
+impl FatalError {
+    /// Usage errors (a path that does not exist, a bad mirror) exit 2; a broken CLI
+    /// configuration is a failure of the run (1).
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, FatalError::Setup(SetupError::CliConfig(_)))
+    }
+}
+
+/// Runs `tfsum lock`.
+pub async fn run(
+    settings: &LockSettings,
+    progress: Arc<dyn Progress>,
+) -> Result<RunReport, FatalError> {
+    let started = Instant::now();
+    let services = settings.services(progress.clone())?;
+    let mut warnings = services.warnings.clone();
+    let targets = Targets::new(&settings.paths, settings.recursive)?;
+    let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
+    let within = trees(&targets.search);
+    let options = LoadOptions {
+        flavor: settings.flavor,
+        recursive: targets.recursive,
+        within,
+    };
+    let (mut roots, found) = load::roots(&discovery, &options, &services.modules).await;
+    warnings.extend(found);
+    targets.keep_affected(&mut roots);
+    let plan = resolve::plan(roots, &services.sources, settings.upgrade, &mut warnings).await;
+    let hashes = hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
+    let reports = write::write(plan.roots, &hashes, settings.check, progress.as_ref());
+    let mut report = RunReport {
+        check: settings.check,
+        roots: reports,
+        warnings,
+        stats: services.sources.stats(),
+        modules: services.modules.stats(),
+        elapsed: started.elapsed(),
+    };
+    report.warnings.extend(services.cache.warnings());
+    if services.cache.root().is_some() {
+        let record = run_record::RunState::from_report(&settings.cwd, &report);
+        if let Err(e) = run_record::save(&services.cache, &record) {
+            let file = run_record::path(&services.cache, &settings.cwd);
+            report.warnings.push(format!(
+                "cannot save the run record for --retry-failed to {}: {e}",
+                file.display()
+            ));
+        }
+    }
+    Ok(report)
+}
+
+/// The roots that failed in the last run from `settings.cwd`, for `--retry-failed`,
+/// with a note per root that no longer exists. Empty when nothing failed.
+pub fn roots_to_retry(settings: &LockSettings) -> Result<(Vec<PathBuf>, Vec<String>), FatalError> {
+    let cache = settings.cache().map_err(SetupError::from)?;
+    if cache.root().is_none() {
+        return Err(FatalError::Retry(
+            "it needs a cache directory to read the last run from; set --cache-dir".to_string(),
+        ));
+    }
+    let file = run_record::path(&cache, &settings.cwd);
+    let record = match run_record::load(&cache, &settings.cwd) {
+        Ok(Some(record)) => record,
+        Ok(None) => {
+            return Err(FatalError::Retry(format!(
+                "no earlier `tfsum lock` run from {} is recorded (looked in {})",
+                settings.cwd.display(),
+                file.display()
+            )))
+        }
+        Err(e) => return Err(FatalError::Retry(e)),
+    };
+    let mut paths = Vec::new();
+    let mut notes = Vec::new();
+    for dir in record.failed() {
+        if settings.cwd.join(&dir).exists() {
+            paths.push(dir);
+        } else {
+            notes.push(format!(
+                "{} failed last time but no longer exists; skipped",
+                dir.display()
+            ));
+        }
+    }
+    Ok((paths, notes))
+}
+
+/// The trees a lock file that is a link may lead into (canonical): the searched paths
+/// and the repository holding the working directory.
+fn trees(search: &[PathBuf]) -> Vec<PathBuf> {
+    let mut trees: Vec<PathBuf> = search
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    trees.extend(
+        crate::disk::walk::repository_root(Path::new("."))
+            .and_then(|root| std::fs::canonicalize(root).ok()),
+    );
+    trees
+}
+
+/// What to search, and (in changed-files mode, what pre-commit passes) which roots to
+/// keep: those whose configuration holds one of the files.
+struct Targets {
+    search: Vec<PathBuf>,
+    recursive: bool,
+    changed: Option<Vec<PathBuf>>,
+}
+
+impl Targets {
+    /// A path naming a *file* switches to changed-files mode: the current directory is
+    /// searched, and a directory among the paths stands for its lock file.
+    fn new(paths: &[PathBuf], recursive: bool) -> Result<Targets, FatalError> {
+        let mut any_file = false;
+        for path in paths {
+            match std::fs::metadata(path) {
+                Ok(meta) => any_file |= meta.is_file(),
+                // A deleted file is a change too (pre-commit passes it when a file is
+                // removed).
+                Err(_) if path.extension().is_some() => any_file = true,
+                Err(_) => return Err(FatalError::NotFound(path.clone())),
+            }
+        }
+        if !any_file {
+            return Ok(Targets {
+                search: paths.to_vec(),
+                recursive,
+                changed: None,
+            });
+        }
+        let changed = paths
+            .iter()
+            .map(|p| {
+                let p = normalize_path(p);
+                if p.is_dir() {
+                    p.join(LOCK_FILE_NAME)
+                } else {
+                    p
+                }
+            })
+            .collect();
+        Ok(Targets {
+            search: vec![PathBuf::from(".")],
+            recursive: true,
+            changed: Some(changed),
+        })
+    }
+
+    /// In changed-files mode, drops the roots no changed file belongs to: a file in one
+    /// of the root's module directories, its lock file, or its Terragrunt unit.
+    fn keep_affected(&self, roots: &mut Vec<Root<Loaded>>) {
+        let Some(files) = &self.changed else {
+            return;
+        };
+        roots.retain(|root| {
+            let root_dir = normalize_path(&root.dir);
+            let modules = match &root.stage {
+                Ok(loaded) => loaded.modules.as_slice(),
+                Err(_) => &[],
+            };
+            files.iter().any(|file| {
+                let dir = normalize_path(file.parent().unwrap_or(Path::new(".")));
+                dir == root_dir || modules.iter().any(|m| normalize_path(m) == dir)
+            })
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::modules::{FetcherOptions, ModuleFetcher};
+    use crate::stages::discover::Discovery;
+
+    /// Discovery's result is all `load` needs; an empty one loads nothing.
+    #[tokio::test]
+    async fn empty_discovery_loads_nothing() {
+        let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
+        let options = LoadOptions {
+            flavor: None,
+            recursive: true,
+            within: Vec::new(),
+        };
+        let (roots, warnings) = load::roots(&Discovery::default(), &options, &fetcher).await;
+        assert!(roots.is_empty() && warnings.is_empty());
+    }
+}

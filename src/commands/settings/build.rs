@@ -1,0 +1,188 @@
+//! What a `lock` run is made of, built from its settings: the hash cache, the registry
+//! client (with the CLI configuration), the package sources and the module fetcher.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+use crate::disk::cache::{Cache, CacheError};
+use crate::net::cliconfig::{self, CliConfigError, ProviderInstallation};
+use crate::net::modules::{ArchiveLimits, FetcherOptions, GitOptions, ModuleFetcher};
+use crate::net::registry::{Http, RegistryClient};
+use crate::stages::hash::{
+    FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,
+    Sources,
+};
+use crate::vocab::lockfile::Flavor;
+use crate::vocab::progress::Progress;
+
+use super::{LockSettings, PackageSource};
+
+/// Why the services of a run could not be built. Nothing has been locked yet.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    CliConfig(#[from] CliConfigError),
+    #[error(transparent)]
+    Mirror(#[from] MirrorError),
+    #[error(transparent)]
+    Cache(#[from] CacheError),
+}
+
+/// The services of one run.
+pub struct Services {
+    pub cache: Cache,
+    pub sources: Sources,
+    /// Remote module code for the load stage, sharing the download slots.
+    pub modules: ModuleFetcher,
+    /// What building them found worth saying (CLI configuration, mirror scans).
+    pub warnings: Vec<String>,
+}
+
+impl LockSettings {
+    /// The cache directory, checked ([`Cache::open`]); without hash facts for
+    /// `--no-cache` (it still keeps the run record).
+    pub fn cache(&self) -> Result<Cache, CacheError> {
+        let Some(dir) = &self.cache_dir else {
+            return Ok(Cache::disabled());
+        };
+        let cache = Cache::open(dir.clone())?;
+        Ok(if self.use_cache {
+            cache
+        } else {
+            cache.without_facts()
+        })
+    }
+
+    /// Builds the cache, the registry client and the sources of a run.
+    pub fn services(&self, progress: Arc<dyn Progress>) -> Result<Services, SetupError> {
+        let mut warnings = Vec::new();
+        let cache = self.cache()?;
+        // Offline runs need no client, unless the CLI configuration says where packages
+        // come from.
+        let (client, installation) = if self.offline && self.packages != PackageSource::CliConfig {
+            (None, None)
+        } else {
+            let (client, installation) = self.registry_client(&mut warnings)?;
+            (Some(client).filter(|_| !self.offline), installation)
+        };
+        let jobs = Arc::new(Semaphore::new(self.jobs.max(1)));
+        let registry = Arc::new(RegistrySource::new(
+            client.clone(),
+            cache.clone(),
+            RegistryOptions {
+                offline: self.offline,
+                versions_ttl: self.versions_ttl,
+                zip_limits: self.zip_limits.clone(),
+            },
+            jobs.clone(),
+            progress,
+        ));
+        let mirror = MirrorOptions {
+            jobs: jobs.clone(),
+            zip_limits: self.zip_limits.clone(),
+        };
+        let sources = self.sources(
+            registry,
+            client.as_ref(),
+            installation,
+            &mirror,
+            &mut warnings,
+        )?;
+        let modules = self.module_fetcher(client, &cache, jobs);
+        Ok(Services {
+            cache,
+            sources,
+            modules,
+            warnings,
+        })
+    }
+
+    /// Where packages come from: the registry, a mirror the flags name, or the CLI
+    /// configuration's `provider_installation` block.
+    fn sources(
+        &self,
+        registry: Arc<RegistrySource>,
+        client: Option<&RegistryClient>,
+        installation: Option<ProviderInstallation>,
+        mirror: &MirrorOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Sources, SetupError> {
+        Ok(match &self.packages {
+            PackageSource::Registry => Sources::registry(registry),
+            PackageSource::FsMirror(dir) => {
+                let scanned = FsMirror::scan(dir)?;
+                warnings.extend(scanned.warnings().iter().cloned());
+                Sources::only(Source::FsMirror(Arc::new(scanned)), registry)
+            }
+            PackageSource::NetMirror(url) => match client {
+                Some(client) => {
+                    let mirror = NetMirror::new(url, client.clone(), mirror)?;
+                    Sources::only(Source::NetMirror(Arc::new(mirror)), registry)
+                }
+                None => Sources::registry(registry),
+            },
+            PackageSource::CliConfig => {
+                let default_host = self.flavor.unwrap_or(Flavor::Terraform).default_registry();
+                match installation {
+                    Some(installation) => {
+                        let (sources, found) = Sources::from_installation(
+                            &installation,
+                            client,
+                            default_host,
+                            registry,
+                            mirror,
+                        )?;
+                        warnings.extend(found);
+                        sources
+                    }
+                    None => {
+                        warnings.push("the CLI configuration has no provider_installation block; every provider comes from its registry".to_string());
+                        Sources::registry(registry)
+                    }
+                }
+            }
+        })
+    }
+
+    /// The remote-module fetcher, sharing the run's client, cache and download permits.
+    fn module_fetcher(
+        &self,
+        client: Option<RegistryClient>,
+        cache: &Cache,
+        jobs: Arc<Semaphore>,
+    ) -> ModuleFetcher {
+        let cache_root = cache.root().filter(|_| self.use_cache);
+        ModuleFetcher::new(
+            client,
+            FetcherOptions {
+                cache_root: cache_root.map(Path::to_path_buf),
+                offline: self.offline,
+                versions_ttl: self.versions_ttl,
+                jobs,
+                limits: ArchiveLimits::default(),
+                git: GitOptions {
+                    retry: self.http.retry.clone(),
+                    ..GitOptions::default()
+                },
+            },
+        )
+    }
+
+    /// The registry client over the run's HTTP settings, with the CLI configuration
+    /// (forced hosts, credentials) and its `provider_installation` block.
+    fn registry_client(
+        &self,
+        warnings: &mut Vec<String>,
+    ) -> Result<(RegistryClient, Option<ProviderInstallation>), SetupError> {
+        let env = self
+            .environment
+            .cli_config(self.flavor == Some(Flavor::OpenTofu));
+        let (config, found) = cliconfig::load(&env)?;
+        warnings.extend(found);
+        let installation = config.provider_installation().cloned();
+        let client = RegistryClient::new(Http::new(self.http.clone()), config, env);
+        Ok((client, installation))
+    }
+}

@@ -1,0 +1,441 @@
+//! Settings: flags, the environment and settings files, layered once into plain values
+//! that the rest of tfsum runs on. Nothing outside this module reads flags or the
+//! environment.
+//!
+//! Precedence, lowest first: the user's `config.toml`, the repository's `.tfsum.toml`,
+//! `TFSUM_*` variables, flags, each replacing what the one before said (a list given
+//! later replaces the earlier list). The cache directory is the exception: a repository
+//! may not choose it ([`file`]).
+//!
+//! - [`file`]: the two settings files;
+//! - [`env`]: the process environment ([`Environment`]) and every variable tfsum reads;
+//! - this file: [`LockSettings`] and [`lock`], which layers them for `tfsum lock`.
+//!
+//! The resolved value also knows how to make what a run needs: the hash cache, the
+//! registry client, the package sources ([`crate::commands::lock::Services`] builds them from it).
+
+mod build;
+pub mod env;
+pub mod file;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::commands::cli::{FlavorArg, Format, LockArgs};
+use crate::net::registry::HttpConfig;
+use crate::vocab::addr::Platform;
+use crate::vocab::hash::ZipLimits;
+use crate::vocab::lockfile::Flavor;
+
+pub use build::{Services, SetupError};
+pub use env::Environment;
+pub use file::{FileSettings, Origin, FILE_NAME};
+
+const DEFAULT_JOBS: usize = 8;
+const DEFAULT_PER_HOST: usize = 6;
+const DEFAULT_VERSIONS_TTL: u64 = 300;
+
+/// Settings that cannot be used. Each names the file and line, the variable or the flag.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("{}: {message}", path.display())]
+    File { path: PathBuf, message: String },
+    #[error(
+        "{}:{line}: cache_dir cannot be set in a repository's {FILE_NAME}: a checkout could point tfsum at a cache of hashes it planted; set it with --cache-dir, TFSUM_CACHE_DIR or cache_dir in your own {}",
+        path.display(),
+        "<config dir>/tfsum/config.toml"
+    )]
+    CacheDirInRepository { path: PathBuf, line: usize },
+    #[error("{name}={value:?} is not {what}")]
+    Env {
+        name: String,
+        value: String,
+        what: String,
+    },
+    #[error("{0}")]
+    Flag(String),
+}
+
+impl SettingsError {
+    fn env(name: &str, value: &str, what: &str) -> SettingsError {
+        SettingsError::Env {
+            name: name.to_string(),
+            value: value.to_string(),
+            what: what.to_string(),
+        }
+    }
+}
+
+/// Where provider packages come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PackageSource {
+    /// Each provider's origin registry (`terraform providers lock` without flags).
+    Registry,
+    /// `--fs-mirror DIR`
+    FsMirror(PathBuf),
+    /// `--net-mirror URL`
+    NetMirror(String),
+    /// `--use-cli-config-installation`: the CLI configuration's `provider_installation`.
+    CliConfig,
+}
+
+/// Everything `tfsum lock` runs on, resolved and validated.
+#[derive(Debug)]
+pub struct LockSettings {
+    /// Directories (or, in changed-files mode, files) to lock; `.` when none were given.
+    pub paths: Vec<PathBuf>,
+    pub recursive: bool,
+    /// Lock again what failed in the last run from `cwd` (the paths come from its record).
+    pub retry_failed: bool,
+    /// The directory tfsum runs in: relative paths and the run record are relative to it.
+    pub cwd: PathBuf,
+    /// Sorted, deduplicated; this machine's platform when nothing else says.
+    pub platforms: Vec<Platform>,
+    /// True when `platforms` is this machine's because nothing said which.
+    pub platforms_defaulted: bool,
+    pub ignore: Vec<regex::Regex>,
+    pub upgrade: bool,
+    pub check: bool,
+    pub offline: bool,
+    pub format: Format,
+    /// Forces the flavor of every root; `None` detects it per root.
+    pub flavor: Option<Flavor>,
+    /// Concurrent package downloads.
+    pub jobs: usize,
+    /// The hash cache; `None` when there is no cache directory at all.
+    pub cache_dir: Option<PathBuf>,
+    /// `--no-cache`: the cache is neither read nor written (the run record still lives
+    /// in `cache_dir`).
+    pub use_cache: bool,
+    pub versions_ttl: Duration,
+    pub http: HttpConfig,
+    pub zip_limits: ZipLimits,
+    pub packages: PackageSource,
+    /// The environment the CLI configuration is read with.
+    pub environment: Environment,
+    /// The settings files that were read, for `-v`.
+    pub files: Vec<PathBuf>,
+    /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
+    pub write_delay: Duration,
+}
+
+/// Layers `args`, `environment` and the settings files into the settings of one
+/// `tfsum lock` run in `cwd`.
+pub fn lock(
+    args: &LockArgs,
+    environment: &Environment,
+    cwd: &Path,
+) -> Result<LockSettings, SettingsError> {
+    let (file, files) = read_files(args, environment, cwd)?;
+    let env = environment;
+    let (platforms, platforms_defaulted) = platforms(args, env, &file)?;
+    let jobs = count(args.sources.jobs, "--jobs", env, "TFSUM_JOBS")?
+        .or(file.jobs.map(|n| n.get()))
+        .unwrap_or(DEFAULT_JOBS);
+    let per_host = count(args.sources.per_host, "--per-host", env, "TFSUM_PER_HOST")?
+        .or(file.per_host.map(|n| n.get()))
+        .unwrap_or(DEFAULT_PER_HOST);
+    let versions_ttl = match args.sources.versions_ttl {
+        Some(v) => Some(v),
+        None => env.flag::<u64>("TFSUM_VERSIONS_TTL", "a number of seconds")?,
+    }
+    .or(file.versions_ttl)
+    .unwrap_or(DEFAULT_VERSIONS_TTL);
+    let cache_dir = args
+        .sources
+        .cache_dir
+        .clone()
+        .or_else(|| env.var("TFSUM_CACHE_DIR").map(PathBuf::from))
+        .or_else(|| file.cache_dir.clone().map(|d| d.into_inner()))
+        .or_else(|| env.default_cache_dir())
+        .map(|dir| cwd.join(dir));
+    Ok(LockSettings {
+        paths: if args.paths.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            args.paths.clone()
+        },
+        recursive: args.recursive,
+        retry_failed: args.retry_failed,
+        cwd: cwd.to_path_buf(),
+        platforms,
+        platforms_defaulted,
+        ignore: ignore(args, &file)?,
+        upgrade: args.upgrade,
+        check: args.check,
+        offline: args.sources.offline,
+        format: args.format,
+        flavor: flavor(args, env, &file)?,
+        jobs,
+        cache_dir,
+        use_cache: !args.sources.no_cache,
+        versions_ttl: Duration::from_secs(versions_ttl),
+        http: env.http(per_host)?,
+        zip_limits: env.zip_limits()?,
+        packages: package_source(args),
+        environment: env.clone(),
+        files,
+        write_delay: env.write_delay()?,
+    })
+}
+
+/// The platforms (sorted, deduplicated), and whether they are this machine's because
+/// nothing said which.
+fn platforms(
+    args: &LockArgs,
+    env: &Environment,
+    file: &FileSettings,
+) -> Result<(Vec<Platform>, bool), SettingsError> {
+    let mut platforms = if !args.platforms.is_empty() {
+        args.platforms.clone()
+    } else if let Some(list) = env.var("TFSUM_PLATFORMS") {
+        parse_platforms(list)?
+    } else {
+        file.platforms.clone().unwrap_or_default()
+    };
+    let defaulted = platforms.is_empty();
+    if defaulted {
+        platforms.push(Platform::current());
+    }
+    platforms.sort();
+    platforms.dedup();
+    Ok((platforms, defaulted))
+}
+
+fn ignore(args: &LockArgs, file: &FileSettings) -> Result<Vec<regex::Regex>, SettingsError> {
+    if args.ignore_paths.is_empty() {
+        return Ok(file.ignore_paths.clone().unwrap_or_default());
+    }
+    args.ignore_paths
+        .iter()
+        .map(|p| {
+            regex::Regex::new(p)
+                .map_err(|e| SettingsError::Flag(format!("invalid --ignore-path {p:?}: {e}")))
+        })
+        .collect()
+}
+
+fn flavor(
+    args: &LockArgs,
+    env: &Environment,
+    file: &FileSettings,
+) -> Result<Option<Flavor>, SettingsError> {
+    let given = match (args.flavor, env.var("TFSUM_FLAVOR")) {
+        (Some(FlavorArg::Terraform), _) | (None, Some("terraform")) => Some(Flavor::Terraform),
+        (Some(FlavorArg::Opentofu), _) | (None, Some("opentofu")) => Some(Flavor::OpenTofu),
+        (None, Some(other)) => {
+            return Err(SettingsError::env(
+                "TFSUM_FLAVOR",
+                other,
+                "terraform or opentofu",
+            ))
+        }
+        (None, None) => None,
+    };
+    Ok(given.or(file.flavor.map(|f| match f {
+        file::FileFlavor::Terraform => Flavor::Terraform,
+        file::FileFlavor::Opentofu => Flavor::OpenTofu,
+    })))
+}
+
+/// A count given by `flag` (named `name`), else by the variable `var`: at least 1.
+fn count(
+    flag: Option<usize>,
+    name: &str,
+    env: &Environment,
+    var: &str,
+) -> Result<Option<usize>, SettingsError> {
+    let given = match flag {
+        Some(n) => Some(n),
+        None => env.flag(var, "a whole number")?,
+    };
+    match given {
+        Some(0) => Err(SettingsError::Flag(format!("{name} must be at least 1"))),
+        other => Ok(other),
+    }
+}
+
+/// The user's file layered under the repository's (unless `--no-config`), and the paths
+/// that were read.
+fn read_files(
+    args: &LockArgs,
+    env: &Environment,
+    cwd: &Path,
+) -> Result<(FileSettings, Vec<PathBuf>), SettingsError> {
+    let mut files = Vec::new();
+    let user = match file::user_file(env.config_dir()).filter(|p| p.is_file()) {
+        Some(path) => {
+            files.push(path.clone());
+            file::load(&path, Origin::User)?
+        }
+        None => FileSettings::default(),
+    };
+    if args.sources.no_config {
+        return Ok((user, files));
+    }
+    let named = args
+        .sources
+        .config
+        .clone()
+        .or_else(|| env.var("TFSUM_CONFIG").map(PathBuf::from));
+    let repository = match named.map(|p| cwd.join(p)).or_else(|| file::find(cwd)) {
+        Some(path) => {
+            files.push(path.clone());
+            file::load(&path, Origin::Repository)?
+        }
+        None => FileSettings::default(),
+    };
+    Ok((repository.over(user), files))
+}
+
+fn parse_platforms(list: &str) -> Result<Vec<Platform>, SettingsError> {
+    list.split(',')
+        .map(|p| {
+            p.trim()
+                .parse()
+                .map_err(|_| SettingsError::env("TFSUM_PLATFORMS", list, "a list of OS_ARCH"))
+        })
+        .collect()
+}
+
+fn package_source(args: &LockArgs) -> PackageSource {
+    if let Some(dir) = &args.sources.fs_mirror {
+        PackageSource::FsMirror(dir.clone())
+    } else if let Some(url) = &args.sources.net_mirror {
+        PackageSource::NetMirror(url.clone())
+    } else if args.sources.use_cli_config_installation {
+        PackageSource::CliConfig
+    } else {
+        PackageSource::Registry
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    fn lock_args(flags: &[&str]) -> LockArgs {
+        let mut argv = vec!["tfsum", "lock"];
+        argv.extend_from_slice(flags);
+        match crate::commands::cli::Cli::try_parse_from(argv)
+            .unwrap()
+            .command
+        {
+            crate::commands::cli::Command::Lock(args) => args,
+            other => panic!("not lock: {other:?}"),
+        }
+    }
+
+    /// user file < repository file < environment < flags, key by key.
+    #[test]
+    fn precedence() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let home = tmp.path().join("home");
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(home.join(".config/tfsum")).unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::write(
+            home.join(".config/tfsum/config.toml"),
+            "platforms = [\"linux_arm64\"]\njobs = 2\nper_host = 2\ncache_dir = \"cache\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            repo.join(FILE_NAME),
+            "platforms = [\"darwin_arm64\"]\njobs = 3\n",
+        )
+        .unwrap();
+        let home_str = home.to_str().unwrap();
+        type Row<'a> = (
+            &'a [(&'a str, &'a str)],
+            &'a [&'a str],
+            &'a str,
+            usize,
+            usize,
+        );
+        let rows: &[Row] = &[
+            (&[], &[], "darwin_arm64", 3, 2),
+            (
+                &[
+                    ("TFSUM_PLATFORMS", "windows_arm64,linux_amd64"),
+                    ("TFSUM_JOBS", "4"),
+                ],
+                &[],
+                "linux_amd64 windows_arm64",
+                4,
+                2,
+            ),
+            (
+                &[("TFSUM_JOBS", "4")],
+                &["--jobs=5", "--platform=freebsd_amd64", "--per-host=1"],
+                "freebsd_amd64",
+                5,
+                1,
+            ),
+            (&[], &["--no-config"], "linux_arm64", 2, 2),
+        ];
+        for (vars, flags, platforms, jobs, per_host) in rows {
+            let mut all = vec![("HOME", home_str)];
+            all.extend_from_slice(vars);
+            let env = Environment::from_vars(all);
+            let settings = lock(&lock_args(flags), &env, &repo).unwrap();
+            let got: Vec<String> = settings.platforms.iter().map(|p| p.to_string()).collect();
+            assert_eq!(got.join(" "), *platforms, "{vars:?} {flags:?}");
+            assert_eq!(settings.jobs, *jobs, "{vars:?} {flags:?}");
+            assert_eq!(settings.http.per_host, *per_host, "{vars:?} {flags:?}");
+            assert_eq!(settings.cache_dir, Some(home.join(".config/tfsum/cache")));
+        }
+        let env = Environment::from_vars([("HOME", home_str), ("TFSUM_CACHE_DIR", "/c")]);
+        let settings = lock(&lock_args(&["--platform=linux_amd64"]), &env, &repo).unwrap();
+        assert_eq!(settings.cache_dir, Some(PathBuf::from("/c")));
+        let settings = lock(&lock_args(&["--cache-dir=flag"]), &env, &repo).unwrap();
+        assert_eq!(settings.cache_dir, Some(repo.join("flag")));
+    }
+
+    /// With nothing said, the defaults; bad values are errors naming their source.
+    #[test]
+    fn defaults_and_errors() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let env = Environment::from_vars([("HOME", tmp.path().to_str().unwrap())]);
+        let settings = lock(&lock_args(&[]), &env, tmp.path()).unwrap();
+        assert!(settings.platforms_defaulted);
+        assert_eq!(settings.platforms, [Platform::current()]);
+        assert_eq!(settings.jobs, DEFAULT_JOBS);
+        assert_eq!(settings.http.per_host, DEFAULT_PER_HOST);
+        assert_eq!(settings.paths, [PathBuf::from(".")]);
+        assert_eq!(settings.cache_dir, Some(tmp.path().join(".cache/tfsum")));
+        assert_eq!(settings.packages, PackageSource::Registry);
+
+        for (vars, flags, want) in [
+            (
+                vec![("TFSUM_JOBS", "0")],
+                vec![],
+                "--jobs must be at least 1",
+            ),
+            (
+                vec![("TFSUM_JOBS", "x")],
+                vec![],
+                "TFSUM_JOBS=\"x\" is not a whole number",
+            ),
+            (
+                vec![],
+                vec!["--per-host=0"],
+                "--per-host must be at least 1",
+            ),
+            (
+                vec![("TFSUM_PLATFORMS", "linux")],
+                vec![],
+                "TFSUM_PLATFORMS",
+            ),
+            (vec![("TFSUM_FLAVOR", "tofu")], vec![], "TFSUM_FLAVOR"),
+            (vec![], vec!["-i", "("], "invalid --ignore-path \"(\""),
+        ] {
+            let mut all = vec![("HOME", tmp.path().to_str().unwrap())];
+            all.extend(vars);
+            let err = lock(&lock_args(&flags), &Environment::from_vars(all), tmp.path())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(want), "{err}");
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! `tfsum verify`: audits existing lock files, never writing one.
+//!
+//! Terraform's `providers lock` keeps every hash already in a file (spec §9), so a planted
+//! `h1:` survives every re-lock and lets `init` accept another binary. `verify` asks, for
+//! every hash of every entry, who vouches for it:
+//!
+//! - a `zh:` must be a line of the version's SHA256SUMS whose signature verifies (the
+//!   same checks as `lock`, spec §5.4);
+//! - an `h1:` must be the `h1:` of one of the version's published packages: every
+//!   platform the signed SHA256SUMS lists (or the configured mirror holds), each hashed
+//!   once, through the cache.
+//!
+//! It reuses the stages of `lock` rather than copying them: `fmt`'s discovery of lock
+//! files, the lock-file parser (with lines), and the hash stage's [`Sources`], so the
+//! registry, mirrors, cache and their checks are exactly those of `lock`. Each unique
+//! (provider, version, flavor) is checked once for all files. A hash nobody vouches for,
+//! a version its registry does not publish, and a package that cannot be checked are
+//! each a finding that names the file, line, provider and version.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::commands::lock::FatalError;
+use crate::commands::settings::LockSettings;
+use crate::stages::hash::{Package, PackageHashes, RegistryStats, Sources};
+use crate::stages::write::changes::display;
+use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::hash::Hash;
+use crate::vocab::lockfile::{self, LockFile};
+use crate::vocab::progress::Progress;
+use crate::vocab::version::Version;
+
+/// The outcome of a whole `verify` run.
+#[derive(Debug)]
+pub struct VerifyReport {
+    pub files: Vec<VerifiedFile>,
+    pub warnings: Vec<String>,
+    pub stats: RegistryStats,
+    pub elapsed: Duration,
+}
+
+/// One lock file's findings, or why it could not be read.
+#[derive(Debug)]
+pub struct VerifiedFile {
+    pub path: PathBuf,
+    pub outcome: Result<Vec<Finding>, String>,
+}
+
+/// Something wrong with one entry or hash of a lock file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// 1-based: the hash's line, or the provider block's for a whole-entry finding.
+    pub line: usize,
+    #[serde(serialize_with = "display")]
+    pub provider: ProviderAddr,
+    #[serde(serialize_with = "display")]
+    pub version: Version,
+    #[serde(flatten)]
+    pub problem: Problem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Problem {
+    /// A hash that is neither a signed SHA256SUMS line nor the `h1:` of a published
+    /// package.
+    Unvouched {
+        #[serde(serialize_with = "display")]
+        hash: Hash,
+        /// The platforms whose packages were hashed, in order.
+        #[serde(serialize_with = "display_all")]
+        checked: Vec<Platform>,
+    },
+    /// The provider's sources do not publish this version.
+    VersionMissing { available: Vec<String> },
+    /// The version could not be checked (network, signature, offline, …).
+    Unchecked { reason: String },
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (provider, version) = (&self.provider, &self.version);
+        match &self.problem {
+            Problem::Unvouched { hash, checked } => {
+                let why = match hash.scheme() {
+                    "zh" => "it is not a line of the version's signed SHA256SUMS".to_string(),
+                    "h1" => format!(
+                        "it is not the h1: of any package published for it ({})",
+                        join(checked)
+                    ),
+                    other => format!("tfsum cannot check hashes of scheme {other:?}"),
+                };
+                write!(
+                    f,
+                    "{provider} {version}: {hash} is vouched for by nobody: {why}"
+                )
+            }
+            Problem::VersionMissing { available } => {
+                let newest: Vec<&str> =
+                    available.iter().rev().take(5).map(String::as_str).collect();
+                write!(
+                    f,
+                    "{provider} {version}: this version is not published (newest available: {})",
+                    if newest.is_empty() {
+                        "none".to_string()
+                    } else {
+                        newest.join(", ")
+                    }
+                )
+            }
+            Problem::Unchecked { reason } => {
+                write!(f, "{provider} {version}: cannot be checked: {reason}")
+            }
+        }
+    }
+}
+
+impl VerifyReport {
+    /// Exit non-zero when any file failed to read or has a finding.
+    pub fn is_failure(&self) -> bool {
+        self.files
+            .iter()
+            .any(|f| !matches!(&f.outcome, Ok(findings) if findings.is_empty()))
+    }
+}
+
+/// What the sources say about one package.
+#[derive(Debug)]
+enum Verdict {
+    Published {
+        hashes: PackageHashes,
+        platforms: Vec<Platform>,
+    },
+    Missing(Vec<String>),
+    Unchecked(String),
+}
+
+/// A parsed lock file and the lines of its parts.
+struct Parsed {
+    lock: LockFile,
+    lines: lockfile::Lines,
+}
+
+/// Runs `tfsum verify` over `settings.paths` (lock files, directories holding one, or
+/// with `recursive` trees to search).
+pub async fn run(
+    settings: &LockSettings,
+    progress: Arc<dyn Progress>,
+) -> Result<VerifyReport, FatalError> {
+    let started = Instant::now();
+    for path in &settings.paths {
+        if !path.exists() {
+            return Err(FatalError::NotFound(path.clone()));
+        }
+    }
+    let services = settings.services(progress)?;
+    let within = crate::commands::fmt::trees(&settings.paths);
+    let mut seen = HashSet::new();
+    let mut files: Vec<(PathBuf, Result<Parsed, String>)> = Vec::new();
+    for path in &settings.paths {
+        for found in crate::commands::fmt::discover(path, settings.recursive) {
+            match found {
+                Ok(file) => {
+                    let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+                    if seen.insert(key) {
+                        let parsed = read(&file, &within);
+                        files.push((file, parsed));
+                    }
+                }
+                Err((path, error)) => files.push((path, Err(error.to_string()))),
+            }
+        }
+    }
+    let mut packages: BTreeMap<Package, Option<Verdict>> = BTreeMap::new();
+    for (_, parsed) in &files {
+        let Ok(parsed) = parsed else { continue };
+        for (addr, entry) in &parsed.lock.providers {
+            let package = Package {
+                addr: addr.clone(),
+                version: entry.version.clone(),
+                flavor: parsed.lock.flavor,
+            };
+            packages.insert(package, None);
+        }
+    }
+    let sources = &services.sources;
+    let verdicts = futures::future::join_all(
+        packages
+            .keys()
+            .map(|package| async move { (package.clone(), check(sources, package).await) }),
+    )
+    .await;
+    for (package, verdict) in verdicts {
+        packages.insert(package, Some(verdict));
+    }
+    let files = files
+        .into_iter()
+        .map(|(path, parsed)| VerifiedFile {
+            path,
+            outcome: parsed.map(|parsed| findings(&parsed, &packages)),
+        })
+        .collect();
+    let mut warnings = services.warnings.clone();
+    warnings.extend(services.cache.warnings());
+    Ok(VerifyReport {
+        files,
+        warnings,
+        stats: sources.stats(),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Reads and parses one lock file, as `fmt` reads it (a link only within the trees,
+/// UTF-8, no conflict markers), keeping the lines of its hashes.
+fn read(path: &std::path::Path, within: &[PathBuf]) -> Result<Parsed, String> {
+    let target = crate::disk::atomic::link_target(path, within).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&target).map_err(|e| format!("cannot read it: {e}"))?;
+    let lock = crate::commands::fmt::parse(&bytes).map_err(|e| e.to_string())?;
+    // `fmt::parse` accepted the bytes, so they are UTF-8 and parse again the same way.
+    let src = String::from_utf8_lossy(&bytes);
+    let lines = lockfile::parse_located(&src, lock.flavor.default_registry())
+        .map(|(_, lines)| lines)
+        .unwrap_or_default();
+    Ok(Parsed { lock, lines })
+}
+
+/// Asks the sources about one package: is the version published, for which platforms,
+/// and what are the hashes of all of them.
+async fn check(sources: &Sources, package: &Package) -> Verdict {
+    let (addr, version) = (&package.addr, &package.version);
+    let listed = match sources.versions(addr).await {
+        Ok(found) => found.versions,
+        Err(reason) => return Verdict::Unchecked(reason),
+    };
+    let published = listed
+        .iter()
+        .any(|v| Version::parse(v).is_ok_and(|v| v == *version));
+    if !published {
+        let mut parsed: Vec<Version> = listed
+            .iter()
+            .filter_map(|v| Version::parse(v).ok())
+            .collect();
+        parsed.sort();
+        return Verdict::Missing(parsed.iter().map(Version::to_string).collect());
+    }
+    let platforms = match sources.published_platforms(addr, version).await {
+        Ok(platforms) if platforms.is_empty() => {
+            return Verdict::Unchecked("its sources list no package for it".to_string())
+        }
+        Ok(platforms) => platforms,
+        Err(e) => return Verdict::Unchecked(e.reason),
+    };
+    match sources
+        .package_hashes(addr, version, &platforms, package.flavor)
+        .await
+    {
+        Ok(hashes) => Verdict::Published { hashes, platforms },
+        Err(e) => Verdict::Unchecked(e.to_string()),
+    }
+}
+
+/// The findings of one file: per entry, the package's verdict, or per hash, whether it
+/// is vouched for.
+fn findings(parsed: &Parsed, verdicts: &BTreeMap<Package, Option<Verdict>>) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for (addr, entry) in &parsed.lock.providers {
+        let package = Package {
+            addr: addr.clone(),
+            version: entry.version.clone(),
+            flavor: parsed.lock.flavor,
+        };
+        let block_line = parsed.lines.providers.get(addr).copied().unwrap_or(1);
+        let finding = |line, problem| Finding {
+            line,
+            provider: addr.clone(),
+            version: entry.version.clone(),
+            problem,
+        };
+        match verdicts.get(&package).and_then(Option::as_ref) {
+            Some(Verdict::Published { hashes, platforms }) => {
+                for hash in entry.hashes.iter().filter(|h| !hashes.contains_key(h)) {
+                    let line = parsed
+                        .lines
+                        .hashes
+                        .get(&(addr.clone(), hash.clone()))
+                        .copied()
+                        .unwrap_or(block_line);
+                    found.push(finding(
+                        line,
+                        Problem::Unvouched {
+                            hash: hash.clone(),
+                            checked: platforms.clone(),
+                        },
+                    ));
+                }
+            }
+            Some(Verdict::Missing(available)) => found.push(finding(
+                block_line,
+                Problem::VersionMissing {
+                    available: available.clone(),
+                },
+            )),
+            Some(Verdict::Unchecked(reason)) => found.push(finding(
+                block_line,
+                Problem::Unchecked {
+                    reason: reason.clone(),
+                },
+            )),
+            None => found.push(finding(
+                block_line,
+                Problem::Unchecked {
+                    reason: "it was not checked".to_string(),
+                },
+            )),
+        }
+    }
+    found.sort_by_key(|f| f.line);
+    found
+}
+
+fn join(platforms: &[Platform]) -> String {
+    platforms
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn display_all<S: serde::Serializer>(items: &[Platform], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(items.iter().map(ToString::to_string))
+}
+
+/// Writes the text report: one line per file (`verified` or `failed`), each finding
+/// below a failed one as `FILE:LINE: …`, warnings, then a summary line.
+pub fn print_text(report: &VerifyReport, quiet: bool, out: &mut impl Write) -> std::io::Result<()> {
+    for file in &report.files {
+        let path = file.path.display();
+        match &file.outcome {
+            Ok(findings) if findings.is_empty() => {
+                if !quiet {
+                    writeln!(out, "verified  {path}")?;
+                }
+            }
+            Ok(findings) => {
+                writeln!(out, "failed    {path}")?;
+                for finding in findings {
+                    writeln!(out, "          {path}:{}: {finding}", finding.line)?;
+                }
+            }
+            Err(error) => {
+                writeln!(out, "failed    {path}")?;
+                for line in error.lines() {
+                    writeln!(out, "          {line}")?;
+                }
+            }
+        }
+    }
+    if quiet {
+        return Ok(());
+    }
+    for warning in &report.warnings {
+        writeln!(out, "warning: {warning}")?;
+    }
+    let failed = report
+        .files
+        .iter()
+        .filter(|f| !matches!(&f.outcome, Ok(list) if list.is_empty()))
+        .count();
+    let findings: usize = report
+        .files
+        .iter()
+        .map(|f| f.outcome.as_ref().map_or(0, Vec::len))
+        .sum();
+    let stats = &report.stats;
+    writeln!(
+        out,
+        "{} lock {}: {} verified, {failed} failed ({findings} {}); packages: {} downloaded, {} from cache; {:.2}s",
+        report.files.len(),
+        if report.files.len() == 1 { "file" } else { "files" },
+        report.files.len() - failed,
+        if findings == 1 { "finding" } else { "findings" },
+        stats.packages_downloaded,
+        stats.packages_from_cache,
+        report.elapsed.as_secs_f64(),
+    )
+}
+
+/// Writes the markdown report for a pull-request comment or `$GITHUB_STEP_SUMMARY`: the
+/// summary, then each finding as a list item under its file (paths and hashes in code
+/// spans, so a repository's names cannot inject markup).
+pub fn print_markdown(report: &VerifyReport, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "### tfsum verify\n")?;
+    let failed: Vec<&VerifiedFile> = report
+        .files
+        .iter()
+        .filter(|f| !matches!(&f.outcome, Ok(list) if list.is_empty()))
+        .collect();
+    writeln!(
+        out,
+        "{} lock files: {} verified, {} failed\n",
+        report.files.len(),
+        report.files.len() - failed.len(),
+        failed.len()
+    )?;
+    for file in failed {
+        let path = file.path.display().to_string();
+        writeln!(out, "- {}", crate::report::code(&path))?;
+        match &file.outcome {
+            Ok(findings) => {
+                for finding in findings {
+                    let text = format!("{path}:{}: {finding}", finding.line);
+                    writeln!(out, "  - {}", crate::report::code(&text))?;
+                }
+            }
+            Err(error) => writeln!(out, "  - {}", crate::report::code(error))?,
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    schema_version: u32,
+    ok: bool,
+    files: Vec<JsonFile<'a>>,
+    warnings: &'a [String],
+    stats: JsonStats,
+    elapsed_ms: u64,
+}
+
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    path: String,
+    /// `verified` or `failed`.
+    outcome: &'static str,
+    /// Why the file could not be read or parsed.
+    error: Option<&'a str>,
+    findings: &'a [Finding],
+}
+
+#[derive(Serialize)]
+struct JsonStats {
+    files: usize,
+    failed: usize,
+    packages_downloaded: u64,
+    packages_from_cache: u64,
+    sums_fetched: u64,
+}
+
+/// Writes the JSON report (one document, then a newline); schema in
+/// `docs/verify.md`, versioned with the `lock` report's `schema_version`.
+pub fn print_json(report: &VerifyReport, out: &mut impl Write) -> std::io::Result<()> {
+    let files: Vec<JsonFile> = report
+        .files
+        .iter()
+        .map(|file| {
+            let (error, findings) = match &file.outcome {
+                Ok(findings) => (None, findings.as_slice()),
+                Err(error) => (Some(error.as_str()), &[][..]),
+            };
+            JsonFile {
+                path: file.path.to_string_lossy().into_owned(),
+                outcome: if error.is_none() && findings.is_empty() {
+                    "verified"
+                } else {
+                    "failed"
+                },
+                error,
+                findings,
+            }
+        })
+        .collect();
+    let failed = files.iter().filter(|f| f.outcome == "failed").count();
+    let doc = JsonReport {
+        schema_version: crate::report::JSON_SCHEMA_VERSION,
+        ok: !report.is_failure(),
+        stats: JsonStats {
+            files: files.len(),
+            failed,
+            packages_downloaded: report.stats.packages_downloaded,
+            packages_from_cache: report.stats.packages_from_cache,
+            sums_fetched: report.stats.sums_fetched,
+        },
+        files,
+        warnings: &report.warnings,
+        elapsed_ms: u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}

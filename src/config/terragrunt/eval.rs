@@ -1,0 +1,828 @@
+//! Evaluating Terragrunt expressions: the functions units use to name their source module,
+//! and the `local`/`include` variables.
+//!
+//! hcl-rs evaluates templates, conditionals and traversals; tfsum supplies the functions.
+//! hcl-rs functions are plain `fn` pointers (no captured state), so the facts they answer
+//! from (which file is being evaluated, for which unit, through which include) live in a
+//! thread-local [`Scope`] stack for the duration of one evaluation ([`with_scope`]). The
+//! stack is what lets `read_terragrunt_config` evaluate another file from inside a call.
+//!
+//! Semantics follow Terragrunt's `config/config_helpers.go`: every path function answers
+//! for the *unit* (`TerragruntConfigPath`), also while a parent file pulled in by `include`
+//! is evaluated; `path_relative_to_include()` and friends then use that include
+//! (`TrackInclude.Original`). Paths are absolute and use `/`, as Terragrunt's are.
+//!
+//! `read_terragrunt_config` can make evaluation recurse: a file that reads itself, two
+//! files that read each other, or reads that fan out (each file reading the next twice).
+//! One outermost [`with_scope`] is a *session*: a read of a file already on the scope
+//! stack (the same file for the same config path) is a cycle, a read deeper than
+//! [`MAX_READ_DEPTH`] is refused, and either aborts the whole session ([`Abort`]), so the
+//! unit fails naming the chain of files; each file's result is remembered for the session,
+//! so fan-out costs one evaluation per file.
+//!
+//! Only functions that are pure, or that read the repository's own files, are provided: no
+//! `get_env`, `run_cmd`, `sops_decrypt_file` or AWS lookups. A value that needs one of
+//! those fails with [`EvalFailure::UnsupportedFunction`] naming it, but only when it is
+//! actually needed (see [`Locals`]).
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use hcl::eval::{Context, ErrorKind, Evaluate, FuncArgs, FuncDef, ParamType};
+use hcl::{Expression, Map, Value};
+
+use super::limits::{check_len, check_value, MAX_READ_DEPTH};
+use super::parse::{parse_file, LocalDecl, TgFile};
+use super::paths::{relative_path, slash};
+
+/// The `include` a function call answers for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ResolvedInclude {
+    /// The block label; `""` for a legacy bare `include {}`.
+    pub label: String,
+    /// The included file, absolute and normalised.
+    pub path: PathBuf,
+}
+
+/// Which includes the path functions see (Terragrunt's `TrackInclude`).
+#[derive(Debug, Clone)]
+pub(crate) enum Includes {
+    /// Evaluating a unit's own file: `path_relative_to_include("root")` picks by label.
+    Current(Vec<ResolvedInclude>),
+    /// Evaluating a parent file for one include of the unit.
+    Original(ResolvedInclude),
+}
+
+/// What the functions of one evaluation answer from.
+#[derive(Debug, Clone)]
+pub(crate) struct Scope {
+    /// The file whose expressions are evaluated: the unit's `terragrunt.hcl`, an included
+    /// parent, or a file `read_terragrunt_config` reads. Absolute.
+    pub file: PathBuf,
+    /// Terragrunt's `TerragruntConfigPath`: the unit's `terragrunt.hcl`, or the file that
+    /// `read_terragrunt_config` is reading. Absolute.
+    pub config_path: PathBuf,
+    /// The unit directory (Terragrunt's `WorkingDir`), absolute.
+    pub unit_dir: PathBuf,
+    /// What `get_repo_root()` answers, absolute.
+    pub repo_root: PathBuf,
+    pub includes: Includes,
+    /// The line of `file` being evaluated ([`at_line`]), for the chain of an [`Abort`].
+    pub line: Cell<usize>,
+}
+
+/// Why a whole session stopped: a `read_terragrunt_config` that could never finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Abort {
+    pub kind: AbortKind,
+    /// The files being evaluated, outermost first, each with the line that read the next.
+    pub callers: Vec<(PathBuf, usize)>,
+    /// The file the last caller asked to read.
+    pub target: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AbortKind {
+    /// `target` is already being evaluated, for the same config path.
+    Cycle,
+    /// [`MAX_READ_DEPTH`] files are already being read.
+    TooDeep,
+}
+
+/// What the nested scopes of one outermost [`with_scope`] share.
+#[derive(Default)]
+struct Session {
+    /// Results of `read_terragrunt_config` by file. Within a session the result depends
+    /// on the file alone (the unit and the repository root are fixed), so each file is
+    /// evaluated once however often it is read.
+    reads: HashMap<PathBuf, Result<Value, String>>,
+    abort: Option<Abort>,
+}
+
+thread_local! {
+    static SCOPES: RefCell<Vec<Rc<Scope>>> = const { RefCell::new(Vec::new()) };
+    static SESSION: RefCell<Session> = RefCell::default();
+}
+
+/// Runs `f` with `scope` as the innermost scope for function calls; the outermost call
+/// opens a session. `Err` when a read in the session was aborted: `f`'s result is then
+/// incomplete and dropped.
+pub(crate) fn with_scope<T>(scope: Scope, f: impl FnOnce() -> T) -> Result<T, Abort> {
+    struct Pop {
+        outermost: bool,
+    }
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            SCOPES.with(|s| {
+                s.borrow_mut().pop();
+            });
+            if self.outermost {
+                SESSION.with(RefCell::take);
+            }
+        }
+    }
+    let outermost = SCOPES.with(|s| {
+        let mut scopes = s.borrow_mut();
+        scopes.push(Rc::new(scope));
+        scopes.len() == 1
+    });
+    let _pop = Pop { outermost };
+    let value = f();
+    match SESSION.with(|s| s.borrow().abort.clone()) {
+        Some(abort) => Err(abort),
+        None => Ok(value),
+    }
+}
+
+/// Records which line of the innermost scope's file is being evaluated.
+pub(crate) fn at_line(line: usize) {
+    SCOPES.with(|s| {
+        if let Some(scope) = s.borrow().last() {
+            scope.line.set(line);
+        }
+    });
+}
+
+fn aborted() -> bool {
+    SESSION.with(|s| s.borrow().abort.is_some())
+}
+
+/// The innermost scope. Fails once the session is aborted, so that evaluation unwinds
+/// without doing more work.
+fn current() -> Result<Rc<Scope>, String> {
+    if aborted() {
+        return Err("evaluation stopped".to_string());
+    }
+    SCOPES
+        .with(|s| s.borrow().last().cloned())
+        .ok_or_else(|| "called outside a Terragrunt evaluation".to_string())
+}
+
+/// Why an expression could not be evaluated, before a file and line are attached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum EvalFailure {
+    UnsupportedFunction(String),
+    Other(String),
+}
+
+/// The functions tfsum implements, for messages.
+pub(crate) const SUPPORTED_FUNCTIONS: &[&str] = &[
+    "find_in_parent_folders",
+    "get_terragrunt_dir",
+    "get_original_terragrunt_dir",
+    "get_parent_terragrunt_dir",
+    "get_repo_root",
+    "get_path_from_repo_root",
+    "get_path_to_repo_root",
+    "path_relative_to_include",
+    "path_relative_from_include",
+    "read_terragrunt_config",
+    "basename",
+    "dirname",
+    "format",
+    "join",
+    "lower",
+    "replace",
+    "split",
+    "trimprefix",
+    "trimspace",
+    "trimsuffix",
+    "upper",
+];
+
+/// A context holding every supported function and the given variables.
+pub(crate) fn context(vars: &[(&str, Value)]) -> Context<'static> {
+    let mut ctx = Context::new();
+    let optional_strings = || FuncDef::builder().variadic_param(ParamType::String);
+    ctx.declare_func(
+        "find_in_parent_folders",
+        optional_strings().build(find_in_parent_folders),
+    );
+    ctx.declare_func(
+        "get_terragrunt_dir",
+        FuncDef::builder().build(get_terragrunt_dir),
+    );
+    ctx.declare_func(
+        "get_original_terragrunt_dir",
+        FuncDef::builder().build(get_original_terragrunt_dir),
+    );
+    ctx.declare_func(
+        "get_parent_terragrunt_dir",
+        optional_strings().build(get_parent_terragrunt_dir),
+    );
+    ctx.declare_func("get_repo_root", FuncDef::builder().build(get_repo_root));
+    ctx.declare_func(
+        "get_path_from_repo_root",
+        FuncDef::builder().build(get_path_from_repo_root),
+    );
+    ctx.declare_func(
+        "get_path_to_repo_root",
+        FuncDef::builder().build(get_path_to_repo_root),
+    );
+    ctx.declare_func(
+        "path_relative_to_include",
+        optional_strings().build(path_relative_to_include),
+    );
+    ctx.declare_func(
+        "path_relative_from_include",
+        optional_strings().build(path_relative_from_include),
+    );
+    ctx.declare_func(
+        "read_terragrunt_config",
+        FuncDef::builder()
+            .param(ParamType::String)
+            .variadic_param(ParamType::Any)
+            .build(read_terragrunt_config),
+    );
+    let s = ParamType::String;
+    let string_fn = |n: usize, f: hcl::eval::Func| {
+        FuncDef::builder()
+            .params(std::iter::repeat_n(s.clone(), n))
+            .build(f)
+    };
+    ctx.declare_func("basename", string_fn(1, basename));
+    ctx.declare_func("dirname", string_fn(1, dirname));
+    ctx.declare_func("lower", string_fn(1, lower));
+    ctx.declare_func("upper", string_fn(1, upper));
+    ctx.declare_func("trimspace", string_fn(1, trimspace));
+    ctx.declare_func("trimprefix", string_fn(2, trimprefix));
+    ctx.declare_func("trimsuffix", string_fn(2, trimsuffix));
+    ctx.declare_func("replace", string_fn(3, replace));
+    ctx.declare_func("split", string_fn(2, split));
+    ctx.declare_func(
+        "join",
+        FuncDef::builder()
+            .param(ParamType::String)
+            .variadic_param(ParamType::array_of(ParamType::String))
+            .build(join),
+    );
+    ctx.declare_func(
+        "format",
+        FuncDef::builder()
+            .param(ParamType::String)
+            .variadic_param(ParamType::Any)
+            .build(format),
+    );
+    for (name, value) in vars {
+        ctx.declare_var(*name, value.clone());
+    }
+    ctx
+}
+
+/// Evaluates `expr` in `ctx`, classifying a failure.
+pub(crate) fn evaluate(expr: &Expression, ctx: &Context) -> Result<Value, EvalFailure> {
+    expr.evaluate(ctx).map_err(|error| match error.kind() {
+        ErrorKind::UndefinedFunc(name) => EvalFailure::UnsupportedFunction(name.to_string()),
+        _ => EvalFailure::Other(error.to_string()),
+    })
+}
+
+/// The `locals` of one file, evaluated as far as they can be.
+///
+/// Locals are evaluated in the order of their `local.NAME` references (a local may use
+/// locals declared after it), then again in rounds until a round makes no progress (for
+/// references that name no local, like `local[key]`). One that still fails is kept with
+/// its failure and reported only if a value tfsum needs refers to it: a `get_env` in a
+/// local that only feeds `inputs` must not stop a unit from being locked. Locals that
+/// refer to each other fail naming the cycle.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Locals {
+    pub values: Map<String, Value>,
+    /// Local name → (line, failure).
+    pub failed: BTreeMap<String, (usize, EvalFailure)>,
+}
+
+impl Locals {
+    pub fn evaluate(locals: &[LocalDecl], extra_vars: &[(&str, Value)]) -> Locals {
+        let mut out = Locals::default();
+        let mut pending = dependency_order(locals);
+        let mut ctx = context(extra_vars);
+        while !aborted() {
+            let before = pending.len();
+            let mut still = Vec::new();
+            for local in pending {
+                at_line(local.line);
+                ctx.declare_var("local", out.visible_to(local));
+                let value = evaluate(&local.expr, &ctx).and_then(|value| {
+                    check_value(&value)
+                        .map(|()| value)
+                        .map_err(EvalFailure::Other)
+                });
+                match value {
+                    Ok(value) => {
+                        out.values.insert(local.name.clone(), value);
+                        out.failed.remove(&local.name);
+                    }
+                    Err(failure) => {
+                        out.failed.insert(local.name.clone(), (local.line, failure));
+                        still.push(local);
+                    }
+                }
+            }
+            pending = still;
+            if pending.is_empty() || pending.len() == before {
+                break;
+            }
+        }
+        out.name_cycles(&pending);
+        out
+    }
+
+    /// The `local` object for `local`'s expression: only the locals it names, so that a
+    /// file's evaluation does not copy every value once per local.
+    fn visible_to(&self, local: &LocalDecl) -> Value {
+        let Some(uses) = &local.uses else {
+            return Value::Object(self.values.clone());
+        };
+        Value::Object(
+            uses.iter()
+                .filter_map(|name| Some((name.clone(), self.values.get(name)?.clone())))
+                .collect(),
+        )
+    }
+
+    /// Gives each of the `stuck` locals that lies on a cycle of `local.` references a
+    /// failure naming the cycle. (Locals behind one fail on a reference to it, which
+    /// [`Locals::explain`] follows.) Depth-first, without recursion: a file may hold
+    /// thousands of locals.
+    fn name_cycles(&mut self, stuck: &[&LocalDecl]) {
+        let index: HashMap<&str, usize> = stuck
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.name.as_str(), i))
+            .collect();
+        let edges: Vec<Vec<usize>> = stuck
+            .iter()
+            .map(|l| {
+                let uses = l.uses.iter().flatten();
+                uses.filter_map(|name| index.get(name.as_str()).copied())
+                    .collect()
+            })
+            .collect();
+        // 0: not seen, 1: on the path, 2: done.
+        let mut state = vec![0u8; stuck.len()];
+        let mut cycles: Vec<Vec<usize>> = Vec::new();
+        for start in 0..stuck.len() {
+            if state[start] != 0 {
+                continue;
+            }
+            let mut path: Vec<(usize, usize)> = vec![(start, 0)];
+            state[start] = 1;
+            while let Some((node, next)) = path.last_mut() {
+                let node = *node;
+                let Some(&to) = edges[node].get(*next) else {
+                    state[node] = 2;
+                    path.pop();
+                    continue;
+                };
+                *next += 1;
+                match state[to] {
+                    0 => {
+                        state[to] = 1;
+                        path.push((to, 0));
+                    }
+                    1 => {
+                        let from = path.iter().position(|&(n, _)| n == to).unwrap_or(0);
+                        cycles.push(path[from..].iter().map(|&(n, _)| n).collect());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for cycle in cycles {
+            let mut names: Vec<String> = cycle
+                .iter()
+                .map(|&i| format!("local.{}", stuck[i].name))
+                .collect();
+            names.push(names[0].clone());
+            let message = format!("the locals refer to each other: {}", names.join(" → "));
+            for i in cycle {
+                if let Some((_, failure)) = self.failed.get_mut(&stuck[i].name) {
+                    *failure = EvalFailure::Other(message.clone());
+                }
+            }
+        }
+    }
+
+    /// Explains `failure` of a needed expression: when it stems from a failed local (hcl-rs
+    /// quotes the missing key in backticks), that local's own failure and line are the
+    /// useful answer, followed through locals that failed on other failed locals (each
+    /// at most once: they may form a cycle).
+    pub fn explain(&self, failure: EvalFailure) -> (Option<usize>, EvalFailure) {
+        let mut line = None;
+        let mut failure = failure;
+        let mut seen = BTreeSet::new();
+        while let EvalFailure::Other(message) = &failure {
+            let cause = message
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .find_map(|quoted| self.failed.get_key_value(quoted))
+                .filter(|(name, _)| !seen.contains(name.as_str()));
+            let Some((name, (at, inner))) = cause else {
+                break;
+            };
+            seen.insert(name.as_str());
+            line = Some(*at);
+            failure = inner.clone();
+        }
+        (line, failure)
+    }
+}
+
+/// `locals` ordered so that each comes after the locals it names (file order among
+/// equals); those on or behind a cycle last, in file order.
+fn dependency_order(locals: &[LocalDecl]) -> Vec<&LocalDecl> {
+    let index: HashMap<&str, usize> = locals
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.name.as_str(), i))
+        .collect();
+    let mut waiting = vec![0usize; locals.len()];
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); locals.len()];
+    for (i, local) in locals.iter().enumerate() {
+        for name in local.uses.iter().flatten() {
+            if let Some(&used) = index.get(name.as_str()) {
+                waiting[i] += 1;
+                users[used].push(i);
+            }
+        }
+    }
+    let mut ready: BTreeSet<usize> = (0..locals.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut placed = vec![false; locals.len()];
+    let mut order = Vec::with_capacity(locals.len());
+    while let Some(i) = ready.pop_first() {
+        placed[i] = true;
+        order.push(&locals[i]);
+        for &user in &users[i] {
+            waiting[user] -= 1;
+            if waiting[user] == 0 {
+                ready.insert(user);
+            }
+        }
+    }
+    order.extend(
+        locals
+            .iter()
+            .zip(&placed)
+            .filter(|(_, &placed)| !placed)
+            .map(|(local, _)| local),
+    );
+    order
+}
+
+fn string_arg(args: &FuncArgs, i: usize) -> Result<&str, String> {
+    args.get(i)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("argument {} must be a string", i + 1))
+}
+
+fn string_args(args: &FuncArgs) -> Result<Vec<String>, String> {
+    args.iter()
+        .map(|v| {
+            v.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| "arguments must be strings".to_string())
+        })
+        .collect()
+}
+
+fn path_value(path: &Path) -> Value {
+    Value::String(slash(path))
+}
+
+fn config_dir(scope: &Scope) -> PathBuf {
+    scope
+        .config_path
+        .parent()
+        .map_or_else(|| scope.config_path.clone(), Path::to_path_buf)
+}
+
+/// `find_in_parent_folders(name?, fallback?)`: the nearest `name` (default
+/// `terragrunt.hcl`) in the folders *above* the directory of the file being evaluated for
+/// (the unit's, also inside an included parent). `name` may hold a sub-path
+/// (`"common/region.hcl"`). Terragrunt checks at most 100 folders.
+fn find_in_parent_folders(args: FuncArgs) -> Result<Value, String> {
+    let scope = current()?;
+    let params = string_args(&args)?;
+    if params.len() > 2 {
+        return Err(format!("takes 0, 1 or 2 arguments, got {}", params.len()));
+    }
+    let name = params
+        .first()
+        .filter(|n| !n.is_empty())
+        .cloned()
+        .unwrap_or_else(|| super::UNIT_FILE_NAME.to_string());
+    let mut dir = config_dir(&scope);
+    for _ in 0..100 {
+        let Some(parent) = dir.parent() else { break };
+        let candidate = parent.join(&name);
+        if candidate.is_file() {
+            return Ok(path_value(&candidate));
+        }
+        dir = parent.to_path_buf();
+    }
+    match params.get(1) {
+        Some(fallback) => Ok(Value::String(fallback.clone())),
+        None => Err(format!(
+            "no {name:?} found in any folder above {}",
+            config_dir(&scope).display()
+        )),
+    }
+}
+
+fn get_terragrunt_dir(_: FuncArgs) -> Result<Value, String> {
+    Ok(path_value(&config_dir(&*current()?)))
+}
+
+fn get_original_terragrunt_dir(_: FuncArgs) -> Result<Value, String> {
+    Ok(path_value(&current()?.unit_dir))
+}
+
+fn get_repo_root(_: FuncArgs) -> Result<Value, String> {
+    Ok(path_value(&current()?.repo_root))
+}
+
+fn get_path_from_repo_root(_: FuncArgs) -> Result<Value, String> {
+    let scope = current()?;
+    Ok(path_value(&relative_path(
+        &scope.unit_dir,
+        &scope.repo_root,
+    )))
+}
+
+fn get_path_to_repo_root(_: FuncArgs) -> Result<Value, String> {
+    let scope = current()?;
+    Ok(path_value(&relative_path(
+        &scope.repo_root,
+        &scope.unit_dir,
+    )))
+}
+
+/// Terragrunt's `getSelectedIncludeBlock`: inside a parent, the include being evaluated;
+/// in the unit, none, the only one, or the one whose label is given.
+fn selected_include(scope: &Scope, params: &[String]) -> Result<Option<ResolvedInclude>, String> {
+    match &scope.includes {
+        Includes::Original(include) => Ok(Some(include.clone())),
+        Includes::Current(list) if list.len() <= 1 => Ok(list.first().cloned()),
+        Includes::Current(list) => {
+            let [label] = params else {
+                return Err("the unit has several include blocks; name one".to_string());
+            };
+            list.iter()
+                .find(|i| &i.label == label)
+                .cloned()
+                .map(Some)
+                .ok_or_else(|| format!("no include block labelled {label:?}"))
+        }
+    }
+}
+
+fn include_dir(include: &ResolvedInclude) -> PathBuf {
+    include
+        .path
+        .parent()
+        .map_or_else(|| include.path.clone(), Path::to_path_buf)
+}
+
+/// The unit directory relative to the included file's directory (`envs/prod/vpc`).
+fn path_relative_to_include(args: FuncArgs) -> Result<Value, String> {
+    let scope = current()?;
+    let Some(include) = selected_include(&scope, &string_args(&args)?)? else {
+        return Ok(Value::String(".".into()));
+    };
+    Ok(path_value(&relative_path(
+        &config_dir(&scope),
+        &include_dir(&include),
+    )))
+}
+
+/// The included file's directory relative to the unit directory (`../../..`).
+fn path_relative_from_include(args: FuncArgs) -> Result<Value, String> {
+    let scope = current()?;
+    let Some(include) = selected_include(&scope, &string_args(&args)?)? else {
+        return Ok(Value::String(".".into()));
+    };
+    Ok(path_value(&relative_path(
+        &include_dir(&include),
+        &config_dir(&scope),
+    )))
+}
+
+fn get_parent_terragrunt_dir(args: FuncArgs) -> Result<Value, String> {
+    let scope = current()?;
+    let dir = match selected_include(&scope, &string_args(&args)?)? {
+        Some(include) => include_dir(&include),
+        None => config_dir(&scope),
+    };
+    Ok(path_value(&dir))
+}
+
+/// `read_terragrunt_config(path, default?)`: the file's `locals` (as far as they evaluate)
+/// as `{ locals = {…} }`, evaluated with the file itself as the config path, as Terragrunt
+/// does. Its other blocks are not read. A cycle or a chain deeper than [`MAX_READ_DEPTH`]
+/// aborts the session.
+fn read_terragrunt_config(args: FuncArgs) -> Result<Value, String> {
+    let scope = current()?;
+    let given = string_arg(&args, 0)?;
+    let mut path = config_dir(&scope).join(given);
+    if path.is_dir() {
+        path = path.join(super::UNIT_FILE_NAME);
+    }
+    let path = crate::vocab::paths::normalize_path(&path);
+    if !path.is_file() {
+        return match args.get(1) {
+            Some(default) => Ok(default.clone()),
+            None => Err(format!("{} does not exist", path.display())),
+        };
+    }
+    if let Some(known) = SESSION.with(|s| s.borrow().reads.get(&path).cloned()) {
+        return known;
+    }
+    let (callers, cycle) = SCOPES.with(|s| {
+        let scopes = s.borrow();
+        let callers: Vec<(PathBuf, usize)> = scopes
+            .iter()
+            .map(|scope| (scope.file.clone(), scope.line.get()))
+            .collect();
+        let cycle = scopes
+            .iter()
+            .any(|scope| scope.file == path && scope.config_path == path);
+        (callers, cycle)
+    });
+    // Every scope but the outermost is a read.
+    let kind = if cycle {
+        Some(AbortKind::Cycle)
+    } else if callers.len() > MAX_READ_DEPTH {
+        Some(AbortKind::TooDeep)
+    } else {
+        None
+    };
+    if let Some(kind) = kind {
+        let abort = Abort {
+            kind,
+            callers,
+            target: path,
+        };
+        SESSION.with(|s| s.borrow_mut().abort = Some(abort));
+        return Err("evaluation stopped".to_string());
+    }
+    let result = read_locals(&path, &scope);
+    SESSION.with(|s| s.borrow_mut().reads.insert(path, result.clone()));
+    result
+}
+
+fn read_locals(path: &Path, scope: &Scope) -> Result<Value, String> {
+    let file: TgFile = parse_file(path).map_err(|e| e.to_string())?;
+    let inner = Scope {
+        file: path.to_path_buf(),
+        config_path: path.to_path_buf(),
+        unit_dir: scope.unit_dir.clone(),
+        repo_root: scope.repo_root.clone(),
+        includes: Includes::Current(Vec::new()),
+        line: Cell::default(),
+    };
+    let locals = with_scope(inner, || Locals::evaluate(&file.locals, &[]))
+        .map_err(|_| "evaluation stopped".to_string())?;
+    let mut out = Map::new();
+    out.insert("locals".to_string(), Value::Object(locals.values));
+    Ok(Value::Object(out))
+}
+
+fn map1(args: &FuncArgs, f: impl Fn(&str) -> String) -> Result<Value, String> {
+    Ok(Value::String(f(string_arg(args, 0)?)))
+}
+
+/// Terraform's `basename`/`dirname` are lexical, on `/`-separated paths.
+fn basename(args: FuncArgs) -> Result<Value, String> {
+    map1(&args, |s| {
+        let trimmed = s.trim_end_matches('/');
+        match trimmed.rsplit_once('/') {
+            Some((_, base)) => base.to_string(),
+            None if trimmed.is_empty() && !s.is_empty() => "/".to_string(),
+            None if trimmed.is_empty() => ".".to_string(),
+            None => trimmed.to_string(),
+        }
+    })
+}
+
+fn dirname(args: FuncArgs) -> Result<Value, String> {
+    map1(&args, |s| {
+        let dir = match s.rsplit_once('/') {
+            Some(("", _)) => "/".to_string(),
+            Some((dir, _)) => dir.to_string(),
+            None => ".".to_string(),
+        };
+        slash(&crate::vocab::paths::normalize_path(Path::new(&dir)))
+    })
+}
+
+fn lower(args: FuncArgs) -> Result<Value, String> {
+    map1(&args, str::to_lowercase)
+}
+
+fn upper(args: FuncArgs) -> Result<Value, String> {
+    map1(&args, str::to_uppercase)
+}
+
+fn trimspace(args: FuncArgs) -> Result<Value, String> {
+    map1(&args, |s| s.trim().to_string())
+}
+
+fn trimprefix(args: FuncArgs) -> Result<Value, String> {
+    let prefix = string_arg(&args, 1)?;
+    map1(&args, |s| s.strip_prefix(prefix).unwrap_or(s).to_string())
+}
+
+fn trimsuffix(args: FuncArgs) -> Result<Value, String> {
+    let suffix = string_arg(&args, 1)?;
+    map1(&args, |s| s.strip_suffix(suffix).unwrap_or(s).to_string())
+}
+
+/// `replace` with a plain substring; Terraform's `/regex/` form is refused rather than
+/// misread.
+fn replace(args: FuncArgs) -> Result<Value, String> {
+    let from = string_arg(&args, 1)?;
+    let to = string_arg(&args, 2)?;
+    if from.len() > 1 && from.starts_with('/') && from.ends_with('/') {
+        return Err("the regular-expression form of replace is not supported by tfsum".into());
+    }
+    let text = string_arg(&args, 0)?;
+    // An empty `from` matches between every two characters.
+    let matches = if from.is_empty() {
+        text.chars().count() + 1
+    } else {
+        text.matches(from).count()
+    };
+    check_len(text.len().saturating_add(matches.saturating_mul(to.len())))?;
+    map1(&args, |s| s.replace(from, to))
+}
+
+fn split(args: FuncArgs) -> Result<Value, String> {
+    let separator = string_arg(&args, 0)?;
+    let text = string_arg(&args, 1)?;
+    // Each part costs a `Value` besides its text (an empty separator splits every
+    // character).
+    let parts = text.split(separator).count();
+    check_len(text.len().saturating_add(parts.saturating_mul(16)))?;
+    Ok(Value::Array(
+        text.split(separator)
+            .map(|s| Value::String(s.to_string()))
+            .collect(),
+    ))
+}
+
+fn join(args: FuncArgs) -> Result<Value, String> {
+    let separator = string_arg(&args, 0)?;
+    let mut parts = Vec::new();
+    let mut len = 0usize;
+    for list in args.iter().skip(1) {
+        for item in list.as_array().into_iter().flatten() {
+            let part = item
+                .as_str()
+                .ok_or_else(|| "join takes lists of strings".to_string())?;
+            len = len.saturating_add(part.len() + separator.len());
+            check_len(len)?;
+            parts.push(part);
+        }
+    }
+    Ok(Value::String(parts.join(separator)))
+}
+
+/// `format` with the verbs source strings use: `%s`, `%d`, `%v` and `%%`.
+fn format(args: FuncArgs) -> Result<Value, String> {
+    let spec = string_arg(&args, 0)?;
+    let mut values = args.iter().skip(1);
+    let mut out = String::new();
+    let mut chars = spec.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('%') => out.push('%'),
+            Some('s' | 'd' | 'v') => {
+                let value = values
+                    .next()
+                    .ok_or_else(|| "not enough arguments for the format".to_string())?;
+                match value {
+                    Value::String(s) => out.push_str(s),
+                    Value::Number(n) => out.push_str(&n.to_string()),
+                    Value::Bool(b) => out.push_str(&b.to_string()),
+                    other => return Err(format!("cannot format {other}")),
+                }
+                check_len(out.len())?;
+            }
+            other => {
+                return Err(format!(
+                    "format verb %{} is not supported by tfsum",
+                    other.map(String::from).unwrap_or_default()
+                ))
+            }
+        }
+    }
+    Ok(Value::String(out))
+}

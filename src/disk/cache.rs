@@ -1,0 +1,494 @@
+//! The persistent on-disk cache.
+//!
+//! A published provider version never changes, so what tfsum verified about it once stays
+//! true: its signed SHA256SUMS document and, per platform, the `h1:` of a verified
+//! download. Those facts are stored here, one small JSON file per fact:
+//!
+//! ```text
+//! <root>/v2/packages/<host>/<namespace>/<type>/<version>/sums.json
+//! <root>/v2/packages/<host>/<namespace>/<type>/<version>/<os>_<arch>.json
+//! <root>/v2/versions/<host>/<namespace>/<type>.json      (version lists, with a TTL)
+//! <root>/v2/runs/<key>.json                              (the last run, `--retry-failed`)
+//! <root>/v2/modules/…                                      (remote module packages, `crate::net::modules::cache`)
+//! ```
+//!
+//! # Trust
+//!
+//! What the cache says goes into lock files, so only the user may write it. Its location
+//! comes from the user (flag, `TFSUM_CACHE_DIR`, the user's own settings file), never from
+//! a repository. The directory is created private (0700), and, as ssh treats `~/.ssh`,
+//! tfsum refuses a cache directory that another user owns or can write ([`Cache::open`])
+//! and ignores, with a warning, an entry that another user owns or can write, or that is
+//! a symbolic link. Entries are written only through [`crate::disk::atomic::replace_file`] into
+//! directories tfsum created itself, so a write never follows a link. Sharing one cache
+//! between CI jobs of one trusted pipeline is fine: entries are immutable and replaced
+//! atomically, so processes need no locks.
+//!
+//! A cached SHA256SUMS entry keeps the document, its signature and the keys it was
+//! verified with, and is verified again on every read (`sources::registry`), so it can
+//! be checked offline and cannot be edited into a different list. Each entry also carries
+//! a SHA-256 of its payload: an entry that fails to parse or to check (truncated,
+//! half-copied) is a miss and is rewritten, never trusted. A version list dated in the
+//! future counts as expired.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::vocab::addr::{Platform, ProviderAddr};
+
+/// The layout version: entries of another version are simply not read.
+pub(crate) const LAYOUT: &str = "v2";
+
+/// A SHA256SUMS document as tfsum verified it: what it says and what vouched for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedSums {
+    /// The document, standard base64 of the bytes exactly as fetched.
+    pub document: String,
+    /// The binary detached signature, standard base64; empty for a provider OpenTofu
+    /// accepts unsigned (spec §10).
+    pub signature: String,
+    /// The keys the registry offered: `(ascii_armor, trust_signature)`.
+    pub keys: Vec<(String, String)>,
+}
+
+/// How a platform's `h1:` became known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Computed by tfsum from a download whose checksum the signed SHA256SUMS vouches for.
+    Download,
+    /// Taken from OpenTofu's `packages` map, as `tofu init` takes it (spec §10); usable
+    /// for OpenTofu roots only.
+    PackagesMap,
+}
+
+/// What one platform's package contributes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlatformEntry {
+    /// `h1:` of the unpacked package.
+    pub h1: String,
+    /// `zh:` of the zip (also a line of the signed SHA256SUMS).
+    pub zh: String,
+    /// Size of the zip in bytes.
+    pub size: u64,
+    pub origin: Origin,
+}
+
+/// A cached version list and when it was fetched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionsEntry {
+    pub fetched_at: u64,
+    pub versions: Vec<String>,
+}
+
+/// The on-disk envelope: the payload and a SHA-256 of its canonical JSON.
+#[derive(Serialize, Deserialize)]
+struct Envelope<T> {
+    check: String,
+    entry: T,
+}
+
+/// A cache directory tfsum will not use.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("refusing the cache directory {}: {reason}; use a directory only you can write (`chmod 700 {}`), or choose another with --cache-dir or TFSUM_CACHE_DIR", dir.display(), dir.display())]
+    Refused { dir: PathBuf, reason: String },
+    #[error("cannot create the cache directory {}: {source}", dir.display())]
+    Create {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A handle on the cache directory; a disabled cache answers every lookup with a miss.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    root: Option<PathBuf>,
+    /// False with `--no-cache`: hash facts are neither read nor written (the run record
+    /// still lives here).
+    facts: bool,
+    /// Entries refused on read, for the run's warnings.
+    refused: Arc<Mutex<Vec<String>>>,
+}
+
+impl Cache {
+    /// Opens (creating it private if need be) the cache at `root`, after checking that
+    /// only this user can write it.
+    pub fn open(root: PathBuf) -> Result<Cache, CacheError> {
+        if !root.exists() {
+            if let Some(parent) = root.parent() {
+                std::fs::create_dir_all(parent).map_err(|source| CacheError::Create {
+                    dir: root.clone(),
+                    source,
+                })?;
+            }
+            private_dir(&root).map_err(|source| CacheError::Create {
+                dir: root.clone(),
+                source,
+            })?;
+        }
+        let meta = std::fs::metadata(&root).map_err(|source| CacheError::Create {
+            dir: root.clone(),
+            source,
+        })?;
+        if !meta.is_dir() {
+            return Err(CacheError::Refused {
+                dir: root,
+                reason: "it is not a directory".to_string(),
+            });
+        }
+        if let Some(reason) = foreign(&meta) {
+            return Err(CacheError::Refused { dir: root, reason });
+        }
+        Ok(Cache {
+            root: Some(root),
+            facts: true,
+            refused: Arc::default(),
+        })
+    }
+
+    /// A cache that stores nothing.
+    pub fn disabled() -> Cache {
+        Cache {
+            root: None,
+            facts: false,
+            refused: Arc::default(),
+        }
+    }
+
+    /// The same directory, holding no hash facts (`--no-cache`).
+    pub fn without_facts(self) -> Cache {
+        Cache {
+            facts: false,
+            ..self
+        }
+    }
+
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// What was refused so far, one message per entry.
+    pub fn warnings(&self) -> Vec<String> {
+        self.refused.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    pub fn sums(&self, addr: &ProviderAddr, version: &str) -> Option<SignedSums> {
+        self.read(&package_dir(addr, version).join("sums.json"))
+    }
+
+    pub fn put_sums(&self, addr: &ProviderAddr, version: &str, entry: &SignedSums) {
+        self.write(&package_dir(addr, version).join("sums.json"), entry);
+    }
+
+    pub fn platform(
+        &self,
+        addr: &ProviderAddr,
+        version: &str,
+        platform: &Platform,
+    ) -> Option<PlatformEntry> {
+        self.read(&package_dir(addr, version).join(format!("{platform}.json")))
+    }
+
+    pub fn put_platform(
+        &self,
+        addr: &ProviderAddr,
+        version: &str,
+        platform: &Platform,
+        entry: &PlatformEntry,
+    ) {
+        let file = package_dir(addr, version).join(format!("{platform}.json"));
+        self.write(&file, entry);
+    }
+
+    /// The cached version list if it was fetched at most `ttl` ago (and not in the
+    /// future: a clock that moved, or an entry someone dated ahead, means expired).
+    pub fn versions(&self, addr: &ProviderAddr, ttl: Duration) -> Option<Vec<String>> {
+        let entry: VersionsEntry = self.read(&versions_file(addr))?;
+        let age = now_secs().checked_sub(entry.fetched_at)?;
+        (age <= ttl.as_secs()).then_some(entry.versions)
+    }
+
+    pub fn put_versions(&self, addr: &ProviderAddr, versions: &[String]) {
+        let entry = VersionsEntry {
+            fetched_at: now_secs(),
+            versions: versions.to_vec(),
+        };
+        self.write(&versions_file(addr), &entry);
+    }
+
+    /// Reads a file below the cache root, refusing links and files others can write.
+    /// `None` for a disabled cache, a missing or refused file.
+    pub fn read_file(&self, relative: &Path) -> Option<Vec<u8>> {
+        let path = self.root.as_ref()?.join(relative);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        let reason = if meta.file_type().is_symlink() {
+            Some("it is a symbolic link".to_string())
+        } else {
+            foreign(&meta)
+        };
+        if let Some(reason) = reason {
+            if let Ok(mut refused) = self.refused.lock() {
+                refused.push(format!(
+                    "ignoring the cache entry {}: {reason}",
+                    path.display()
+                ));
+            }
+            return None;
+        }
+        std::fs::read(&path).ok()
+    }
+
+    /// Writes a file below the cache root: its directories are created private, and
+    /// neither they nor the file are ever followed if they are links. Best effort: the
+    /// cache is an optimisation, and a fact that could not be stored is fetched again.
+    pub fn write_file(&self, relative: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let Some(root) = &self.root else {
+            return Ok(());
+        };
+        let mut dir = root.clone();
+        if let Some(parent) = relative.parent() {
+            for part in parent.components() {
+                dir.push(part);
+                match std::fs::symlink_metadata(&dir) {
+                    Ok(meta) if meta.is_dir() => {}
+                    Ok(_) => {
+                        return Err(std::io::Error::other(format!(
+                            "{} is not a directory tfsum made",
+                            dir.display()
+                        )))
+                    }
+                    Err(_) => private_dir(&dir)?,
+                }
+            }
+        }
+        crate::disk::atomic::replace_file(&root.join(relative), bytes)
+    }
+
+    /// Reads and checks an entry; anything unreadable or inconsistent is a miss.
+    fn read<T: DeserializeOwned + Serialize>(&self, relative: &Path) -> Option<T> {
+        if !self.facts {
+            return None;
+        }
+        let bytes = self.read_file(relative)?;
+        let envelope: Envelope<T> = serde_json::from_slice(&bytes).ok()?;
+        (checksum(&envelope.entry)? == envelope.check).then_some(envelope.entry)
+    }
+
+    fn write<T: Serialize>(&self, relative: &Path, entry: &T) {
+        if !self.facts {
+            return;
+        }
+        let Some(check) = checksum(entry) else {
+            return;
+        };
+        if let Ok(bytes) = serde_json::to_vec_pretty(&Envelope { check, entry }) {
+            if let Err(e) = self.write_file(relative, &bytes) {
+                tracing::debug!(entry = %relative.display(), "cannot write a cache entry: {e}");
+            }
+        }
+    }
+}
+
+fn package_dir(addr: &ProviderAddr, version: &str) -> PathBuf {
+    Path::new(LAYOUT)
+        .join("packages")
+        .join(path_safe(addr.hostname.as_str()))
+        .join(path_safe(&addr.namespace))
+        .join(path_safe(&addr.r#type))
+        .join(path_safe(version))
+}
+
+fn versions_file(addr: &ProviderAddr) -> PathBuf {
+    Path::new(LAYOUT)
+        .join("versions")
+        .join(path_safe(addr.hostname.as_str()))
+        .join(path_safe(&addr.namespace))
+        .join(format!("{}.json", path_safe(&addr.r#type)))
+}
+
+/// The run record of runs started from `cwd` (absolute): its own file per directory.
+pub fn run_record(cwd: &Path) -> PathBuf {
+    let digest = Sha256::digest(cwd.as_os_str().as_encoded_bytes());
+    Path::new(LAYOUT)
+        .join("runs")
+        .join(format!("{}.json", hex::encode(&digest[..12])))
+}
+
+/// Why a file or directory is not this user's alone to write, if it is not.
+#[cfg(unix)]
+fn foreign(meta: &std::fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Some(format!(
+            "it is owned by user {}, not by you ({me})",
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Some(format!(
+            "other users can write it (mode {:o})",
+            meta.mode() & 0o7777
+        ));
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn foreign(_meta: &std::fs::Metadata) -> Option<String> {
+    None
+}
+
+/// Creates one directory readable and writable by this user only.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    match builder.create(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        other => other,
+    }
+}
+
+fn checksum<T: Serialize>(entry: &T) -> Option<String> {
+    let canonical = serde_json::to_vec(entry).ok()?;
+    Some(hex::encode(Sha256::digest(canonical)))
+}
+
+/// Hostnames may carry `:port`, which is not a portable file-name character.
+fn path_safe(part: &str) -> String {
+    part.chars()
+        .map(|c| match c {
+            ':' | '/' | '\\' => '_',
+            c => c,
+        })
+        .collect()
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::addr::TERRAFORM_REGISTRY;
+
+    fn addr() -> ProviderAddr {
+        ProviderAddr::parse("127.0.0.1:8080/hashicorp/null", TERRAFORM_REGISTRY).unwrap()
+    }
+
+    fn entry() -> PlatformEntry {
+        PlatformEntry {
+            h1: "h1:abc=".into(),
+            zh: "zh:00".into(),
+            size: 3,
+            origin: Origin::Download,
+        }
+    }
+
+    #[test]
+    fn round_trip_and_heal() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path().join("cache")).unwrap();
+        let platform: Platform = "linux_amd64".parse().unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
+        cache.put_platform(&addr(), "1.0.0", &platform, &entry());
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), Some(entry()));
+
+        // Truncate the file: the entry must read as missing, and a rewrite heals it.
+        let file = dir
+            .path()
+            .join("cache/v2/packages/127.0.0.1_8080/hashicorp/null/1.0.0/linux_amd64.json");
+        let bytes = std::fs::read(&file).unwrap();
+        std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
+
+        // A well-formed but edited entry fails its checksum.
+        let edited = String::from_utf8(bytes)
+            .unwrap()
+            .replace("h1:abc=", "h1:xyz=");
+        std::fs::write(&file, edited).unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
+
+        cache.put_platform(&addr(), "1.0.0", &platform, &entry());
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), Some(entry()));
+        let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tfsum-"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn versions_expire_and_future_dates_are_expired() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path().to_path_buf()).unwrap();
+        cache.put_versions(&addr(), &["1.0.0".to_string()]);
+        assert_eq!(
+            cache.versions(&addr(), Duration::from_secs(60)),
+            Some(vec!["1.0.0".to_string()])
+        );
+        let future = VersionsEntry {
+            fetched_at: now_secs() + 3600,
+            versions: vec!["6.6.6".to_string()],
+        };
+        cache.write(&versions_file(&addr()), &future);
+        assert_eq!(cache.versions(&addr(), Duration::MAX), None);
+        let disabled = Cache::disabled();
+        disabled.put_versions(&addr(), &["1.0.0".to_string()]);
+        assert_eq!(disabled.versions(&addr(), Duration::from_secs(60)), None);
+    }
+
+    /// The directory is created private; one others can write is refused; an entry that
+    /// is a link or writable by others is ignored with a warning, and writing replaces a
+    /// planted link instead of following it.
+    #[cfg(unix)]
+    #[test]
+    fn refuses_what_others_can_write() {
+        use std::os::unix::fs::{symlink, PermissionsExt as _};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("cache");
+        let cache = Cache::open(root.clone()).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root), 0o700);
+
+        let platform: Platform = "linux_amd64".parse().unwrap();
+        cache.put_platform(&addr(), "1.0.0", &platform, &entry());
+        let file = root.join("v2/packages/127.0.0.1_8080/hashicorp/null/1.0.0/linux_amd64.json");
+        assert_eq!(mode(file.parent().unwrap()), 0o700);
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
+        assert!(
+            cache.warnings()[0].contains("other users can write it"),
+            "{:?}",
+            cache.warnings()
+        );
+
+        let outside = tmp.path().join("outside");
+        std::fs::write(&outside, "precious").unwrap();
+        std::fs::remove_file(&file).unwrap();
+        symlink(&outside, &file).unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
+        assert!(cache.warnings()[1].contains("symbolic link"));
+        cache.put_platform(&addr(), "1.0.0", &platform, &entry());
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+        assert_eq!(cache.platform(&addr(), "1.0.0", &platform), Some(entry()));
+
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = Cache::open(root.clone()).unwrap_err().to_string();
+        assert!(err.contains("other users can write it (mode 777)"), "{err}");
+        assert!(err.contains("chmod 700"), "{err}");
+    }
+}

@@ -1,0 +1,147 @@
+//! The one directory walker of tfsum: one pass over a tree finds configuration
+//! directories, Terragrunt units and lock files, for discovery and for the commands that
+//! work on existing lock files (`fmt`, `verify`).
+//!
+//! Recursive walks skip `.terraform/` (downloaded modules and providers), `.git/` and every
+//! other dot-directory, plus anything matching an `--ignore-path` regex. An ignore regex is
+//! tried against two spellings of each directory and prunes it when either matches:
+//!
+//! * the path relative to the given root, with `/` separators (`envs/prod`, `modules/vpc`);
+//! * the full path as walked, i.e. the given root joined with the relative path, also with
+//!   `/` separators (`./infra/envs/prod` when the root was `./infra`).
+//!
+//! The given root itself is never ignored: the user named it explicitly.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use walkdir::WalkDir;
+
+use crate::vocab::lockfile::LOCK_FILE_NAME;
+use crate::vocab::paths::{is_config_file_name, normalize_path, slash_path, UNIT_FILE_NAME};
+
+/// A problem met while walking that does not stop the walk (an unreadable subdirectory, a
+/// filesystem loop). The directory it names was not searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoverWarning {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for DiscoverWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// Everything one walk of a tree finds.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Directories holding configuration files.
+    pub module_dirs: BTreeSet<PathBuf>,
+    /// Directories holding `terragrunt.hcl`.
+    pub unit_dirs: BTreeSet<PathBuf>,
+    /// `.terraform.lock.hcl` files (following links to files), in walk order.
+    pub lock_files: Vec<PathBuf>,
+    pub warnings: Vec<DiscoverWarning>,
+}
+
+/// Walks the tree below `root` once, pruning directories by [`skip_dir`]. Unreadable
+/// directories and link loops become warnings and are not searched.
+pub fn walk(root: &Path, ignore: &[Regex]) -> Walked {
+    let walker = WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            // Only directories are pruned; files are judged by name below.
+            entry.depth() == 0
+                || !entry.file_type().is_dir()
+                || !skip_dir(root, entry.path(), ignore)
+        });
+    let mut walked = Walked::default();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let path = err
+                    .path()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| root.to_path_buf());
+                let message = match err.io_error() {
+                    Some(io) => format!("skipped, cannot read: {io}"),
+                    None => format!("skipped: {err}"),
+                };
+                walked.warnings.push(DiscoverWarning { path, message });
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let Some(name) = entry.file_name().to_str() else {
+            continue;
+        };
+        // A symlink to a file counts (Terraform and Terragrunt read through it); a
+        // symlink to a directory named `x.tf` does not.
+        let is_file = || entry.file_type().is_file() || entry.path().is_file();
+        let Some(parent) = entry.path().parent() else {
+            continue;
+        };
+        if is_config_file_name(name) && is_file() {
+            walked.module_dirs.insert(normalize_path(parent));
+        } else if name == UNIT_FILE_NAME && is_file() {
+            walked.unit_dirs.insert(normalize_path(parent));
+        } else if name == LOCK_FILE_NAME && is_file() {
+            walked.lock_files.push(entry.into_path());
+        }
+    }
+    walked
+}
+
+/// Whether a directory (below the root) is pruned: dot-directories (`.terraform`, `.git`,
+/// `.terragrunt-cache`, …) or a match of any ignore regex against the relative or the
+/// full path.
+fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
+    let hidden = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.'));
+    if hidden {
+        return true;
+    }
+    if ignore.is_empty() {
+        return false;
+    }
+    let relative = path.strip_prefix(root).map(slash_path).unwrap_or_default();
+    let full = slash_path(path);
+    ignore
+        .iter()
+        .any(|re| re.is_match(&relative) || re.is_match(&full))
+}
+
+/// A path with `/` separators regardless of platform, so ignore regexes are portable.
+
+/// Whether `dir` directly contains at least one configuration file.
+pub(crate) fn has_config_files(dir: &Path) -> std::io::Result<bool> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if let Some(name) = entry.file_name().to_str() {
+            if is_config_file_name(name) && entry.path().is_file() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// The repository holding `start`: the nearest directory at or above it (absolute)
+/// that holds `.git` (a directory, or a file for worktrees and submodules).
+pub fn repository_root(start: &Path) -> Option<PathBuf> {
+    let abs = normalize_path(&std::path::absolute(start).ok()?);
+    abs.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}

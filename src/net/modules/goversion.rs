@@ -1,0 +1,517 @@
+//! Module versions and `version` constraints with hashicorp/go-version v1.2.1 semantics,
+//! which Terraform 1.0.3's module installer uses (providers use go-versions instead:
+//! [`crate::vocab::version`]). The rules differ in ways that change which module version
+//! `init` installs (docs/spec/modules.md §3):
+//!
+//! - a version is `v?N(.N)*` with an optional `-pre` and `+meta`, padded to three
+//!   segments (`1.2` is `1.2.0`), any number of segments allowed;
+//! - constraints are `,`-separated `op version` with `=`, `!=`, `>`, `<`, `>=`, `<=`, `~>`
+//!   or no operator; `~> 1` allows every version from 1.0.0 up (only the segments
+//!   *before* the last given one are pinned);
+//! - a prerelease is considered only when the whole `version` string, byte for byte,
+//!   equals the version's canonical text (`version = "1.0.0-beta"`, not `"=1.0.0-beta"`);
+//! - the newest acceptable version wins; among equal ones, the registry's first.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// A go-version `Version`.
+#[derive(Debug, Clone)]
+pub struct GoVersion {
+    /// At least three, zero-padded.
+    segments: Vec<i64>,
+    /// How many segments were written (`si`); `~>` pins all but the last of them.
+    specified: usize,
+    pre: String,
+    metadata: String,
+}
+
+/// A go-version `Constraints` value, keeping the text it was parsed from.
+#[derive(Debug, Clone, Default)]
+pub struct GoConstraints {
+    items: Vec<(Op, GoVersion)>,
+    /// `Constraints.String()`: the input split on `,` and joined again, i.e. the input.
+    text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Eq,
+    Ne,
+    Gt,
+    Lt,
+    Ge,
+    Le,
+    Pessimistic,
+}
+
+const VERSION_RAW: &str = concat!(
+    r"v?([0-9]+(\.[0-9]+)*?)",
+    r"(-([0-9]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)|(-?([A-Za-z\-~]+[0-9A-Za-z\-~]*(\.[0-9A-Za-z\-~]+)*)))?",
+    r"(\+([0-9A-Za-z\-~]+(\.[0-9A-Za-z\-~]+)*))?",
+);
+
+fn version_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(&format!("^{VERSION_RAW}$")).expect("static regex"))
+}
+
+fn constraint_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(&format!(r"^\s*(>=|<=|!=|~>|>|<|=|)\s*({VERSION_RAW})\s*$"))
+            .expect("static regex")
+    })
+}
+
+impl GoVersion {
+    /// `version.NewVersion`.
+    pub fn parse(s: &str) -> Result<GoVersion, String> {
+        let caps = version_re()
+            .captures(s)
+            .ok_or_else(|| format!("malformed version: {s}"))?;
+        let mut segments = caps[1]
+            .split('.')
+            .map(|part| {
+                part.parse::<i64>()
+                    .map_err(|e| format!("error parsing version {s}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let specified = segments.len();
+        while segments.len() < 3 {
+            segments.push(0);
+        }
+        let pre = caps
+            .get(7)
+            .or_else(|| caps.get(4))
+            .map_or("", |m| m.as_str())
+            .to_string();
+        Ok(GoVersion {
+            segments,
+            specified,
+            pre,
+            metadata: caps.get(10).map_or("", |m| m.as_str()).to_string(),
+        })
+    }
+
+    pub fn is_prerelease(&self) -> bool {
+        !self.pre.is_empty()
+    }
+
+    /// `Version.Compare`, quirks included: segments compare zero-padded to the longer
+    /// one, and only when they are identical (same length) does the prerelease count.
+    pub fn compare(&self, other: &GoVersion) -> Ordering {
+        if self.to_string() == other.to_string() {
+            return Ordering::Equal;
+        }
+        if self.segments == other.segments {
+            return match (self.pre.is_empty(), other.pre.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => compare_prereleases(&self.pre, &other.pre),
+            };
+        }
+        let longest = self.segments.len().max(other.segments.len());
+        for i in 0..longest {
+            let a = self.segments.get(i).copied().unwrap_or(0);
+            let b = other.segments.get(i).copied().unwrap_or(0);
+            match a.cmp(&b) {
+                Ordering::Equal => continue,
+                unequal => return unequal,
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+impl fmt::Display for GoVersion {
+    /// `Version.String()`: segments without a `v`, then `-pre` and `+meta`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let segments: Vec<String> = self.segments.iter().map(i64::to_string).collect();
+        f.write_str(&segments.join("."))?;
+        if !self.pre.is_empty() {
+            write!(f, "-{}", self.pre)?;
+        }
+        if !self.metadata.is_empty() {
+            write!(f, "+{}", self.metadata)?;
+        }
+        Ok(())
+    }
+}
+
+fn compare_prereleases(a: &str, b: &str) -> Ordering {
+    if a == b {
+        return Ordering::Equal;
+    }
+    let a: Vec<&str> = a.split('.').collect();
+    let b: Vec<&str> = b.split('.').collect();
+    for i in 0..a.len().max(b.len()) {
+        let part = compare_part(
+            a.get(i).copied().unwrap_or(""),
+            b.get(i).copied().unwrap_or(""),
+        );
+        if part != Ordering::Equal {
+            return part;
+        }
+    }
+    Ordering::Equal
+}
+
+/// go-version's `comparePart`, including its fall-through for two non-numeric parts
+/// where the first is not greater (it then compares the failed integer parses, 0 and 0,
+/// and answers "less").
+fn compare_part(a: &str, b: &str) -> Ordering {
+    if a == b {
+        return Ordering::Equal;
+    }
+    let a_num = a.parse::<i64>().ok();
+    let b_num = b.parse::<i64>().ok();
+    if a.is_empty() {
+        return if b_num.is_some() {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+    }
+    if b.is_empty() {
+        return if a_num.is_some() {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        };
+    }
+    match (a_num, b_num) {
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) if a > b => Ordering::Greater,
+        (a_num, b_num) if a_num.unwrap_or(0) > b_num.unwrap_or(0) => Ordering::Greater,
+        _ => Ordering::Less,
+    }
+}
+
+impl GoConstraints {
+    /// `version.NewConstraint`; an empty or blank string is no constraint at all, as
+    /// Terraform's config loader treats it.
+    pub fn parse(s: &str) -> Result<GoConstraints, String> {
+        if s.trim().is_empty() {
+            return Ok(GoConstraints::default());
+        }
+        let mut items = Vec::new();
+        for single in s.split(',') {
+            let caps = constraint_re()
+                .captures(single)
+                .ok_or_else(|| format!("malformed constraint: {single}"))?;
+            let op = match &caps[1] {
+                "" | "=" => Op::Eq,
+                "!=" => Op::Ne,
+                ">" => Op::Gt,
+                "<" => Op::Lt,
+                ">=" => Op::Ge,
+                "<=" => Op::Le,
+                _ => Op::Pessimistic,
+            };
+            items.push((op, GoVersion::parse(&caps[2])?));
+        }
+        Ok(GoConstraints {
+            items,
+            text: s.to_string(),
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// `Constraints.Check`: every constraint allows `v`.
+    pub fn allows(&self, v: &GoVersion) -> bool {
+        self.items.iter().all(|(op, c)| check(*op, v, c))
+    }
+
+    /// `Constraints.String()`, which Terraform compares with a prerelease's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+fn prerelease_check(v: &GoVersion, c: &GoVersion) -> bool {
+    match (v.is_prerelease(), c.is_prerelease()) {
+        (true, true) => v.segments == c.segments,
+        (true, false) => false,
+        _ => true,
+    }
+}
+
+fn check(op: Op, v: &GoVersion, c: &GoVersion) -> bool {
+    let ord = v.compare(c);
+    match op {
+        Op::Eq => ord == Ordering::Equal,
+        Op::Ne => ord != Ordering::Equal,
+        Op::Gt => prerelease_check(v, c) && ord == Ordering::Greater,
+        Op::Lt => prerelease_check(v, c) && ord == Ordering::Less,
+        Op::Ge => prerelease_check(v, c) && ord != Ordering::Less,
+        Op::Le => prerelease_check(v, c) && ord != Ordering::Greater,
+        Op::Pessimistic => {
+            if !prerelease_check(v, c) || (c.is_prerelease() && !v.is_prerelease()) {
+                return false;
+            }
+            if ord == Ordering::Less {
+                return false;
+            }
+            let len = c.segments.len();
+            if len > v.segments.len() {
+                return false;
+            }
+            for i in 0..c.specified.saturating_sub(1) {
+                if v.segments[i] != c.segments[i] {
+                    return false;
+                }
+            }
+            c.segments[len - 1] <= v.segments[len - 1]
+        }
+    }
+}
+
+/// The outcome of choosing a registry module version.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub chosen: GoVersion,
+    /// Versions the registry listed that are not versions at all (Terraform warns and
+    /// ignores them).
+    pub invalid: Vec<String>,
+}
+
+/// Why no version could be chosen; the texts follow Terraform's diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    #[error("invalid version constraint {constraint:?}: {reason}")]
+    BadConstraint { constraint: String, reason: String },
+    #[error("the module has no versions available")]
+    NoVersions,
+    #[error("there is no available version which matches the given version constraint{}; the newest available version is {newest}", constraint_text(.constraint))]
+    NoMatch { constraint: String, newest: String },
+}
+
+fn constraint_text(constraint: &str) -> String {
+    if constraint.is_empty() {
+        String::new()
+    } else {
+        format!(" {constraint:?}")
+    }
+}
+
+/// `installRegistryModule`'s loop: parse each listed version (skipping invalid ones),
+/// drop prereleases not requested exactly, and keep the newest that the constraint
+/// allows. `constraint` is the raw `version` argument, if any.
+pub fn select_version(
+    available: &[String],
+    constraint: Option<&str>,
+) -> Result<Selection, SelectError> {
+    let raw = constraint.unwrap_or("");
+    let constraints = GoConstraints::parse(raw).map_err(|reason| SelectError::BadConstraint {
+        constraint: raw.to_string(),
+        reason,
+    })?;
+    let mut invalid = Vec::new();
+    let mut newest: Option<GoVersion> = None;
+    let mut best: Option<GoVersion> = None;
+    for listed in available {
+        let Ok(v) = GoVersion::parse(listed) else {
+            invalid.push(listed.clone());
+            continue;
+        };
+        if v.is_prerelease() && constraints.text() != v.to_string() {
+            continue;
+        }
+        if newest
+            .as_ref()
+            .is_none_or(|n| v.compare(n) == Ordering::Greater)
+        {
+            newest = Some(v.clone());
+        }
+        if constraints.allows(&v)
+            && best
+                .as_ref()
+                .is_none_or(|b| v.compare(b) == Ordering::Greater)
+        {
+            best = Some(v);
+        }
+    }
+    match (best, newest) {
+        (Some(chosen), _) => Ok(Selection { chosen, invalid }),
+        (None, None) => Err(SelectError::NoVersions),
+        (None, Some(newest)) => Err(SelectError::NoMatch {
+            constraint: raw.to_string(),
+            newest: newest.to_string(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_and_print_like_go_version() {
+        for (input, want) in [
+            ("1.2.3", Some("1.2.3")),
+            ("v1.2", Some("1.2.0")),
+            ("1", Some("1.0.0")),
+            ("1.2.3.4", Some("1.2.3.4")),
+            ("01.002.3", Some("1.2.3")),
+            ("1.0.0-beta.1", Some("1.0.0-beta.1")),
+            ("1.0.0beta", Some("1.0.0-beta")),
+            ("1.0.0-rc1+build.5", Some("1.0.0-rc1+build.5")),
+            ("1.0.0+meta", Some("1.0.0+meta")),
+            ("", None),
+            ("x1.0", None),
+            ("1.0.", None),
+            // The second prerelease form accepts a lone `-` as the prerelease itself.
+            ("1.0.0-", Some("1.0.0--")),
+            ("99999999999999999999.0.0", None),
+        ] {
+            let got = GoVersion::parse(input).ok().map(|v| v.to_string());
+            assert_eq!(got.as_deref(), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn ordering() {
+        let ordered = [
+            "0.9.0",
+            "1.0.0-alpha",
+            "1.0.0-alpha.1",
+            "1.0.0-beta",
+            "1.0.0-beta.2",
+            "1.0.0-beta.11",
+            "1.0.0-rc.1",
+            "1.0.0",
+            "1.0.1",
+            "1.1.0",
+            "2.0.0",
+        ];
+        for pair in ordered.windows(2) {
+            let a = GoVersion::parse(pair[0]).unwrap();
+            let b = GoVersion::parse(pair[1]).unwrap();
+            assert_eq!(a.compare(&b), Ordering::Less, "{} < {}", pair[0], pair[1]);
+            assert_eq!(
+                b.compare(&a),
+                Ordering::Greater,
+                "{} > {}",
+                pair[1],
+                pair[0]
+            );
+        }
+        let eq = |a: &str, b: &str| {
+            GoVersion::parse(a)
+                .unwrap()
+                .compare(&GoVersion::parse(b).unwrap())
+        };
+        assert_eq!(eq("1.0.0+a", "1.0.0+b"), Ordering::Equal);
+        assert_eq!(eq("1.0", "1.0.0.0"), Ordering::Equal);
+        // Segment lengths differ, so the prerelease is never looked at (go-version).
+        assert_eq!(eq("1.0.0-beta", "1.0.0.0"), Ordering::Equal);
+    }
+
+    /// One row per (constraint, version): does `Check` allow it.
+    #[test]
+    fn constraint_checks() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("1.2.0", "1.2.0", true),
+            ("= 1.2", "1.2.0", true),
+            ("!= 1.2.0", "1.2.1", true),
+            (">= 1.0, < 2.0", "1.9.9", true),
+            (">= 1.0, < 2.0", "2.0.0", false),
+            ("> 1.0", "1.0.0", false),
+            ("<= 1.0", "1.0.0", true),
+            ("~> 1.2", "1.9.0", true),
+            ("~> 1.2", "2.0.0", false),
+            ("~> 1.2", "1.1.0", false),
+            ("~> 1.2.3", "1.2.9", true),
+            ("~> 1.2.3", "1.3.0", false),
+            // `~> 1` pins nothing: any version from 1.0.0 up.
+            ("~> 1", "7.0.0", true),
+            ("~> 1", "0.9.0", false),
+            // Prereleases: only a constraint with a prerelease on the same base matches.
+            (">= 1.0.0", "1.1.0-beta", false),
+            (">= 1.1.0-alpha", "1.1.0-beta", true),
+            (">= 1.0.0-alpha", "1.1.0-beta", false),
+            (">= 1.0.0-alpha", "1.1.0", true),
+            ("~> 1.0.0-beta", "1.0.0", false),
+            ("~> 1.0.0-beta", "1.0.0-rc", true),
+            ("1.0.0-beta", "1.0.0-beta", true),
+            ("= 1.0.0-beta", "1.0.0-beta", true),
+            (" >=1.0 ,<1.5 ", "1.4.0", true),
+        ];
+        for (constraint, version, want) in cases {
+            let c = GoConstraints::parse(constraint).unwrap();
+            let v = GoVersion::parse(version).unwrap();
+            assert_eq!(c.allows(&v), *want, "{constraint:?} vs {version}");
+        }
+        for bad in ["> =1.0", "~ 1.0", ">= 1.0,", "1.0 || 2.0", "^1.0"] {
+            assert!(GoConstraints::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(GoConstraints::parse("  ").unwrap().is_empty());
+    }
+
+    /// Version selection as `installRegistryModule` does it. The prerelease rows were
+    /// checked against Terraform v1.0.3 (tests/it/modules_fetch.rs, oracle test).
+    #[test]
+    fn selection() {
+        let listed: Vec<String> = [
+            "1.0.0",
+            "1.5.0",
+            "2.0.0-beta",
+            "2.0.0",
+            "2.1.0-rc1",
+            "not-a-version",
+            "v1.9.0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let cases: &[(Option<&str>, Result<&str, &str>)] = &[
+            (None, Ok("2.0.0")),
+            (Some(""), Ok("2.0.0")),
+            (Some("~> 1.0"), Ok("1.9.0")),
+            (Some("~> 1"), Ok("2.0.0")),
+            (Some("< 2.0.0"), Ok("1.9.0")),
+            (Some("2.0.0-beta"), Ok("2.0.0-beta")),
+            // Requested, but not byte for byte: the prerelease is skipped.
+            (Some("=2.0.0-beta"), Err("matches the given version constraint \"=2.0.0-beta\"; the newest available version is 2.0.0")),
+            (Some("v2.0.0-beta"), Err("newest available version is 2.0.0")),
+            (Some(">= 2.1.0-rc1"), Err("newest available version is 2.0.0")),
+            (Some("> 3.0"), Err("newest available version is 2.0.0")),
+            (Some("nonsense"), Err("invalid version constraint")),
+        ];
+        for (constraint, want) in cases {
+            let got = select_version(&listed, *constraint);
+            match (got, want) {
+                (Ok(s), Ok(v)) => {
+                    assert_eq!(s.chosen.to_string(), *v, "{constraint:?}");
+                    assert_eq!(s.invalid, vec!["not-a-version".to_string()]);
+                }
+                (Err(e), Err(text)) => assert!(e.to_string().contains(text), "{constraint:?}: {e}"),
+                (got, want) => panic!("{constraint:?}: got {got:?}, want {want:?}"),
+            }
+        }
+        assert_eq!(
+            select_version(&[], None).unwrap_err(),
+            SelectError::NoVersions
+        );
+        let only_pre = vec!["1.0.0-beta".to_string()];
+        assert_eq!(
+            select_version(&only_pre, None).unwrap_err(),
+            SelectError::NoVersions
+        );
+        // Equal versions: the first listed wins, metadata and all.
+        let tied = vec!["1.0.0+first".to_string(), "1.0.0+second".to_string()];
+        assert_eq!(
+            select_version(&tied, None).unwrap().chosen.to_string(),
+            "1.0.0+first"
+        );
+    }
+}

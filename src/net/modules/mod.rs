@@ -1,0 +1,114 @@
+//! Remote modules: where a `module` call's code comes from, and getting it once.
+//!
+//! The load stage follows module calls to gather provider requirements. Local calls are
+//! directories next to the caller; remote ones (registry, git, archives) are fetched
+//! here, as `terraform init` would fetch them, but at most once per run and, when the
+//! identity is immutable, once ever (docs/spec/modules.md has the protocol facts):
+//!
+//! - [`source`] parses source addresses with Terraform 1.0.3's rules (and Terragrunt's
+//!   `tfr://`), into a [`ModuleSource`].
+//! - [`goversion`] is hashicorp/go-version: module versions, constraints, and the
+//!   installer's version choice (prereleases only when requested exactly).
+//! - [`fetcher`] is the [`ModuleFetcher`]: registry protocol (through
+//!   [`crate::net::registry::RegistryClient`]), git, archives, per-run deduplication, the
+//!   shared download semaphore, `--offline`, statistics.
+//! - [`git`] runs the `git` command; [`archive`] reads archives; [`package`] checks
+//!   what they contain (no escapes) and keeps only configuration files.
+//! - [`cache`] is the persistent module cache under the hash cache's root.
+//! - [`manifest`] decides whether an existing `.terraform/modules/modules.json` entry
+//!   still stands for a call, as `init` without `-upgrade` decides.
+//!
+//! A fetched package is a directory of configuration files; a caller loads it like any
+//! module directory. Local calls inside it resolve with [`resolve_in_package`], which
+//! refuses paths that leave the package.
+
+pub mod archive;
+pub mod cache;
+pub mod fetcher;
+pub mod git;
+pub mod goversion;
+pub mod package;
+pub mod source;
+
+pub use archive::ArchiveLimits;
+pub use fetcher::{FetchedModule, FetcherOptions, ModuleFetcher, ModuleStats};
+pub use git::GitOptions;
+pub use package::resolve_in_package;
+pub use source::{
+    parse_source, parse_source_for, parse_terragrunt_source, ArchiveFormat, Checksum, GitSource,
+    HttpSource, ModuleSource, RegistryModule, SourceError, TerragruntSource,
+};
+
+use crate::net::registry::RegistryError;
+
+/// Why a module source could not be fetched. Each message names the source (or the URL
+/// or registry module it led to) and the cause; the caller adds the module call and its
+/// file:line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModuleError {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+
+    /// Local paths are not fetched: the caller joins them to the calling module.
+    #[error("{0:?} is a local path, not a remote module")]
+    NotRemote(String),
+
+    #[error("module source {source_str:?} needs the {getter} getter, which tfsum does not implement; run `terraform init` so that .terraform/modules/modules.json maps this call")]
+    Unsupported { getter: String, source_str: String },
+
+    /// Terraform 1.0.3: "Cannot apply a version constraint to module … because it has
+    /// a non Registry URL."
+    #[error("cannot apply a version constraint to module source {source_str:?} because it is not a module registry address")]
+    VersionOnNonRegistry { source_str: String },
+
+    #[error(
+        "host {host} does not offer a module registry (its service discovery has no modules.v1)"
+    )]
+    NoModuleRegistry { host: String },
+
+    #[error("module {module} cannot be found in the module registry at {host}")]
+    ModuleNotFound { module: String, host: String },
+
+    #[error("module {module}: {reason}")]
+    Version { module: String, reason: String },
+
+    #[error("module {module}: {error}")]
+    Registry {
+        module: String,
+        error: RegistryError,
+    },
+
+    #[error("module registry {host} returned an invalid source location {location:?} for {module} v{version}: {reason}")]
+    BadLocation {
+        host: String,
+        module: String,
+        version: String,
+        location: String,
+        reason: String,
+    },
+
+    #[error("module source {source_str}: {reason}")]
+    Git { source_str: String, reason: String },
+
+    #[error("downloading module package {url}: {reason}")]
+    Download { url: String, reason: String },
+
+    #[error("module package {url}: {reason}")]
+    Package { url: String, reason: String },
+
+    #[error("{what} is not in the module cache, and --offline forbids fetching it")]
+    Offline { what: String },
+
+    #[error("module cache: {0}")]
+    Cache(String),
+
+    #[error("{0}")]
+    Setup(String),
+}
+
+impl ModuleError {
+    /// Whether the error only says that `--offline` kept tfsum from fetching.
+    pub fn is_offline_miss(&self) -> bool {
+        matches!(self, ModuleError::Offline { .. })
+    }
+}

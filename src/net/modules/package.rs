@@ -1,0 +1,718 @@
+//! A fetched module package as tfsum keeps it: the configuration files (`*.tf`,
+//! `*.tf.json`, `*.tofu`, `*.tofu.json`) and every directory, nothing else.
+//!
+//! Archives and git trees are untrusted, so nothing from them touches the disk until it
+//! has been checked here, in memory ([`PackageTree`]):
+//!
+//! - an entry path must be relative and may not contain `..` (no escape by name);
+//! - a symlink may not point outside the package (absolute target, or `..` past the
+//!   root), and is never created: a link to a configuration file becomes a copy of it, a
+//!   link to a directory a copy of that directory's configuration;
+//! - entry count and kept bytes are capped ([`super::ArchiveLimits`]).
+//!
+//! [`Materialized::write_to`] then writes plain files and directories into a fresh
+//! staging directory, which the cache renames into place. The same module resolves the
+//! paths a caller asks for inside a package: the `//subdir` (with go-getter's glob
+//! patterns) and local `./…` calls, neither of which may leave the package.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::vocab::paths::{is_config_file_name, normalize_path};
+
+/// Why a package's content is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PackageError {
+    #[error("entry {0:?} has an absolute path")]
+    AbsolutePath(String),
+    #[error("entry {0:?} contains \"..\"")]
+    DotDot(String),
+    #[error("symlink {link:?} points outside the package (to {target:?})")]
+    SymlinkEscapes { link: String, target: String },
+    #[error("symlink {0:?} is part of a loop or too long a chain")]
+    SymlinkLoop(String),
+    #[error(
+        "symlink {link:?} names a configuration file but points to {target:?}, which is not one"
+    )]
+    SymlinkToUnkept { link: String, target: String },
+    #[error("entry {0:?} is both a file and a directory")]
+    Conflict(String),
+    #[error("more than {0} entries")]
+    TooManyEntries(usize),
+    #[error("configuration files larger than {0} bytes in total")]
+    TooLarge(u64),
+    #[error("the package is empty")]
+    Empty,
+}
+
+#[derive(Debug, Clone)]
+enum Node {
+    Dir,
+    /// A regular file; the content only for configuration files.
+    File(Option<Arc<Vec<u8>>>),
+    Symlink(String),
+}
+
+/// The checked, in-memory view of a package while it is being read.
+#[derive(Debug, Default)]
+pub struct PackageTree {
+    nodes: BTreeMap<String, Node>,
+    entries: usize,
+    kept_bytes: u64,
+    max_entries: usize,
+    max_kept_bytes: u64,
+}
+
+/// A package ready to be written: directories and configuration files only.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Materialized {
+    pub dirs: BTreeSet<String>,
+    pub files: BTreeMap<String, Arc<Vec<u8>>>,
+}
+
+/// Checks an entry name and returns it cleaned (`./a//b/` → `a/b`); `""` is the root.
+pub fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
+    if raw.starts_with('/') || raw.starts_with('\\') || raw.contains('\0') {
+        return Err(PackageError::AbsolutePath(raw.to_string()));
+    }
+    let mut parts = Vec::new();
+    for part in raw.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(PackageError::DotDot(raw.to_string())),
+            other => parts.push(other),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+/// Whether tfsum keeps a file's content: configuration files only.
+pub fn is_kept(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    is_config_file_name(name)
+}
+
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else if name.is_empty() {
+        dir.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// A symlink's target as a package path, or `None` when it leaves the package.
+fn link_target(link: &str, target: &str) -> Option<String> {
+    if target.starts_with('/') || target.starts_with('\\') {
+        return None;
+    }
+    let mut parts: Vec<&str> = parent(link).split('/').filter(|p| !p.is_empty()).collect();
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+impl PackageTree {
+    pub fn new(max_entries: usize, max_kept_bytes: u64) -> PackageTree {
+        PackageTree {
+            max_entries,
+            max_kept_bytes,
+            ..PackageTree::default()
+        }
+    }
+
+    fn count(&mut self) -> Result<(), PackageError> {
+        self.entries += 1;
+        if self.entries > self.max_entries {
+            return Err(PackageError::TooManyEntries(self.max_entries));
+        }
+        Ok(())
+    }
+
+    /// Records `path` and its ancestors as directories.
+    pub fn add_dir(&mut self, raw: &str) -> Result<(), PackageError> {
+        self.count()?;
+        let path = clean_entry_path(raw)?;
+        self.ensure_dirs(&path, raw)
+    }
+
+    fn ensure_dirs(&mut self, path: &str, raw: &str) -> Result<(), PackageError> {
+        let mut current = String::new();
+        for part in path.split('/').filter(|p| !p.is_empty()) {
+            current = join(&current, part);
+            match self.nodes.get(&current) {
+                None => {
+                    self.nodes.insert(current.clone(), Node::Dir);
+                }
+                Some(Node::Dir) => {}
+                Some(_) => return Err(PackageError::Conflict(raw.to_string())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a regular file; `content` is read only for kept files (see [`is_kept`]),
+    /// so callers pass `None` for the others. A later entry of the same name wins, as
+    /// when unpacking.
+    pub fn add_file(&mut self, raw: &str, content: Option<Vec<u8>>) -> Result<(), PackageError> {
+        self.count()?;
+        let path = clean_entry_path(raw)?;
+        if path.is_empty() {
+            return Err(PackageError::Conflict(raw.to_string()));
+        }
+        self.ensure_dirs(parent(&path), raw)?;
+        if matches!(self.nodes.get(&path), Some(Node::Dir)) {
+            return Err(PackageError::Conflict(raw.to_string()));
+        }
+        let content = match content {
+            Some(bytes) if is_kept(&path) => {
+                self.kept_bytes += bytes.len() as u64;
+                if self.kept_bytes > self.max_kept_bytes {
+                    return Err(PackageError::TooLarge(self.max_kept_bytes));
+                }
+                Some(Arc::new(bytes))
+            }
+            _ => None,
+        };
+        self.nodes.insert(path, Node::File(content));
+        Ok(())
+    }
+
+    /// Records a symlink, refusing one whose target leaves the package.
+    pub fn add_symlink(&mut self, raw: &str, target: &str) -> Result<(), PackageError> {
+        self.count()?;
+        let path = clean_entry_path(raw)?;
+        if path.is_empty() || matches!(self.nodes.get(&path), Some(Node::Dir)) {
+            return Err(PackageError::Conflict(raw.to_string()));
+        }
+        if link_target(&path, target).is_none() {
+            return Err(PackageError::SymlinkEscapes {
+                link: path,
+                target: target.to_string(),
+            });
+        }
+        self.ensure_dirs(parent(&path), raw)?;
+        self.nodes.insert(path, Node::Symlink(target.to_string()));
+        Ok(())
+    }
+
+    /// Follows symlinks in every component of `path`. `None` for a path that does not
+    /// exist (a dangling link).
+    fn resolve(&self, path: &str, hops: &mut u32) -> Result<Option<String>, PackageError> {
+        let mut current = String::new();
+        for part in path.split('/').filter(|p| !p.is_empty()) {
+            let candidate = join(&current, part);
+            match self.nodes.get(&candidate) {
+                None => return Ok(None),
+                Some(Node::Symlink(target)) => {
+                    *hops += 1;
+                    if *hops > 40 {
+                        return Err(PackageError::SymlinkLoop(candidate));
+                    }
+                    let Some(target_path) = link_target(&candidate, target) else {
+                        return Err(PackageError::SymlinkEscapes {
+                            link: candidate,
+                            target: target.clone(),
+                        });
+                    };
+                    match self.resolve(&target_path, hops)? {
+                        Some(resolved) => current = resolved,
+                        None => return Ok(None),
+                    }
+                }
+                Some(_) => current = candidate,
+            }
+        }
+        Ok(Some(current))
+    }
+
+    /// Resolves every symlink and returns what tfsum keeps.
+    pub fn materialize(&self) -> Result<Materialized, PackageError> {
+        if self.nodes.is_empty() {
+            return Err(PackageError::Empty);
+        }
+        let mut out = Materialized::default();
+        let mut budget = self.max_entries;
+        for (path, node) in &self.nodes {
+            self.place(path, path, node, &mut out, &mut budget, 0)?;
+        }
+        Ok(out)
+    }
+
+    /// Puts `node` (found at `src`) into `out` at `dst`, expanding symlinks.
+    fn place(
+        &self,
+        dst: &str,
+        src: &str,
+        node: &Node,
+        out: &mut Materialized,
+        budget: &mut usize,
+        depth: u32,
+    ) -> Result<(), PackageError> {
+        if *budget == 0 {
+            return Err(PackageError::TooManyEntries(self.max_entries));
+        }
+        *budget -= 1;
+        match node {
+            Node::Dir => {
+                out.dirs.insert(dst.to_string());
+            }
+            Node::File(Some(content)) => {
+                out.files.insert(dst.to_string(), content.clone());
+            }
+            Node::File(None) => {}
+            Node::Symlink(target) => {
+                if depth > 8 {
+                    return Err(PackageError::SymlinkLoop(src.to_string()));
+                }
+                let mut hops = 0;
+                let Some(resolved) = self.resolve(src, &mut hops)? else {
+                    return Ok(()); // dangling: nothing to read there
+                };
+                match self.nodes.get(&resolved) {
+                    Some(Node::File(Some(content))) if is_kept(dst) => {
+                        out.files.insert(dst.to_string(), content.clone());
+                    }
+                    Some(Node::File(None)) if is_kept(dst) => {
+                        return Err(PackageError::SymlinkToUnkept {
+                            link: src.to_string(),
+                            target: target.clone(),
+                        })
+                    }
+                    Some(Node::Dir) | None if resolved.is_empty() || self.is_dir(&resolved) => {
+                        out.dirs.insert(dst.to_string());
+                        // A link to its own ancestor would copy itself without end;
+                        // nothing a module call can name needs it, so it stays empty.
+                        if resolved.is_empty() || src.starts_with(&format!("{resolved}/")) {
+                            return Ok(());
+                        }
+                        let prefix = if resolved.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{resolved}/")
+                        };
+                        for (path, child) in self.nodes.range(prefix.clone()..) {
+                            let Some(rest) = path.strip_prefix(&prefix) else {
+                                break;
+                            };
+                            self.place(&join(dst, rest), path, child, out, budget, depth + 1)?;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        matches!(self.nodes.get(path), Some(Node::Dir))
+    }
+}
+
+impl Materialized {
+    /// The directory `subdir` names in this package (go-getter's glob rules, as
+    /// [`find_subdir`]), as a package path (`""`: the root).
+    pub fn find_dir(&self, subdir: &str) -> Result<String, SubdirError> {
+        let cleaned =
+            clean_entry_path(subdir).map_err(|_| SubdirError::Escapes(subdir.to_string()))?;
+        let mut candidates = vec![String::new()];
+        for part in cleaned.split('/').filter(|p| !p.is_empty()) {
+            candidates = candidates
+                .iter()
+                .flat_map(|dir| {
+                    let prefix = if dir.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{dir}/")
+                    };
+                    self.dirs
+                        .iter()
+                        .filter_map(move |d| d.strip_prefix(&prefix).map(|rest| (d, rest)))
+                        .filter(|(_, rest)| !rest.contains('/') && glob_match(part, rest))
+                        .map(|(d, _)| d.clone())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+        }
+        match candidates.len() {
+            0 => Err(SubdirError::NotFound(subdir.to_string())),
+            1 => Ok(candidates.remove(0)),
+            _ => Err(SubdirError::Ambiguous(subdir.to_string())),
+        }
+    }
+
+    /// Writes the package under `root` (which must exist and be empty).
+    pub fn write_to(&self, root: &Path) -> std::io::Result<()> {
+        for dir in &self.dirs {
+            std::fs::create_dir_all(root.join(dir))?;
+        }
+        for (path, content) in &self.files {
+            let file = root.join(path);
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(file, content.as_slice())?;
+        }
+        Ok(())
+    }
+}
+
+/// A path inside a package that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubdirError {
+    #[error("subdirectory {0:?} leaves the package")]
+    Escapes(String),
+    #[error("subdirectory {0:?} not found in the package")]
+    NotFound(String),
+    #[error("subdirectory {0:?} matches more than one path in the package")]
+    Ambiguous(String),
+}
+
+/// The directory `subdir` names below `root`, with go-getter's `SubdirGlob` rules:
+/// each component may be a `filepath.Match` pattern, and a pattern must match exactly
+/// one path. Unlike go-getter, a subdir may not leave the package.
+pub fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirError> {
+    let cleaned = match clean_entry_path(subdir) {
+        Ok(cleaned) => cleaned,
+        Err(_) => return Err(SubdirError::Escapes(subdir.to_string())),
+    };
+    let mut candidates = vec![root.to_path_buf()];
+    for part in cleaned.split('/').filter(|p| !p.is_empty()) {
+        let mut next = Vec::new();
+        for dir in &candidates {
+            if !has_glob_meta(part) {
+                let path = dir.join(part);
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    next.push(path);
+                }
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|name| glob_match(part, name))
+                .collect();
+            names.sort();
+            next.extend(names.into_iter().map(|name| dir.join(name)));
+        }
+        candidates = next;
+    }
+    match candidates.len() {
+        0 => Err(SubdirError::NotFound(subdir.to_string())),
+        1 => Ok(candidates.remove(0)),
+        _ => Err(SubdirError::Ambiguous(subdir.to_string())),
+    }
+}
+
+fn has_glob_meta(part: &str) -> bool {
+    part.contains(['*', '?', '[', '\\'])
+}
+
+/// Go's `filepath.Match` for one path component: `*`, `?`, `[…]` (ranges, `^`
+/// negation) and `\` escapes. A malformed pattern matches nothing.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    glob_at(&p, &n).unwrap_or(false)
+}
+
+fn glob_at(p: &[char], n: &[char]) -> Option<bool> {
+    let Some((&first, rest)) = p.split_first() else {
+        return Some(n.is_empty());
+    };
+    match first {
+        '*' => {
+            for skip in 0..=n.len() {
+                if glob_at(rest, &n[skip..])? {
+                    return Some(true);
+                }
+            }
+            Some(false)
+        }
+        '?' => match n.split_first() {
+            Some((_, n_rest)) => glob_at(rest, n_rest),
+            None => Some(false),
+        },
+        '[' => {
+            let (matched, after) = class_match(rest, *n.first()?)?;
+            if matched {
+                glob_at(after, &n[1..])
+            } else {
+                Some(false)
+            }
+        }
+        '\\' => {
+            let (&escaped, after) = rest.split_first()?;
+            if n.first() == Some(&escaped) {
+                glob_at(after, &n[1..])
+            } else {
+                Some(false)
+            }
+        }
+        c => {
+            if n.first() == Some(&c) {
+                glob_at(rest, &n[1..])
+            } else {
+                Some(false)
+            }
+        }
+    }
+}
+
+/// Matches `c` against a class body (after `[`); returns the result and the pattern
+/// after `]`, or `None` when the class is malformed.
+fn class_match(p: &[char], c: char) -> Option<(bool, &[char])> {
+    let (negated, mut p) = match p.split_first() {
+        Some(('^', rest)) => (true, rest),
+        _ => (false, p),
+    };
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let (&lo, rest) = p.split_first()?;
+        if lo == ']' && !first {
+            return Some((matched != negated, rest));
+        }
+        first = false;
+        let (lo, rest) = if lo == '\\' {
+            let (&e, r) = rest.split_first()?;
+            (e, r)
+        } else {
+            (lo, rest)
+        };
+        let (hi, rest) = match rest {
+            ['-', hi, r @ ..] if *hi != ']' => {
+                if *hi == '\\' {
+                    let (&e, r) = r.split_first()?;
+                    (e, r)
+                } else {
+                    (*hi, r)
+                }
+            }
+            _ => (lo, rest),
+        };
+        if lo <= c && c <= hi {
+            matched = true;
+        }
+        p = rest;
+    }
+}
+
+/// Resolves a local call (`./x`, `../x`) made by a module at `module_dir`, which lies in
+/// the package at `package_root`. The result may not leave the package: Terraform 1.0.3
+/// would look in `.terraform/modules/<that path>` (another call's download, or
+/// nothing) and later versions refuse the call (docs/spec/modules.md §5).
+pub fn resolve_in_package(
+    package_root: &Path,
+    module_dir: &Path,
+    source: &str,
+) -> Result<PathBuf, SubdirError> {
+    let target = normalize_path(&module_dir.join(source.replace('\\', "/")));
+    let root = normalize_path(package_root);
+    if target.starts_with(&root) {
+        Ok(target)
+    } else {
+        Err(SubdirError::Escapes(source.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> PackageTree {
+        PackageTree::new(1000, 1 << 20)
+    }
+
+    #[test]
+    fn entry_paths() {
+        for (raw, want) in [
+            ("a/b.tf", Ok("a/b.tf")),
+            ("./a//b/", Ok("a/b")),
+            ("", Ok("")),
+            (
+                "/etc/passwd",
+                Err(PackageError::AbsolutePath("/etc/passwd".into())),
+            ),
+            ("a/../../x", Err(PackageError::DotDot("a/../../x".into()))),
+            ("../x.tf", Err(PackageError::DotDot("../x.tf".into()))),
+            ("a/b..c.tf", Ok("a/b..c.tf")),
+        ] {
+            assert_eq!(clean_entry_path(raw), want.map(str::to_string), "{raw}");
+        }
+    }
+
+    #[test]
+    fn keeps_only_configuration_and_directories() {
+        let mut t = tree();
+        t.add_file("pkg/main.tf", Some(b"a".to_vec())).unwrap();
+        t.add_file("pkg/x.tf.json", Some(b"{}".to_vec())).unwrap();
+        t.add_file("pkg/README.md", Some(b"no".to_vec())).unwrap();
+        t.add_file("pkg/.hidden.tf", Some(b"no".to_vec())).unwrap();
+        t.add_dir("pkg/empty/").unwrap();
+        let m = t.materialize().unwrap();
+        assert_eq!(
+            m.files.keys().cloned().collect::<Vec<_>>(),
+            vec!["pkg/main.tf", "pkg/x.tf.json"]
+        );
+        assert_eq!(
+            m.dirs.iter().cloned().collect::<Vec<_>>(),
+            vec!["pkg", "pkg/empty"]
+        );
+    }
+
+    #[test]
+    fn symlinks_inside_are_copied_and_escapes_refused() {
+        let mut t = tree();
+        t.add_file("shared/versions.tf", Some(b"v".to_vec()))
+            .unwrap();
+        t.add_file("shared/data.bin", None).unwrap();
+        t.add_symlink("mod/versions.tf", "../shared/versions.tf")
+            .unwrap();
+        t.add_symlink("alias", "shared").unwrap();
+        t.add_symlink("dangling.tf", "nowhere.tf").unwrap();
+        t.add_symlink("self", ".").unwrap();
+        let m = t.materialize().unwrap();
+        assert_eq!(m.files["mod/versions.tf"].as_slice(), b"v");
+        assert_eq!(m.files["alias/versions.tf"].as_slice(), b"v");
+        assert!(!m.files.contains_key("dangling.tf"));
+
+        for (link, target) in [("a.tf", "/etc/passwd"), ("d/x", "../../up"), ("y", "..")] {
+            let err = tree().add_symlink(link, target).unwrap_err();
+            assert!(
+                matches!(err, PackageError::SymlinkEscapes { .. }),
+                "{link} -> {target}: {err}"
+            );
+        }
+
+        let mut t = tree();
+        t.add_file("data.bin", None).unwrap();
+        t.add_symlink("main.tf", "data.bin").unwrap();
+        assert!(matches!(
+            t.materialize(),
+            Err(PackageError::SymlinkToUnkept { .. })
+        ));
+
+        let mut t = tree();
+        t.add_symlink("a", "b").unwrap();
+        t.add_symlink("b", "a").unwrap();
+        t.add_symlink("main.tf", "a/x.tf").unwrap();
+        assert!(matches!(t.materialize(), Err(PackageError::SymlinkLoop(_))));
+    }
+
+    #[test]
+    fn limits_and_conflicts() {
+        let mut t = PackageTree::new(2, 10);
+        t.add_file("a.tf", Some(vec![0; 6])).unwrap();
+        assert_eq!(
+            t.add_file("b.tf", Some(vec![0; 6])),
+            Err(PackageError::TooLarge(10))
+        );
+        assert_eq!(t.add_dir("c"), Err(PackageError::TooManyEntries(2)));
+
+        let mut t = tree();
+        t.add_file("a", None).unwrap();
+        assert!(matches!(
+            t.add_file("a/b.tf", Some(vec![])),
+            Err(PackageError::Conflict(_))
+        ));
+        assert_eq!(tree().materialize(), Err(PackageError::Empty));
+    }
+
+    #[test]
+    fn find_dir_in_memory() {
+        let mut t = tree();
+        t.add_dir("org-repo-1a2b/modules/vpc").unwrap();
+        t.add_dir("two/a").unwrap();
+        t.add_dir("two/b").unwrap();
+        let m = t.materialize().unwrap();
+        assert_eq!(m.find_dir("").unwrap(), "");
+        assert_eq!(
+            m.find_dir("*").unwrap_err(),
+            SubdirError::Ambiguous("*".into())
+        );
+        assert_eq!(
+            m.find_dir("org-*/modules").unwrap(),
+            "org-repo-1a2b/modules"
+        );
+        assert_eq!(
+            m.find_dir("two/c").unwrap_err(),
+            SubdirError::NotFound("two/c".into())
+        );
+        assert_eq!(
+            m.find_dir("../x").unwrap_err(),
+            SubdirError::Escapes("../x".into())
+        );
+    }
+
+    #[test]
+    fn globs_like_filepath_match() {
+        for (pattern, name, want) in [
+            ("*", "org-repo-1a2b3c", true),
+            ("org-*", "org-repo", true),
+            ("?x", "ax", true),
+            ("?x", "abx", false),
+            ("[a-c]z", "bz", true),
+            ("[^a-c]z", "bz", false),
+            ("\\*", "*", true),
+            ("\\*", "a", false),
+            ("[", "[", false),
+        ] {
+            assert_eq!(glob_match(pattern, name), want, "{pattern} vs {name}");
+        }
+    }
+
+    #[test]
+    fn subdirs_and_local_calls_stay_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("org-repo-abc/modules/vpc")).unwrap();
+        std::fs::create_dir_all(root.join("two/a")).unwrap();
+        std::fs::create_dir_all(root.join("two/b")).unwrap();
+        assert_eq!(find_subdir(root, "").unwrap(), root);
+        assert_eq!(
+            find_subdir(root, "*/modules/vpc").unwrap(),
+            root.join("org-repo-abc/modules/vpc")
+        );
+        assert_eq!(
+            find_subdir(root, "two/*"),
+            Err(SubdirError::Ambiguous("two/*".into()))
+        );
+        assert_eq!(
+            find_subdir(root, "nope"),
+            Err(SubdirError::NotFound("nope".into()))
+        );
+        assert_eq!(
+            find_subdir(root, "../x"),
+            Err(SubdirError::Escapes("../x".into()))
+        );
+
+        let pkg = Path::new("/cache/pkg");
+        assert_eq!(
+            resolve_in_package(pkg, &pkg.join("modules/a"), "../b").unwrap(),
+            pkg.join("modules/b")
+        );
+        assert_eq!(
+            resolve_in_package(pkg, pkg, "../sibling"),
+            Err(SubdirError::Escapes("../sibling".into()))
+        );
+        assert!(resolve_in_package(pkg, &pkg.join("a"), "..\\..\\x").is_err());
+    }
+}

@@ -1,0 +1,288 @@
+//! [`RegistryError`]: every way a registry conversation can fail, as a value that says
+//! what tfsum was doing, which URL it asked (without credentials), and what came back.
+//!
+//! Errors are `Clone` because a failed service discovery is cached and handed to every
+//! caller that asks for the same host during the run (spec §5.1).
+
+use std::fmt;
+use std::time::Duration;
+
+use url::Url;
+
+use crate::vocab::addr::{Hostname, Platform, ProviderAddr};
+
+use crate::net::cliconfig::CredentialSource;
+
+/// A URL that prints without user name or password, so that error messages and logs
+/// never carry credentials embedded in a URL. Boxed to keep [`RegistryError`] small.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SafeUrl(Box<Url>);
+
+impl SafeUrl {
+    pub fn new(url: &Url) -> SafeUrl {
+        SafeUrl(Box::new(url.clone()))
+    }
+
+    /// The URL itself, credentials included; for making requests, not for printing.
+    pub fn url(&self) -> &Url {
+        &self.0
+    }
+}
+
+impl fmt::Display for SafeUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.username().is_empty() && self.0.password().is_none() {
+            return f.write_str(self.0.as_str());
+        }
+        let mut shown = self.0.clone();
+        // Both setters only fail for URLs that cannot carry credentials at all.
+        let _ = shown.set_username("");
+        let _ = shown.set_password(None);
+        f.write_str(shown.as_str())
+    }
+}
+
+impl fmt::Debug for SafeUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SafeUrl({self})")
+    }
+}
+
+/// What went wrong below HTTP. The kind decides whether a retry can help
+/// ([`super::retry::is_transient`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// The TCP or TLS connection could not be set up.
+    Connect,
+    /// No response, or no body bytes, within the configured time.
+    Timeout,
+    /// The response body broke off (reset, or fewer bytes than `Content-Length`).
+    Body,
+    /// The request failed on an established connection (closed before a response).
+    Request,
+    /// Too many redirects, or a redirect to an unusable location.
+    Redirect,
+    /// Anything else the HTTP stack reports; not retried.
+    Other,
+}
+
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TransportKind::Connect => "connection failed",
+            TransportKind::Timeout => "timed out",
+            TransportKind::Body => "response body interrupted",
+            TransportKind::Request => "request failed",
+            TransportKind::Redirect => "redirect failed",
+            TransportKind::Other => "HTTP error",
+        })
+    }
+}
+
+/// An HTTP status with its reason phrase, for messages ("404 Not Found").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status(pub u16);
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let reason = reqwest::StatusCode::from_u16(self.0)
+            .ok()
+            .and_then(|s| s.canonical_reason());
+        match reason {
+            Some(reason) => write!(f, "{} {reason}", self.0),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+/// Which credential, if any, went with a refused request; shown in 401/403 messages so
+/// the user knows which token to fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TriedCredential(pub Option<CredentialSource>);
+
+impl fmt::Display for TriedCredential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(source) => write!(f, "the token {source} was sent"),
+            None => f.write_str(
+                "no credentials are configured for this host (set TF_TOKEN_<host> or add a credentials block to the CLI configuration)",
+            ),
+        }
+    }
+}
+
+/// Everything that can go wrong in discovery, registry requests and downloads.
+///
+/// `what` fields describe the operation ("listing versions of provider …") so the message
+/// stands alone when shown at the top of the program.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RegistryError {
+    /// Discovery answered 404, or the document has no `providers` service (spec §5.1).
+    #[error("host {host} does not offer a Terraform provider registry ({detail})")]
+    NoProviderRegistry { host: Hostname, detail: String },
+
+    /// The host offers only other `providers.vN` versions (spec §5.1).
+    #[error(
+        "host {host} does not support the provider registry protocol required by this version of tfsum: it offers {offered}, tfsum needs providers.v1"
+    )]
+    UnsupportedProtocol { host: Hostname, offered: String },
+
+    /// The versions endpoint answered 404 (spec §5.2).
+    #[error("provider {provider} does not exist (GET {url}: {status})", status = Status(404))]
+    ProviderNotFound {
+        provider: Box<ProviderAddr>,
+        url: SafeUrl,
+    },
+
+    /// The download endpoint answered 404 (spec §5.3).
+    #[error("provider {provider} v{version} is not available for {platform} (GET {url}: {status})", status = Status(404))]
+    PlatformNotAvailable {
+        provider: Box<ProviderAddr>,
+        version: String,
+        platform: Platform,
+        url: SafeUrl,
+    },
+
+    /// 401 or 403 from discovery or a registry endpoint (spec §5.2).
+    #[error("{what}: host {host} refused the request (GET {url}: {status}); {credential}")]
+    Unauthorized {
+        what: String,
+        host: Hostname,
+        url: SafeUrl,
+        status: Status,
+        credential: TriedCredential,
+    },
+
+    /// Any other unexpected status. `retry_after` is the server's `Retry-After`, if any.
+    #[error("{what}: GET {url}: unexpected HTTP status {status}")]
+    Status {
+        what: String,
+        url: SafeUrl,
+        status: Status,
+        retry_after: Option<Duration>,
+    },
+
+    /// No HTTP status to speak of: connection, timeout, broken body.
+    #[error("{what}: GET {url}: {kind}: {message}")]
+    Transport {
+        what: String,
+        url: SafeUrl,
+        kind: TransportKind,
+        message: String,
+    },
+
+    /// A 200 response whose content tfsum cannot use.
+    #[error("{what}: GET {url}: invalid response: {reason}")]
+    InvalidResponse {
+        what: String,
+        url: SafeUrl,
+        reason: String,
+    },
+
+    /// The body is larger than tfsum accepts for this kind of document.
+    #[error("{what}: GET {url}: response body is larger than {limit} bytes")]
+    TooLarge {
+        what: String,
+        url: SafeUrl,
+        limit: usize,
+    },
+
+    /// A URL that cannot be used: a bad service URL, a bad scheme, a bad path segment.
+    #[error("{what}: {reason}")]
+    InvalidUrl { what: String, reason: String },
+
+    /// The client itself could not be built (for example an unreadable extra root CA).
+    #[error("cannot set up the HTTP client: {0}")]
+    Setup(String),
+}
+
+impl RegistryError {
+    /// The HTTP status the server answered with, when there was one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            RegistryError::ProviderNotFound { .. } | RegistryError::PlatformNotAvailable { .. } => {
+                Some(404)
+            }
+            RegistryError::Unauthorized { status, .. } | RegistryError::Status { status, .. } => {
+                Some(status.0)
+            }
+            _ => None,
+        }
+    }
+
+    /// Turns a reqwest failure into a transport error naming `url`, classified by kind.
+    pub(crate) fn from_reqwest(what: &str, url: &Url, err: &reqwest::Error) -> RegistryError {
+        let kind = if err.is_timeout() {
+            TransportKind::Timeout
+        } else if err.is_connect() {
+            TransportKind::Connect
+        } else if err.is_redirect() {
+            TransportKind::Redirect
+        } else if err.is_body() || err.is_decode() {
+            TransportKind::Body
+        } else if err.is_request() {
+            TransportKind::Request
+        } else {
+            TransportKind::Other
+        };
+        RegistryError::Transport {
+            what: what.to_string(),
+            url: SafeUrl::new(url),
+            kind,
+            message: error_chain(err),
+        }
+    }
+}
+
+/// The error and its sources on one line; reqwest's top-level message alone ("error
+/// sending request") does not say what happened. reqwest strips URLs from the messages
+/// below, and credentials are never put into URLs by tfsum.
+fn error_chain(err: &reqwest::Error) -> String {
+    let without_url = format!("{}", WithoutUrl(err));
+    let mut text = without_url;
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// reqwest's Display appends ` for url (…)`; the URL is printed by [`RegistryError`]
+/// already, in its safe form, so this drops it.
+struct WithoutUrl<'a>(&'a reqwest::Error);
+
+impl fmt::Display for WithoutUrl<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let full = self.0.to_string();
+        let shown = match full.find(" for url (") {
+            Some(at) => &full[..at],
+            None => full.as_str(),
+        };
+        f.write_str(shown)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_url_hides_userinfo() {
+        let url = Url::parse("https://alice:s3cret@example.com/path?q=1").unwrap();
+        let safe = SafeUrl::new(&url);
+        assert_eq!(safe.to_string(), "https://example.com/path?q=1");
+        assert!(!format!("{safe:?}").contains("s3cret"));
+        assert_eq!(safe.url(), &url);
+    }
+
+    #[test]
+    fn status_shows_reason() {
+        assert_eq!(Status(404).to_string(), "404 Not Found");
+        assert_eq!(Status(599).to_string(), "599");
+    }
+}

@@ -1,0 +1,540 @@
+//! The outcome of a run as values ([`RunReport`], one [`RootReport`] per root, built by
+//! the write stage from what the stages returned), and their printing: the `lock` report
+//! as text or JSON, and the `fmt` report.
+//!
+//! Text is for people and logs: one line per root in path order (the reason indented
+//! below a failure; in check mode what is wrong and the diff), then warnings, then one
+//! summary line. With `quiet`, only the roots that need attention are printed. The only
+//! varying part between two identical runs is the time in the summary.
+//!
+//! JSON (`--format json`) is one document for programs; its schema is documented in
+//! README.md ("JSON report") and versioned by `schema_version`.
+
+pub mod progress_bar;
+pub mod run_record;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indicatif::{HumanBytes, HumanDuration};
+use serde::Serialize;
+
+use crate::commands::fmt::FmtReport;
+use crate::net::modules::ModuleStats;
+use crate::stages::hash::RegistryStats;
+use crate::stages::root::{RootError, RootKind};
+use crate::stages::write::changes::{self, ProviderChange};
+use crate::stages::write::Change;
+
+/// Bumped on any incompatible change to the JSON report.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// How much of the report to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    /// Only roots that failed or (check mode) would change.
+    Quiet,
+    Normal,
+}
+
+/// The outcome of a whole `lock` run.
+#[derive(Debug)]
+pub struct RunReport {
+    pub check: bool,
+    pub roots: Vec<RootReport>,
+    pub warnings: Vec<String>,
+    pub stats: RegistryStats,
+    /// Remote module packages fetched and taken from the module cache.
+    pub modules: ModuleStats,
+    pub elapsed: Duration,
+}
+
+/// The outcome for one root module or Terragrunt unit.
+#[derive(Debug)]
+pub struct RootReport {
+    /// The directory holding the lock file.
+    pub dir: PathBuf,
+    pub kind: RootKind,
+    pub outcome: RootOutcome,
+}
+
+#[derive(Debug)]
+pub enum RootOutcome {
+    /// The lock file was written, or (check mode) compared. `drift` explains a file that
+    /// check mode found missing or out of date.
+    Done {
+        change: Change,
+        drift: Option<Drift>,
+        /// What the new file changes, provider by provider; empty when unchanged.
+        changes: Vec<ProviderChange>,
+    },
+    Failed(RootError),
+}
+
+/// What is wrong with a lock file check mode would change.
+#[derive(Debug)]
+pub struct Drift {
+    /// One sentence per problem ([`crate::stages::write::drift::explain`]).
+    pub problems: Vec<String>,
+    /// A unified diff from the current to the expected file.
+    pub diff: String,
+}
+
+impl RootOutcome {
+    /// The report word: `created`, `updated`, `unchanged` or `failed`; in
+    /// check mode `would create`, `would update`, `up to date` for the first three.
+    pub fn word(&self, check: bool) -> &'static str {
+        match (self, check) {
+            (RootOutcome::Done { change, .. }, false) => change.as_str(),
+            (RootOutcome::Done { change, .. }, true) => match change {
+                Change::Created => "would create",
+                Change::Updated => "would update",
+                Change::Unchanged => "up to date",
+            },
+            (RootOutcome::Failed(_), _) => "failed",
+        }
+    }
+
+    /// The word of the run record (`--retry-failed`): never the check-mode phrasing.
+    pub fn record_word(&self) -> &'static str {
+        self.word(false)
+    }
+
+    fn change(&self) -> Option<Change> {
+        match self {
+            RootOutcome::Done { change, .. } => Some(*change),
+            _ => None,
+        }
+    }
+
+    /// Why it failed, or (check mode) what is wrong with its lock file.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            RootOutcome::Done { drift, .. } => drift.as_ref().map(|d| d.problems.join("\n")),
+            RootOutcome::Failed(error) => Some(error.to_string()),
+        }
+    }
+
+    /// What the new lock file changes (check mode: would change), provider by provider.
+    pub fn changes(&self) -> &[ProviderChange] {
+        match self {
+            RootOutcome::Done { changes, .. } => changes,
+            _ => &[],
+        }
+    }
+
+    pub fn diff(&self) -> Option<&str> {
+        match self {
+            RootOutcome::Done {
+                drift: Some(drift), ..
+            } => Some(&drift.diff),
+            _ => None,
+        }
+    }
+}
+
+impl RunReport {
+    /// Roots whose lock file was (check mode: would be) changed this way.
+    pub fn count(&self, change: Change) -> usize {
+        self.roots
+            .iter()
+            .filter(|r| r.outcome.change() == Some(change))
+            .count()
+    }
+
+    pub fn failed(&self) -> usize {
+        self.roots
+            .iter()
+            .filter(|r| matches!(r.outcome, RootOutcome::Failed(_)))
+            .count()
+    }
+
+    /// Whether the run should exit non-zero: a root failed, or (in check mode) a lock
+    /// file is missing or out of date.
+    pub fn is_failure(&self) -> bool {
+        self.failed() > 0
+            || (self.check && self.count(Change::Created) + self.count(Change::Updated) > 0)
+    }
+}
+
+/// Writes the plain-text report.
+pub fn print_text(
+    report: &RunReport,
+    verbosity: Verbosity,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let width = if report.check { 12 } else { 9 };
+    for root in &report.roots {
+        let changes = matches!(
+            root.outcome.change(),
+            Some(Change::Created | Change::Updated)
+        );
+        let needs_attention =
+            matches!(root.outcome, RootOutcome::Failed(_)) || (report.check && changes);
+        if verbosity == Verbosity::Quiet && !needs_attention {
+            continue;
+        }
+        let kind = match root.kind {
+            RootKind::Unit => " (terragrunt unit)",
+            RootKind::Module => "",
+        };
+        let word = root.outcome.word(report.check);
+        writeln!(out, "{word:<width$} {}{kind}", root.dir.display())?;
+        if let Some(detail) = root.outcome.detail() {
+            for line in detail.lines() {
+                writeln!(out, "{:width$} {line}", "")?;
+            }
+        }
+        for change in root.outcome.changes() {
+            writeln!(out, "{:width$} {}", "", changes::describe(change))?;
+        }
+        if let Some(diff) = root.outcome.diff() {
+            out.write_all(diff.as_bytes())?;
+        }
+    }
+    if verbosity == Verbosity::Quiet {
+        return Ok(());
+    }
+    for warning in &report.warnings {
+        writeln!(out, "warning: {warning}")?;
+    }
+    writeln!(out, "{}", summary(report))
+}
+
+/// The roots part of the summary: `2 roots: 1 created, …, 0 failed`.
+fn summary_counts(report: &RunReport) -> String {
+    let counts = (
+        report.count(Change::Created),
+        report.count(Change::Updated),
+        report.count(Change::Unchanged),
+    );
+    let roots = if report.check {
+        format!(
+            "{} missing, {} out of date, {} up to date",
+            counts.0, counts.1, counts.2
+        )
+    } else {
+        format!(
+            "{} created, {} updated, {} unchanged",
+            counts.0, counts.1, counts.2
+        )
+    };
+    format!(
+        "{} {}: {roots}, {} failed",
+        report.roots.len(),
+        plural(report.roots.len(), "root", "roots"),
+        report.failed(),
+    )
+}
+
+/// The one-line summary: roots by outcome, packages, bytes, time.
+pub fn summary(report: &RunReport) -> String {
+    let stats = &report.stats;
+    format!(
+        "{}; packages: {} downloaded ({}), {} from cache{}; {}",
+        summary_counts(report),
+        stats.packages_downloaded,
+        HumanBytes(stats.zip_bytes_downloaded),
+        stats.packages_from_cache,
+        modules_summary(&report.modules),
+        elapsed(report.elapsed),
+    )
+}
+
+/// `; modules: 3 fetched, 2 from cache`, or nothing when no remote module was needed.
+fn modules_summary(modules: &ModuleStats) -> String {
+    if modules.modules_fetched + modules.modules_from_cache == 0 {
+        return String::new();
+    }
+    format!(
+        "; modules: {} fetched, {} from cache",
+        modules.modules_fetched, modules.modules_from_cache
+    )
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn elapsed(d: Duration) -> String {
+    if d.as_secs() >= 60 {
+        HumanDuration(d).to_string()
+    } else {
+        format!("{:.2}s", d.as_secs_f64())
+    }
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    schema_version: u32,
+    check: bool,
+    ok: bool,
+    roots: Vec<JsonRoot<'a>>,
+    warnings: &'a [String],
+    stats: JsonStats,
+    elapsed_ms: u64,
+}
+
+#[derive(Serialize)]
+struct JsonRoot<'a> {
+    dir: String,
+    kind: &'static str,
+    outcome: &'static str,
+    detail: Option<String>,
+    diff: Option<&'a str>,
+    /// Added in schema 1 without a bump: a new field breaks no reader.
+    changes: &'a [ProviderChange],
+}
+
+#[derive(Serialize)]
+struct JsonStats {
+    roots: usize,
+    created: usize,
+    updated: usize,
+    unchanged: usize,
+    /// Always 0: no root is skipped since remote Terragrunt sources are fetched. Kept
+    /// so that schema 1 readers find every field they were promised.
+    skipped: usize,
+    failed: usize,
+    packages_downloaded: u64,
+    packages_from_cache: u64,
+    bytes_downloaded: u64,
+    sums_fetched: u64,
+    modules_fetched: usize,
+    modules_from_cache: usize,
+}
+
+/// Writes the JSON report (one document, then a newline).
+pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
+    let stats = &report.stats;
+    let doc = JsonReport {
+        schema_version: JSON_SCHEMA_VERSION,
+        check: report.check,
+        ok: !report.is_failure(),
+        roots: report
+            .roots
+            .iter()
+            .map(|root| JsonRoot {
+                dir: root.dir.to_string_lossy().into_owned(),
+                kind: match root.kind {
+                    RootKind::Unit => "terragrunt_unit",
+                    RootKind::Module => "module",
+                },
+                outcome: root.outcome.record_word(),
+                detail: root.outcome.detail(),
+                diff: root.outcome.diff(),
+                changes: root.outcome.changes(),
+            })
+            .collect(),
+        warnings: &report.warnings,
+        stats: JsonStats {
+            roots: report.roots.len(),
+            created: report.count(Change::Created),
+            updated: report.count(Change::Updated),
+            unchanged: report.count(Change::Unchanged),
+            skipped: 0,
+            failed: report.failed(),
+            packages_downloaded: stats.packages_downloaded,
+            packages_from_cache: stats.packages_from_cache,
+            bytes_downloaded: stats.zip_bytes_downloaded,
+            sums_fetched: stats.sums_fetched,
+            modules_fetched: report.modules.modules_fetched,
+            modules_from_cache: report.modules.modules_from_cache,
+        },
+        elapsed_ms: u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+/// Writes the markdown report for a pull-request comment or `$GITHUB_STEP_SUMMARY`: a
+/// heading with the summary, a table with one row per root that changed (check mode:
+/// would change) or failed, and below it one collapsed `<details>` per such root with
+/// its changes or its error. Paths, versions and reasons are put in code spans, so a
+/// repository's names cannot inject markup.
+pub fn print_markdown(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
+    let title = if report.check {
+        "tfsum lock --check"
+    } else {
+        "tfsum lock"
+    };
+    writeln!(
+        out,
+        "### {title}
+"
+    )?;
+    writeln!(
+        out,
+        "{}
+",
+        summary_counts(report)
+    )?;
+    let listed: Vec<&RootReport> = report
+        .roots
+        .iter()
+        .filter(|r| {
+            matches!(r.outcome, RootOutcome::Failed(_))
+                || matches!(r.outcome.change(), Some(Change::Created | Change::Updated))
+        })
+        .collect();
+    if listed.is_empty() {
+        return writeln!(out, "No lock file changes.");
+    }
+    writeln!(out, "| Root | Outcome | Changes |")?;
+    writeln!(out, "|---|---|---|")?;
+    for root in &listed {
+        writeln!(
+            out,
+            "| {} | {} | {} |",
+            code(&root.dir.display().to_string()),
+            root.outcome.word(report.check),
+            tally(root.outcome.changes())
+        )?;
+    }
+    for root in &listed {
+        writeln!(
+            out,
+            "\n<details><summary><code>{}</code> ({})</summary>\n",
+            html_escape(&root.dir.display().to_string()),
+            root.outcome.word(report.check)
+        )?;
+        match &root.outcome {
+            RootOutcome::Failed(error) => {
+                for line in error.to_string().lines() {
+                    writeln!(out, "- {}", code(line))?;
+                }
+            }
+            _ => {
+                for change in root.outcome.changes() {
+                    writeln!(out, "- {}", code(&changes::describe(change)))?;
+                }
+            }
+        }
+        writeln!(out, "\n</details>")?;
+    }
+    Ok(())
+}
+
+/// `3 added, 1 removed, …` for a table cell.
+fn tally(list: &[ProviderChange]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for change in list {
+        let word = match change {
+            ProviderChange::Added { .. } => "added",
+            ProviderChange::Removed { .. } => "removed",
+            ProviderChange::VersionChanged { .. } => "version moved",
+            ProviderChange::ConstraintsChanged { .. } => "constraints changed",
+            ProviderChange::HashesAdded { .. } => "hashes added",
+            ProviderChange::HashesRemoved { .. } => "hashes dropped",
+        };
+        match counts.iter_mut().find(|(w, _)| *w == word) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((word, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return "layout only".to_string();
+    }
+    counts
+        .iter()
+        .map(|(word, n)| format!("{n} {word}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `text` safe inside HTML (GitHub renders no markdown in a `<summary>`).
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// `text` as a markdown code span that no backtick, pipe or newline in it can break.
+pub(crate) fn code(text: &str) -> String {
+    let text = text.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// Writes the `fmt` report: one line per file (the diff below it in check mode), then a
+/// summary line unless quiet.
+pub fn print_fmt(
+    report: &FmtReport,
+    check: bool,
+    verbosity: Verbosity,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let (mut changed, mut unchanged, mut failed) = (0, 0, 0);
+    for file in &report.files {
+        let attention = match &file.outcome {
+            Ok(formatted) if formatted.change == Change::Unchanged => {
+                unchanged += 1;
+                false
+            }
+            Ok(formatted) => {
+                changed += 1;
+                formatted.diff.is_some()
+            }
+            Err(_) => {
+                failed += 1;
+                true
+            }
+        };
+        if verbosity == Verbosity::Quiet && !attention {
+            continue;
+        }
+        writeln!(out, "{file}")?;
+        if let Ok(formatted) = &file.outcome {
+            if let Some(diff) = &formatted.diff {
+                out.write_all(diff.as_bytes())?;
+            }
+        }
+    }
+    if verbosity == Verbosity::Quiet {
+        return Ok(());
+    }
+    let verb = if check {
+        "would be reformatted"
+    } else {
+        "reformatted"
+    };
+    writeln!(
+        out,
+        "{} {}: {changed} {verb}, {unchanged} already canonical, {failed} failed",
+        report.files.len(),
+        plural(report.files.len(), "file", "files")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository's directory names end up in the markdown report: no backtick, pipe
+    /// or newline in them can leave the code span or break the table row.
+    #[test]
+    fn code_spans_hold_any_name() {
+        for (name, want) in [
+            ("envs/prod", "`envs/prod`"),
+            ("a`b", "``a`b``"),
+            ("`x", "`` `x ``"),
+            ("a|b", "`a\\|b`"),
+            ("two\nlines", "`two lines`"),
+            ("<img src=x>", "`<img src=x>`"),
+        ] {
+            assert_eq!(code(name), want, "{name:?}");
+        }
+        assert_eq!(html_escape("<b>&"), "&lt;b&gt;&amp;");
+    }
+}

@@ -1,0 +1,592 @@
+//! Stage 4 of the pipeline (DESIGN.md "hash"): where packages come from, and the hashes a
+//! lock entry gets from each. The sources answer the two questions the `lock` pipeline
+//! asks for every provider: *which versions exist* (for the resolve stage) and *which
+//! hashes does the lock entry for this version get for these platforms*.
+//!
+//! - [`registry`]: [`RegistrySource`], each provider's origin registry through the hash
+//!   cache: signed `zh:` lines and per-platform `h1:` (spec §5).
+//! - [`fs`]: [`FsMirror`], a scanned directory in the packed or unpacked layout (spec §7).
+//! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol (spec §6).
+//! - this file: [`Source`] and [`Sources`], the routing between them that `--fs-mirror`,
+//!   `--net-mirror` or a CLI-config `provider_installation` block sets up (spec §8, §9),
+//!   and [`hash_packages`], which hashes every unique package of a plan once.
+//!
+//! What a mirror contributes to a lock file is only the `h1:` computed locally from
+//! the package it serves: nothing signs a mirror's packages, so Terraform records no
+//! `zh:` for them, and a network mirror's own `hashes` only verify the download
+//! (spec §5.5).
+
+pub mod fs;
+pub mod net;
+pub mod registry;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::net::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
+use crate::net::registry::{RegistryClient, RegistryError};
+use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::hash::Hash;
+use crate::vocab::lockfile::Flavor;
+use crate::vocab::version::Version;
+use futures::future::BoxFuture;
+
+pub use fs::FsMirror;
+pub use net::NetMirror;
+pub use registry::{PackageError, RegistryOptions, RegistrySource, RegistryStats};
+
+/// Why a mirror could not answer. Every variant names the mirror or file involved.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum MirrorError {
+    #[error("cannot read the filesystem mirror {}: {message}", dir.display())]
+    Scan { dir: PathBuf, message: String },
+    /// The mirror has no package for what was asked.
+    #[error("{what} is not available in {place}")]
+    NotAvailable { place: String, what: String },
+    #[error("hashing {}: {message}", path.display())]
+    Hash { path: PathBuf, message: String },
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// The mirror answered something tfsum cannot use.
+    #[error("network mirror: {url}: {reason}")]
+    Invalid { url: String, reason: String },
+    /// A downloaded archive does not match the hashes the mirror gave for it.
+    #[error("network mirror: the package downloaded from {url} {reason}")]
+    Verify { url: String, reason: String },
+    #[error("network mirror: downloading {url}: {reason}")]
+    Download { url: String, reason: String },
+    /// A mirror as configured cannot be used (a URL that is not https, say).
+    #[error("{0}")]
+    Config(String),
+}
+
+/// The origin registry as the routing sees it: [`RegistrySource`] in a run, a fake in
+/// tests of the routing.
+pub trait Registry: Send + Sync + std::fmt::Debug {
+    /// The provider's versions as the registry lists them.
+    fn versions<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+    ) -> BoxFuture<'a, Result<VersionsFound, VersionsError>>;
+
+    /// `h1:` per platform plus the signed `zh:` lines; `use_packages_map` as in
+    /// [`RegistrySource::package_hashes`].
+    fn package_hashes<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+        platforms: &'a [Platform],
+        use_packages_map: bool,
+    ) -> BoxFuture<'a, Result<PackageHashes, PackageError>>;
+
+    /// The platforms the version's signed SHA256SUMS lists ([`RegistrySource::
+    /// published_platforms`]).
+    fn published_platforms<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>>;
+
+    /// Downloads and cache hits so far.
+    fn stats(&self) -> RegistryStats;
+}
+
+impl Registry for RegistrySource {
+    fn versions<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+    ) -> BoxFuture<'a, Result<VersionsFound, VersionsError>> {
+        Box::pin(RegistrySource::versions(self, provider))
+    }
+
+    fn package_hashes<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+        platforms: &'a [Platform],
+        use_packages_map: bool,
+    ) -> BoxFuture<'a, Result<PackageHashes, PackageError>> {
+        Box::pin(RegistrySource::package_hashes(
+            self,
+            provider,
+            version,
+            platforms,
+            use_packages_map,
+        ))
+    }
+
+    fn published_platforms<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
+        Box::pin(RegistrySource::published_platforms(self, provider, version))
+    }
+
+    fn stats(&self) -> RegistryStats {
+        RegistrySource::stats(self)
+    }
+}
+
+/// One place packages come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The provider's origin registry.
+    Registry(Arc<dyn Registry>),
+    FsMirror(Arc<FsMirror>),
+    NetMirror(Arc<NetMirror>),
+}
+
+impl Source {
+    /// How the source is named in messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Registry(_) => "the provider's registry".to_string(),
+            Source::FsMirror(m) => format!("the filesystem mirror {}", m.dir().display()),
+            Source::NetMirror(m) => format!("the network mirror {}", m.base()),
+        }
+    }
+}
+
+/// A source and the providers it is for (a `provider_installation` method).
+#[derive(Debug, Clone)]
+pub struct Selector {
+    pub source: Source,
+    pub include: Vec<ProviderPattern>,
+    pub exclude: Vec<ProviderPattern>,
+}
+
+impl Selector {
+    /// A selector for every provider.
+    pub fn all(source: Source) -> Selector {
+        Selector {
+            source,
+            include: Vec::new(),
+            exclude: Vec::new(),
+        }
+    }
+
+    fn can_handle(&self, provider: &ProviderAddr, default_host: &str) -> bool {
+        let any = |patterns: &[ProviderPattern]| {
+            patterns.iter().any(|p| p.matches(provider, default_host))
+        };
+        !any(&self.exclude) && (self.include.is_empty() || any(&self.include))
+    }
+}
+
+/// Why the registry could not list a provider's versions.
+#[derive(Debug, Clone)]
+pub struct VersionsError {
+    pub message: String,
+    /// The registry does not know the provider (404), so other sources may still.
+    pub not_found: bool,
+}
+
+/// A provider's versions from every source that has it, plus registry warnings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VersionsFound {
+    /// Raw version strings, each once, in the order the sources gave them.
+    pub versions: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// The sources of a run, in order, with the providers each is for (Terraform's
+/// `MultiSource`), and the registry source that holds the run's statistics.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    selectors: Vec<Selector>,
+    /// What a pattern without a hostname means: the run's default registry.
+    default_host: String,
+    registry: Arc<dyn Registry>,
+}
+
+impl Sources {
+    /// Every provider from its own registry: what tfsum does without mirror options,
+    /// and what `terraform providers lock` does.
+    pub fn registry(registry: Arc<dyn Registry>) -> Sources {
+        Sources::only(Source::Registry(registry.clone()), registry)
+    }
+
+    /// Every provider from one source (`--fs-mirror DIR`, `--net-mirror URL`).
+    pub fn only(source: Source, registry: Arc<dyn Registry>) -> Sources {
+        Sources::new(
+            vec![Selector::all(source)],
+            crate::vocab::addr::TERRAFORM_REGISTRY,
+            registry,
+        )
+    }
+
+    /// Selectors in order; `default_host` is what patterns without a hostname mean.
+    pub fn new(
+        selectors: Vec<Selector>,
+        default_host: &str,
+        registry: Arc<dyn Registry>,
+    ) -> Sources {
+        Sources {
+            selectors,
+            default_host: default_host.to_string(),
+            registry,
+        }
+    }
+
+    /// Downloads and cache hits of the registry source.
+    pub fn stats(&self) -> RegistryStats {
+        self.registry.stats()
+    }
+
+    /// The sources a `provider_installation` block describes (spec §8), for
+    /// `--use-cli-config-installation`. Filesystem mirrors are scanned now (their
+    /// warnings are returned), network mirrors must be https and need `client`
+    /// (`None` when offline). `dev_overrides` cannot be locked and are reported.
+    pub fn from_installation(
+        installation: &ProviderInstallation,
+        client: Option<&RegistryClient>,
+        default_host: &str,
+        registry: Arc<dyn Registry>,
+        mirror: &MirrorOptions,
+    ) -> Result<(Sources, Vec<String>), MirrorError> {
+        let mut selectors = Vec::new();
+        let mut warnings = Vec::new();
+        for method in &installation.methods {
+            let source = match &method.location {
+                MethodLocation::Direct => Source::Registry(registry.clone()),
+                MethodLocation::FilesystemMirror(dir) => {
+                    let mirror = FsMirror::scan(dir)?;
+                    warnings.extend(mirror.warnings().iter().cloned());
+                    Source::FsMirror(Arc::new(mirror))
+                }
+                MethodLocation::NetworkMirror(url) => {
+                    let client = client.ok_or_else(|| {
+                        MirrorError::Config(format!(
+                            "the network mirror {url} (in {}) cannot be used offline",
+                            installation.file.display()
+                        ))
+                    })?;
+                    Source::NetMirror(Arc::new(NetMirror::new(url, client.clone(), mirror)?))
+                }
+                MethodLocation::DevOverrides(overrides) => {
+                    for provider in overrides.keys() {
+                        warnings.push(format!(
+                            "{}: dev_overrides for {provider} ignored: overridden providers get no lock entry",
+                            installation.file.display()
+                        ));
+                    }
+                    continue;
+                }
+            };
+            selectors.push(Selector {
+                source,
+                include: method.include.clone(),
+                exclude: method.exclude.clone(),
+            });
+        }
+        Ok((Sources::new(selectors, default_host, registry), warnings))
+    }
+
+    /// True when every provider comes from its registry, as without mirror options.
+    pub fn is_registry_only(&self) -> bool {
+        self.selectors.len() == 1
+            && matches!(self.selectors[0].source, Source::Registry(_))
+            && self.selectors[0].include.is_empty()
+            && self.selectors[0].exclude.is_empty()
+    }
+
+    /// The sources that may serve `provider`, in order.
+    pub fn for_provider(&self, provider: &ProviderAddr) -> Vec<&Source> {
+        self.selectors
+            .iter()
+            .filter(|s| s.can_handle(provider, &self.default_host))
+            .map(|s| &s.source)
+            .collect()
+    }
+
+    /// The versions of `provider`: the union over its sources (`MultiSource.
+    /// AvailableVersions`). A source that does not know the provider is skipped; any
+    /// other failure is the answer. The registry is asked at most once.
+    pub async fn versions(&self, provider: &ProviderAddr) -> Result<VersionsFound, String> {
+        let sources = self.for_provider(provider);
+        if sources.is_empty() {
+            return Err(format!(
+                "provider {provider} is not matched by any provider installation method"
+            ));
+        }
+        let mut asked_registry = false;
+        let mut found = VersionsFound::default();
+        let mut any = false;
+        for source in &sources {
+            let listed: Option<VersionsFound> = match source {
+                // A second `direct` adds nothing.
+                Source::Registry(_) if asked_registry => None,
+                Source::Registry(registry) => {
+                    asked_registry = true;
+                    match registry.versions(provider).await {
+                        Ok(list) => Some(list),
+                        Err(e) if e.not_found && sources.len() > 1 => None,
+                        Err(e) => return Err(e.message),
+                    }
+                }
+                Source::FsMirror(mirror) => {
+                    let versions = mirror.versions(provider);
+                    (!versions.is_empty()).then_some(VersionsFound {
+                        versions,
+                        warnings: Vec::new(),
+                    })
+                }
+                Source::NetMirror(mirror) => mirror
+                    .versions(provider)
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map(|versions| VersionsFound {
+                        versions,
+                        warnings: Vec::new(),
+                    }),
+            };
+            if let Some(list) = listed {
+                any = true;
+                for v in list.versions {
+                    if !found.versions.contains(&v) {
+                        found.versions.push(v);
+                    }
+                }
+                found.warnings.extend(list.warnings);
+            }
+        }
+        if !any {
+            let names: Vec<String> = sources.iter().map(|s| s.describe()).collect();
+            return Err(format!(
+                "provider {provider} was not found in {}",
+                names.join(" or ")
+            ));
+        }
+        Ok(found)
+    }
+
+    /// The hashes a lock entry for (`provider`, `version`) gets for `platforms` in a
+    /// root of `flavor`: per platform, from the first source that has that package
+    /// (`MultiSource.PackageMeta`). Mirrors contribute the local `h1:` only; platforms
+    /// left for the registry go to it in one call, which returns `h1:` per platform plus
+    /// the signed `zh:` lines.
+    pub async fn package_hashes(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platforms: &[Platform],
+        flavor: Flavor,
+    ) -> Result<PackageHashes, PackageError> {
+        let sources = self.for_provider(provider);
+        let assigned = assign(&sources, provider, version, platforms).await?;
+        let mut hashes = PackageHashes::new();
+        for (index, platforms) in assigned {
+            let err = |platform: Option<&Platform>, reason| {
+                PackageError::new(provider, version, platform, reason)
+            };
+            match sources[index] {
+                Source::Registry(registry) => {
+                    let packages_map = flavor == Flavor::OpenTofu;
+                    hashes.extend(
+                        registry
+                            .package_hashes(provider, version, &platforms, packages_map)
+                            .await?,
+                    );
+                }
+                Source::FsMirror(mirror) => {
+                    for platform in platforms {
+                        let mirror = Arc::clone(mirror);
+                        let (p, v, pl) = (provider.clone(), version.clone(), platform.clone());
+                        let hashed =
+                            tokio::task::spawn_blocking(move || mirror.package_hash(&p, &v, &pl))
+                                .await
+                                .map_err(|e| {
+                                    err(Some(&platform), format!("hashing task failed: {e}"))
+                                })?;
+                        let hash = hashed.map_err(|e| err(Some(&platform), e.to_string()))?;
+                        hashes.insert(hash, HashOrigin::of(Provenance::FsMirror, &platform));
+                    }
+                }
+                Source::NetMirror(mirror) => {
+                    let found = mirror
+                        .package_hashes(provider, version, &platforms)
+                        .await
+                        .map_err(|e| err(None, e.to_string()))?;
+                    for (platform, hash) in platforms.iter().zip(found) {
+                        hashes.insert(hash, HashOrigin::of(Provenance::NetMirror, platform));
+                    }
+                }
+            }
+        }
+        Ok(hashes)
+    }
+}
+
+impl Sources {
+    /// Every platform the sources of `provider` publish `version` for, each once, in
+    /// source order: what a registry's signed SHA256SUMS lists, what a mirror holds. For
+    /// `tfsum verify`, which must know every package an `h1:` could be the hash of.
+    pub async fn published_platforms(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<Vec<Platform>, PackageError> {
+        let mut platforms: Vec<Platform> = Vec::new();
+        let mut asked_registry = false;
+        for source in self.for_provider(provider) {
+            let found = match source {
+                Source::Registry(_) if asked_registry => continue,
+                Source::Registry(registry) => {
+                    asked_registry = true;
+                    registry.published_platforms(provider, version).await?
+                }
+                Source::FsMirror(mirror) => mirror.platforms(provider, version),
+                Source::NetMirror(mirror) => mirror
+                    .archives(provider, version)
+                    .await
+                    .map_err(|e| PackageError::new(provider, version, None, e.to_string()))?
+                    .unwrap_or_default()
+                    .keys()
+                    .filter_map(|p| p.parse::<Platform>().ok())
+                    .collect(),
+            };
+            for platform in found {
+                if !platforms.contains(&platform) {
+                    platforms.push(platform);
+                }
+            }
+        }
+        Ok(platforms)
+    }
+}
+
+/// Which of `sources` serves each platform: the first that has its package.
+async fn assign(
+    sources: &[&Source],
+    provider: &ProviderAddr,
+    version: &Version,
+    platforms: &[Platform],
+) -> Result<BTreeMap<usize, Vec<Platform>>, PackageError> {
+    let mut assigned: BTreeMap<usize, Vec<Platform>> = BTreeMap::new();
+    for platform in platforms {
+        let mut chosen = None;
+        for (index, source) in sources.iter().enumerate() {
+            let has = match source {
+                Source::Registry(_) => true,
+                Source::FsMirror(m) => m.package(provider, version, platform).is_some(),
+                Source::NetMirror(m) => {
+                    m.has_package(provider, version, platform)
+                        .await
+                        .map_err(|e| {
+                            PackageError::new(provider, version, Some(platform), e.to_string())
+                        })?
+                }
+            };
+            if has {
+                chosen = Some(index);
+                break;
+            }
+        }
+        let Some(index) = chosen else {
+            let names: Vec<String> = sources.iter().map(|s| s.describe()).collect();
+            let reason = format!("not available in {}", names.join(" or "));
+            return Err(PackageError::new(provider, version, Some(platform), reason));
+        };
+        assigned.entry(index).or_default().push(platform.clone());
+    }
+    Ok(assigned)
+}
+
+/// Limits of the mirror sources: plain values from the settings.
+#[derive(Debug, Clone)]
+pub struct MirrorOptions {
+    /// The run's download slots (`--jobs`), shared with the registry source.
+    pub jobs: Arc<tokio::sync::Semaphore>,
+    pub zip_limits: crate::vocab::hash::ZipLimits,
+}
+
+/// One unique package of a plan: what the hash stage fetches, once.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Package {
+    pub addr: ProviderAddr,
+    pub version: Version,
+    /// The flavor of the roots that use it: OpenTofu roots may take hashes from
+    /// OpenTofu's `packages` map, Terraform roots never do (spec §10).
+    pub flavor: Flavor,
+}
+
+/// Where a hash the hash stage produced came from: what the change report tells a
+/// reviewer about each new hash of a lock file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provenance {
+    /// `h1:` computed now from a zip downloaded from the registry, whose checksum the
+    /// signed SHA256SUMS vouches for.
+    Download,
+    /// `zh:` from a line of a SHA256SUMS fetched now whose signature verified.
+    SignedSums,
+    /// From the user's hash cache: an earlier run's verified download or signed sums.
+    Cache,
+    /// From OpenTofu's `packages` map, vouched for by one verified download (spec §10).
+    PackagesMap,
+    /// `h1:` computed from the package a filesystem mirror holds.
+    FsMirror,
+    /// `h1:` computed from a package downloaded from a network mirror.
+    NetMirror,
+}
+
+impl Provenance {
+    /// How the reports name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provenance::Download => "registry download",
+            Provenance::SignedSums => "signed SHA256SUMS",
+            Provenance::Cache => "cache",
+            Provenance::PackagesMap => "OpenTofu packages map",
+            Provenance::FsMirror => "filesystem mirror",
+            Provenance::NetMirror => "network mirror",
+        }
+    }
+}
+
+/// One hash's provenance and, for an `h1:` (or a `zh:` of one downloaded zip), the
+/// platform whose package it is; `None` for the `zh:` lines of SHA256SUMS, which
+/// cover every platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HashOrigin {
+    pub provenance: Provenance,
+    pub platform: Option<Platform>,
+}
+
+impl HashOrigin {
+    pub fn of(provenance: Provenance, platform: &Platform) -> HashOrigin {
+        HashOrigin {
+            provenance,
+            platform: Some(platform.clone()),
+        }
+    }
+}
+
+/// A package's hashes, each with where it came from. The keys are what the lock entry
+/// records (a `BTreeMap`, so they come out in lock-file order).
+pub type PackageHashes = BTreeMap<Hash, HashOrigin>;
+
+/// Every package's hashes, or why it has none.
+pub type Hashes = HashMap<Package, Result<PackageHashes, PackageError>>;
+
+/// Stage 4: the hashes of every package for `platforms`, each package once, all at the
+/// same time (the sources bound the actual concurrency).
+pub async fn hash_packages(
+    sources: &Sources,
+    packages: &BTreeSet<Package>,
+    platforms: &[Platform],
+) -> Hashes {
+    let results = futures::future::join_all(packages.iter().map(|package| async move {
+        let hashes = sources
+            .package_hashes(&package.addr, &package.version, platforms, package.flavor)
+            .await;
+        (package.clone(), hashes)
+    }))
+    .await;
+    results.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests;

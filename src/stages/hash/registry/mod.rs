@@ -1,0 +1,644 @@
+//! The origin registry as a package source: version lists, and the hashes of each unique
+//! (provider, version) package, fetched and verified at most once per run and usually not
+//! at all.
+//!
+//! For a package it needs, per requested platform, the `h1:` of the unpacked zip, and once
+//! per version the `zh:` lines of the signed SHA256SUMS (spec §5.4–5.5). It answers from
+//! the persistent [`Cache`] first. What is missing it fetches: the download JSON per
+//! platform, SHA256SUMS and its signature once per document URL, and each platform's zip as
+//! a stream that is hashed while it arrives ([`crate::net::download`]). Checks, in Terraform's
+//! order: the SHA256SUMS entry for the file equals the registry's `shasum`, the zip's
+//! sha256 equals it, and the signature verifies against a key the registry supplied.
+//! Nothing unverified reaches the cache or a lock file.
+//!
+//! Version lists come from the cache while younger than the TTL (any age when offline),
+//! else from the registry, and are cached. The plan of unique packages is built before
+//! anything is asked, so each package is requested once; downloads are bounded by the
+//! run's job semaphore, requests per host by the transport.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+use crate::disk::cache::{Cache, Origin, PlatformEntry};
+use crate::net::download::download_and_hash;
+use crate::net::registry::client::PlatformHashes;
+use crate::net::registry::{PackageMeta, RegistryClient, RegistryError};
+use crate::vocab::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
+use crate::vocab::hash::zipstream::ZipLimits;
+use crate::vocab::hash::Hash;
+use crate::vocab::progress::Progress;
+
+use super::{HashOrigin, PackageHashes, Provenance, VersionsError, VersionsFound};
+
+mod sums;
+
+use crate::vocab::version::Version;
+use sums::VerifiedSums;
+
+/// Largest SHA256SUMS or signature document accepted.
+const MAX_SMALL_DOCUMENT: usize = 4 << 20;
+
+/// Why a package's hashes could not be established. Always names the package
+/// (provider, version and, where one is involved, platform).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{package}: {reason}")]
+pub struct PackageError {
+    pub package: String,
+    pub reason: String,
+}
+
+impl PackageError {
+    /// An error naming `provider`, `version` and, where one is involved, `platform`.
+    pub fn new(
+        provider: &ProviderAddr,
+        version: &Version,
+        platform: Option<&Platform>,
+        reason: String,
+    ) -> PackageError {
+        PackageError {
+            package: match platform {
+                Some(p) => format!("{provider} {version} ({p})"),
+                None => format!("{provider} {version}"),
+            },
+            reason,
+        }
+    }
+}
+
+/// Counters for the run summary and the benchmark.
+#[derive(Debug, Default, Clone)]
+pub struct RegistryStats {
+    pub packages_from_cache: u64,
+    pub packages_downloaded: u64,
+    pub zip_bytes_downloaded: u64,
+    pub sums_fetched: u64,
+}
+
+/// Options of the index.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    pub jobs: usize,
+    pub per_host: usize,
+    pub offline: bool,
+    /// Bounds on each package, uncompressed; the download itself is cut off at
+    /// [`max_download_bytes`] of them.
+    pub zip_limits: ZipLimits,
+}
+
+/// How the registry source behaves; plain values from the settings.
+#[derive(Debug, Clone)]
+pub struct RegistryOptions {
+    pub offline: bool,
+    /// How long a cached version list stays fresh (ignored offline: any age will do).
+    pub versions_ttl: Duration,
+    /// Bounds on each package, uncompressed; the download itself is cut off at
+    /// [`crate::net::download::max_download_bytes`] of them.
+    pub zip_limits: ZipLimits,
+}
+
+/// Each provider's own registry, through the cache.
+pub struct RegistrySource {
+    client: Option<RegistryClient>,
+    cache: Cache,
+    options: RegistryOptions,
+    /// The run's download slots (`--jobs`), shared with the other sources.
+    jobs: Arc<Semaphore>,
+    stats: std::sync::Mutex<RegistryStats>,
+    progress: Arc<dyn Progress>,
+}
+
+impl std::fmt::Debug for RegistrySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistrySource")
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl RegistrySource {
+    /// `client` is `None` when running offline.
+    pub fn new(
+        client: Option<RegistryClient>,
+        cache: Cache,
+        options: RegistryOptions,
+        jobs: Arc<Semaphore>,
+        progress: Arc<dyn Progress>,
+    ) -> RegistrySource {
+        RegistrySource {
+            client,
+            cache,
+            options,
+            jobs,
+            progress,
+            stats: std::sync::Mutex::new(RegistryStats::default()),
+        }
+    }
+
+    pub fn stats(&self) -> RegistryStats {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// The provider's versions as the registry lists them: from the cache while fresh,
+    /// else fetched and cached.
+    pub async fn versions(&self, addr: &ProviderAddr) -> Result<VersionsFound, VersionsError> {
+        let ttl = if self.options.offline {
+            Duration::MAX
+        } else {
+            self.options.versions_ttl
+        };
+        if let Some(versions) = self.cache.versions(addr, ttl) {
+            return Ok(VersionsFound {
+                versions,
+                warnings: Vec::new(),
+            });
+        }
+        let Some(client) = self.client.as_ref().filter(|_| !self.options.offline) else {
+            return Err(VersionsError {
+                message: format!("offline, and the cache holds no version list for {addr}"),
+                not_found: false,
+            });
+        };
+        match client.versions(addr).await {
+            Ok(list) => {
+                let raw: Vec<String> = list.versions.iter().map(|v| v.version.clone()).collect();
+                self.cache.put_versions(addr, &raw);
+                Ok(VersionsFound {
+                    versions: raw,
+                    warnings: list.warnings,
+                })
+            }
+            Err(e) => Err(VersionsError {
+                not_found: matches!(e, RegistryError::ProviderNotFound { .. }),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// All hashes a lock entry for this package gets for `platforms`: one `h1:` per
+    /// platform plus every signed `zh:` line. `use_packages_map` allows OpenTofu's
+    /// `packages` map to stand in for downloads, which only `tofu init` does (spec §10).
+    pub async fn package_hashes(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platforms: &[Platform],
+        use_packages_map: bool,
+    ) -> Result<PackageHashes, PackageError> {
+        let package = Package {
+            provider,
+            version,
+            v: version.to_string(),
+        };
+        let cached = self.cached(&package, platforms, use_packages_map);
+        let hits = (platforms.len() - cached.missing.len()) as u64;
+        self.bump(|s| s.packages_from_cache += hits);
+        if let (Some(sums), true) = (&cached.sums, cached.missing.is_empty()) {
+            self.progress.cache_hit(&format!("{provider} {version}"));
+            return Ok(finish(&cached.entries, sums, Provenance::Cache));
+        }
+        let client = match (&self.client, self.options.offline) {
+            (Some(client), false) => client,
+            _ => return Err(package.error(None, offline_reason(&cached.missing))),
+        };
+        let fetched = self
+            .fetch(client, &package, cached, platforms, use_packages_map)
+            .await?;
+        Ok(finish(
+            &fetched.entries,
+            &fetched.sums,
+            fetched.sums_provenance,
+        ))
+    }
+
+    /// The platforms the version's signed SHA256SUMS lists packages for, for `tfsum
+    /// verify`: from the cached sums (verified again), else fetched and verified through
+    /// the download document of the first platform the registry lists for the version.
+    pub async fn published_platforms(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<Vec<Platform>, PackageError> {
+        let package = Package {
+            provider,
+            version,
+            v: version.to_string(),
+        };
+        let cached = self
+            .cache
+            .sums(provider, &package.v)
+            .and_then(|signed| sums::verify(provider, &signed).ok());
+        let sums = match cached {
+            Some(sums) => sums,
+            None => {
+                let client = match (&self.client, self.options.offline) {
+                    (Some(client), false) => client,
+                    _ => return Err(package.error(None, offline_reason(&[]))),
+                };
+                let list = client
+                    .versions(provider)
+                    .await
+                    .map_err(|e| package.error(None, e.to_string()))?;
+                let probe = list
+                    .versions
+                    .iter()
+                    .filter(|v| Version::parse(&v.version).is_ok_and(|v| v == *version))
+                    .flat_map(|v| &v.platforms)
+                    .find_map(|p| format!("{}_{}", p.os, p.arch).parse::<Platform>().ok())
+                    .ok_or_else(|| {
+                        package.error(
+                            None,
+                            "the registry lists no platform for this version".to_string(),
+                        )
+                    })?;
+                let meta = self.meta(client, &package, &probe).await?;
+                self.fetch_sums(client, &package, &meta)
+                    .await
+                    .map_err(|reason| package.error(Some(&probe), reason))?
+            }
+        };
+        Ok(sums.platforms(&provider.r#type, &package.v))
+    }
+
+    /// What the cache holds for `package`: the verified sums, and the platforms it has an
+    /// entry for (an entry from OpenTofu's `packages` map counts only where the map may
+    /// be used); the rest are missing.
+    fn cached(&self, package: &Package, platforms: &[Platform], use_packages_map: bool) -> Found {
+        let sums = self
+            .cache
+            .sums(package.provider, &package.v)
+            .and_then(|signed| sums::verify(package.provider, &signed).ok());
+        let mut found = Found {
+            sums,
+            entries: Vec::new(),
+            missing: Vec::new(),
+        };
+        for platform in platforms {
+            let entry = self
+                .cache
+                .platform(package.provider, &package.v, platform)
+                .filter(|e| use_packages_map || e.origin == Origin::Download)
+                .filter(|e| parse_hashes([&e.h1, &e.zh]).is_some());
+            match entry {
+                Some(entry) => found.entries.push(Got {
+                    platform: platform.clone(),
+                    entry,
+                    provenance: Provenance::Cache,
+                }),
+                None => found.missing.push(platform.clone()),
+            }
+        }
+        found
+    }
+
+    /// Fetches what the cache lacks: the download document of each missing platform (if
+    /// only the sums are missing, of the first platform), the sums, and the packages, each
+    /// checked before it is cached.
+    async fn fetch(
+        &self,
+        client: &RegistryClient,
+        package: &Package<'_>,
+        mut found: Found,
+        platforms: &[Platform],
+        use_packages_map: bool,
+    ) -> Result<Complete, PackageError> {
+        let wanted: Vec<&Platform> = if found.missing.is_empty() {
+            platforms.iter().take(1).collect()
+        } else {
+            found.missing.iter().collect()
+        };
+        let Some((&first, rest)) = wanted.split_first() else {
+            return Err(package.error(None, "no platform was requested".to_string()));
+        };
+        let first_meta = self.meta(client, package, first).await?;
+        check_protocols(&first_meta).map_err(|reason| package.error(Some(first), reason))?;
+        let (sums, sums_provenance) = match found.sums.take() {
+            Some(sums) => (sums, Provenance::Cache),
+            None => (
+                self.fetch_sums(client, package, &first_meta)
+                    .await
+                    .map_err(|reason| package.error(Some(first), reason))?,
+                Provenance::SignedSums,
+            ),
+        };
+        // An OpenTofu registry's first document may describe every platform (spec §10);
+        // with signed sums to vouch for it, one download then stands for all.
+        let map = use_packages_map
+            .then(|| usable_packages_map(&first_meta, &found.missing, &sums))
+            .flatten();
+        let rest: &[&Platform] = if map.is_some() { &[] } else { rest };
+        let rest_metas =
+            futures::future::join_all(rest.iter().map(|p| self.meta(client, package, p))).await;
+        let mut metas: Vec<(&Platform, PackageMeta)> = vec![(first, first_meta.clone())];
+        for (p, meta) in rest.iter().zip(rest_metas) {
+            metas.push((p, meta?));
+        }
+        let to_download = metas.iter().filter(|(p, _)| found.missing.contains(p));
+        let downloads = futures::future::join_all(
+            to_download
+                .map(|(platform, meta)| self.download(client, package, &sums, platform, meta)),
+        );
+        for got in downloads.await {
+            found.entries.push(got?);
+        }
+        if let (Some(map), Some(downloaded)) = (map, found.entries.last()) {
+            let others = entries_from_map(map, first, &downloaded.entry, &found.missing)
+                .map_err(|reason| package.error(Some(first), reason))?;
+            for (platform, entry) in others {
+                self.cache
+                    .put_platform(package.provider, &package.v, platform, &entry);
+                found.entries.push(Got {
+                    platform: platform.clone(),
+                    entry,
+                    provenance: Provenance::PackagesMap,
+                });
+            }
+        }
+        Ok(Complete {
+            entries: found.entries,
+            sums,
+            sums_provenance,
+        })
+    }
+
+    /// One platform's download document.
+    async fn meta(
+        &self,
+        client: &RegistryClient,
+        package: &Package<'_>,
+        platform: &Platform,
+    ) -> Result<PackageMeta, PackageError> {
+        client
+            .package(package.provider, &package.v, platform)
+            .await
+            .map_err(|e| package.error(Some(platform), e.to_string()))
+    }
+
+    /// Fetches SHA256SUMS and its signature, verifies them (spec §5.4 step 3) and caches
+    /// them with the keys, so the cache can verify them again.
+    async fn fetch_sums(
+        &self,
+        client: &RegistryClient,
+        package: &Package<'_>,
+        meta: &PackageMeta,
+    ) -> Result<VerifiedSums, String> {
+        let http = client.http();
+        let document = http
+            .get_bytes(&meta.shasums_url, MAX_SMALL_DOCUMENT)
+            .await
+            .map_err(|e| e.to_string())?;
+        // OpenTofu's registry publishes no key for some providers; there is then no
+        // signature to fetch (spec §10, and `sums::verify` allows it for that host only).
+        let unsigned =
+            meta.signing_keys.is_empty() && package.provider.hostname.as_str() == OPENTOFU_REGISTRY;
+        let signature = if unsigned {
+            bytes::Bytes::new()
+        } else {
+            http.get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
+                .await
+                .map_err(|e| e.to_string())?
+        };
+        self.bump(|s| s.sums_fetched += 1);
+        let signed = sums::signed(&document, &signature, meta);
+        let verified = sums::verify(package.provider, &signed).map_err(|e| {
+            format!(
+                "signature {} of {} does not verify: {e}",
+                meta.shasums_signature_url, meta.shasums_url
+            )
+        })?;
+        self.cache.put_sums(package.provider, &package.v, &signed);
+        Ok(verified)
+    }
+
+    /// Downloads one platform's zip, hashing it while it streams, after checking that the
+    /// signed sums vouch for its checksum; caches the result.
+    async fn download(
+        &self,
+        client: &RegistryClient,
+        package: &Package<'_>,
+        sums: &VerifiedSums,
+        platform: &Platform,
+        meta: &PackageMeta,
+    ) -> Result<Got, PackageError> {
+        let fail = |reason| package.error(Some(platform), reason);
+        sums.vouches_for(meta).map_err(fail)?;
+        let label = format!("{} {} {platform}", package.provider, package.version);
+        let result = self.download_zip(client, meta, &label).await;
+        self.progress.download_finished(&label, result.is_ok());
+        let entry = result.map_err(fail)?;
+        self.cache
+            .put_platform(package.provider, &package.v, platform, &entry);
+        Ok(Got {
+            platform: platform.clone(),
+            entry,
+            provenance: Provenance::Download,
+        })
+    }
+
+    /// Downloads a zip and hashes it while it streams, retrying transient failures from
+    /// the start; its SHA-256 must be the registry's `shasum`.
+    async fn download_zip(
+        &self,
+        client: &RegistryClient,
+        meta: &PackageMeta,
+        label: &str,
+    ) -> Result<PlatformEntry, String> {
+        let _job = self.jobs.acquire().await.map_err(|e| e.to_string())?;
+        let hashed = download_and_hash(
+            client.http(),
+            &meta.download_url,
+            &self.options.zip_limits,
+            self.progress.as_ref(),
+            label,
+        )
+        .await?;
+        if hashed.sha256 != meta.shasum {
+            return Err(format!(
+                "the zip downloaded from {} has sha256 {} but the registry reports {}",
+                meta.download_url,
+                hex::encode(hashed.sha256),
+                hex::encode(meta.shasum)
+            ));
+        }
+        self.bump(|s| {
+            s.packages_downloaded += 1;
+            s.zip_bytes_downloaded += hashed.bytes;
+        });
+        Ok(PlatformEntry {
+            h1: hashed.h1.to_string(),
+            zh: hashed.zh().to_string(),
+            size: hashed.bytes,
+            origin: Origin::Download,
+        })
+    }
+
+    fn bump(&self, f: impl FnOnce(&mut RegistryStats)) {
+        if let Ok(mut stats) = self.stats.lock() {
+            f(&mut stats);
+        }
+    }
+}
+
+/// Terraform (0.15 through today) speaks plugin protocols 5 and 6. A version whose
+/// download document lists protocols but none of those cannot be used, and Terraform
+/// fails on it rather than choosing an older version (`ErrProtocolNotSupported`, spec
+/// §5.3); tfsum refuses to lock it for the same reason. An empty list is accepted.
+fn check_protocols(meta: &PackageMeta) -> Result<(), String> {
+    let supported = |p: &String| {
+        let major = p.split('.').next().unwrap_or("");
+        major == "5" || major == "6"
+    };
+    if meta.protocols.is_empty() || meta.protocols.iter().any(supported) {
+        return Ok(());
+    }
+    Err(format!(
+        "this version supports plugin protocols {} only; Terraform and OpenTofu need 5 or 6, so it cannot be used (choose another version with a constraint)",
+        meta.protocols.join(", ")
+    ))
+}
+
+/// One package being hashed, for messages.
+struct Package<'a> {
+    provider: &'a ProviderAddr,
+    version: &'a Version,
+    /// The version as the registry's URLs and the cache spell it.
+    v: String,
+}
+
+impl Package<'_> {
+    /// An error naming the package and, where one is involved, the platform.
+    fn error(&self, platform: Option<&Platform>, reason: String) -> PackageError {
+        PackageError::new(self.provider, self.version, platform, reason)
+    }
+}
+
+/// One platform's entry and where this run got it.
+struct Got {
+    platform: Platform,
+    entry: PlatformEntry,
+    provenance: Provenance,
+}
+
+/// What the cache had for a package.
+struct Found {
+    sums: Option<VerifiedSums>,
+    entries: Vec<Got>,
+    missing: Vec<Platform>,
+}
+
+/// Everything a package's lock entry is made of.
+struct Complete {
+    entries: Vec<Got>,
+    sums: VerifiedSums,
+    sums_provenance: Provenance,
+}
+
+/// Why an offline run cannot finish a package.
+fn offline_reason(missing: &[Platform]) -> String {
+    let what = if missing.is_empty() {
+        "its signed SHA256SUMS".to_string()
+    } else {
+        let names: Vec<String> = missing.iter().map(|p| p.to_string()).collect();
+        format!("the package for {}", names.join(", "))
+    };
+    format!("offline, and the cache does not hold {what}")
+}
+
+/// What `providers lock` records for a package (spec §5.5): each platform's `h1:` and
+/// every signed `zh:` line; when SHA256SUMS did not look like a checksum list, each
+/// downloaded zip's own `zh:` instead (Terraform's fallback). Each with where it came
+/// from: the platform's own origin, or `sums_provenance` for the SHA256SUMS lines.
+fn finish(entries: &[Got], sums: &VerifiedSums, sums_provenance: Provenance) -> PackageHashes {
+    let mut hashes = PackageHashes::new();
+    for got in entries {
+        let origin = HashOrigin::of(got.provenance, &got.platform);
+        let mut own = vec![&got.entry.h1];
+        if sums.zh.is_empty() {
+            own.push(&got.entry.zh);
+        }
+        for hash in parse_hashes(own).unwrap_or_default() {
+            hashes.insert(hash, origin.clone());
+        }
+    }
+    for zh in &sums.zh {
+        hashes.insert(
+            zh.clone(),
+            HashOrigin {
+                provenance: sums_provenance,
+                platform: None,
+            },
+        );
+    }
+    hashes
+}
+
+/// OpenTofu's `packages` map (spec §10) may stand in for downloading every platform
+/// when it covers each missing platform with an `h1:` and a `zh:`, and each of those
+/// `zh:` is a line of the SHA256SUMS whose signature verified (`sums.zh` is empty when
+/// it did not look like a checksum list). What stays unsigned is each platform's `h1:`,
+/// which OpenTofu records on the registry's word too; the one package that is
+/// downloaded is checked against the map before any of it is used.
+fn usable_packages_map<'m>(
+    meta: &'m PackageMeta,
+    missing: &[Platform],
+    sums: &VerifiedSums,
+) -> Option<&'m BTreeMap<Platform, PlatformHashes>> {
+    let map = meta.packages.as_ref()?;
+    let signed = |zh: &Hash| sums.lists(zh.as_str());
+    let covered = missing.iter().all(|p| {
+        map.get(p).is_some_and(|entry| {
+            entry.first("h1").is_some() && entry.first("zh").is_some_and(signed)
+        })
+    });
+    (covered && !sums.zh.is_empty()).then_some(map)
+}
+
+/// Checks the downloaded package against its entry in the map (`zh:`, size and the
+/// `h1:` computed while streaming), then reads the other missing platforms' entries.
+fn entries_from_map<'p>(
+    map: &BTreeMap<Platform, PlatformHashes>,
+    downloaded_platform: &Platform,
+    downloaded: &PlatformEntry,
+    missing: &'p [Platform],
+) -> Result<Vec<(&'p Platform, PlatformEntry)>, String> {
+    let entry = |p: &Platform| -> Result<PlatformEntry, String> {
+        let e = map
+            .get(p)
+            .ok_or_else(|| format!("the registry's packages map has no entry for {p}"))?;
+        let (Some(h1), Some(zh)) = (e.first("h1"), e.first("zh")) else {
+            return Err(format!(
+                "the registry's packages map lacks h1: or zh: for {p}"
+            ));
+        };
+        Ok(PlatformEntry {
+            h1: h1.to_string(),
+            zh: zh.to_string(),
+            size: e.package_size.unwrap_or(0),
+            origin: Origin::PackagesMap,
+        })
+    };
+    let claimed = entry(downloaded_platform)?;
+    let size_ok = map
+        .get(downloaded_platform)
+        .and_then(|e| e.package_size)
+        .is_none_or(|size| size == downloaded.size);
+    if claimed.h1 != downloaded.h1 || claimed.zh != downloaded.zh || !size_ok {
+        return Err(format!(
+            "the registry's packages map disagrees with the package downloaded for {downloaded_platform}: it says {} {} ({} bytes), the package has {} {} ({} bytes)",
+            claimed.h1, claimed.zh, claimed.size, downloaded.h1, downloaded.zh, downloaded.size
+        ));
+    }
+    missing
+        .iter()
+        .filter(|p| *p != downloaded_platform)
+        .map(|p| entry(p).map(|e| (p, e)))
+        .collect()
+}
+
+/// Hash strings from the cache are re-parsed; a bad one makes the whole entry a miss.
+fn parse_hashes<'a>(items: impl IntoIterator<Item = &'a String>) -> Option<Vec<Hash>> {
+    items.into_iter().map(|s| Hash::parse(s).ok()).collect()
+}

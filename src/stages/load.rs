@@ -1,0 +1,410 @@
+//! Stage 2 of the pipeline (DESIGN.md "load"): from discovered directories to roots, each
+//! with its old lock file, its flavor and the provider requirements of its whole module
+//! tree ([`Loaded`]).
+//!
+//! A directory is a root when it has a lock file, a backend or cloud block, or when no
+//! other discovered module calls it as a local module (`config::tree::find_roots`); a
+//! Terragrunt unit is a root of its own, and the modules units use as sources are not,
+//! unless they say so. Every module directory is parsed once per default registry host
+//! ([`Loader`]); a module shared by a Terraform and an OpenTofu root reads differently for
+//! each.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::terragrunt::{self, UnitConfig, UnitSource};
+use crate::config::tree::{self, ModuleReader, Remote};
+use crate::config::{self, test_files, ConfigError, Module};
+use crate::disk::atomic::link_target;
+use crate::net::modules::{
+    FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource,
+};
+use crate::stages::discover::Discovery;
+use crate::stages::resolve::{self, ProviderReqs};
+use crate::stages::root::{LockProblem, Root, RootError, RootKind};
+use crate::vocab::addr::ProviderAddr;
+use crate::vocab::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
+use crate::vocab::paths::normalize_path;
+
+/// A root whose configuration and lock file were read.
+#[derive(Debug)]
+pub struct Loaded {
+    pub flavor: Flavor,
+    pub old: Option<OldLock>,
+    /// What the root's module tree asks of each lockable provider.
+    pub reqs: BTreeMap<ProviderAddr, ProviderReqs>,
+    /// Every module directory of the root's configuration (for changed-files mode).
+    pub modules: Vec<PathBuf>,
+    /// Where the lock file is written: its own path, or the target of a lock file that
+    /// is a link within the tree.
+    pub lock_path: PathBuf,
+}
+
+/// The lock file a root already has.
+#[derive(Debug)]
+pub struct OldLock {
+    pub bytes: Vec<u8>,
+    pub lock: LockFile,
+}
+
+/// How roots are loaded: plain values from the settings.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Forces every root's flavor; `None` detects it per root ([`detect_flavor`]).
+    pub flavor: Option<Flavor>,
+    pub recursive: bool,
+    /// The trees tfsum works on (canonical): a lock file that is a link may lead only
+    /// into one of them.
+    pub within: Vec<PathBuf>,
+}
+
+/// Every root of `discovery`, in path order, loaded or stopped; and the warnings met on
+/// the way (empty modules, …). Remote module calls are fetched through `fetcher` in
+/// rounds: every root is walked with what has been fetched so far, the calls still
+/// missing are fetched together (each package once, in parallel), and the roots that
+/// waited on them are walked again, until none waits.
+pub async fn roots(
+    discovery: &Discovery,
+    options: &LoadOptions,
+    fetcher: &ModuleFetcher,
+) -> (Vec<Root<Loaded>>, Vec<String>) {
+    let mut loader = Loader::default();
+    let mut warnings: Vec<String> = discovery.warnings.iter().map(|w| w.to_string()).collect();
+    let units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)> =
+        terragrunt::find_units(&discovery.unit_dirs, options.recursive)
+            .into_iter()
+            .map(|dir| {
+                let unit = terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir));
+                (dir, unit)
+            })
+            .collect();
+    let module_roots = find_module_roots(discovery, &units, options, &mut loader);
+    let mut roots = Vec::new();
+    let mut waiting = Vec::new();
+    let candidates = module_roots
+        .into_iter()
+        .map(|dir| (dir, RootKind::Module, Ok(None)))
+        .chain(units.into_iter().map(|(dir, unit)| {
+            let unit = unit.map(Some).map_err(RootError::from);
+            (dir, RootKind::Unit, unit)
+        }));
+    for (dir, kind, unit) in candidates {
+        match unit.and_then(|unit| open_root(&dir, unit, options)) {
+            Ok(open) => waiting.push(open),
+            Err(e) => roots.push(Root::failed(dir, kind, e)),
+        }
+    }
+    let mut remote = Fetches::default();
+    while !waiting.is_empty() {
+        let mut still = Vec::new();
+        for open in waiting {
+            match walk(open, &mut loader, &mut remote) {
+                Walked::Done(root, found) => {
+                    warnings.extend(found);
+                    roots.push(root);
+                }
+                Walked::Waiting(open) => still.push(open),
+            }
+        }
+        remote.fetch_wanted(fetcher).await;
+        waiting = still;
+    }
+    roots.sort_by(|a, b| a.dir.cmp(&b.dir));
+    (roots, warnings)
+}
+
+/// The module directories that are roots. Without `recursive` every given directory is
+/// one; with it, root detection needs every module's calls, and directories that fail to
+/// load stay candidates, so their failure is reported instead of silently dropped. Units
+/// own their directory's lock file, and the modules they use as sources are not roots of
+/// their own unless they say so (a lock file or a backend).
+fn find_module_roots(
+    discovery: &Discovery,
+    units: &[(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)],
+    options: &LoadOptions,
+    loader: &mut Loader,
+) -> Vec<PathBuf> {
+    if !options.recursive {
+        return discovery.dirs.clone();
+    }
+    let mut loaded = Vec::new();
+    let mut unloadable = Vec::new();
+    for dir in &discovery.dirs {
+        let flavor = options.flavor.unwrap_or_else(|| {
+            let old = read_old_lock(dir, &options.within)
+                .ok()
+                .and_then(|(_, text)| text);
+            detect_flavor(dir, old.as_deref().map(str::as_bytes))
+        });
+        // With its test files: a module only a test's `run` block calls is not a root.
+        let host = flavor.default_registry();
+        match loader
+            .load(dir, host)
+            .and_then(|module| test_files::root_with_tests(module, host))
+        {
+            Ok(module) => loaded.push((dir.clone(), module)),
+            Err(_) => unloadable.push(dir.clone()),
+        }
+    }
+    let unit_dirs: BTreeSet<PathBuf> = units.iter().map(|(u, _)| normalize_path(u)).collect();
+    let unit_sources: BTreeSet<PathBuf> = units
+        .iter()
+        .filter_map(|(_, unit)| unit.as_ref().ok())
+        .filter_map(|config| config.module_dir().map(normalize_path))
+        .collect();
+    tree::find_roots(&loaded, &unloadable)
+        .into_iter()
+        .filter(|dir| {
+            let dir_n = normalize_path(dir);
+            if unit_dirs.contains(&dir_n) {
+                return false;
+            }
+            if unit_sources.contains(&dir_n) {
+                let has_backend = loaded.iter().any(|(d, m)| d == dir && m.has_backend);
+                return dir.join(LOCK_FILE_NAME).exists() || has_backend;
+            }
+            true
+        })
+        .collect()
+}
+
+/// A root whose lock file was read, waiting for its module tree.
+struct OpenRoot {
+    dir: PathBuf,
+    kind: RootKind,
+    /// A unit's configuration: its source module with the unit's own and generated files
+    /// laid over it; its lock file sits beside `terragrunt.hcl`.
+    unit: Option<UnitConfig>,
+    flavor: Flavor,
+    old: Option<OldLock>,
+    lock_path: PathBuf,
+}
+
+/// Reads a root's lock file (and so its flavor).
+fn open_root(
+    dir: &Path,
+    unit: Option<UnitConfig>,
+    options: &LoadOptions,
+) -> Result<OpenRoot, RootError> {
+    let (lock_path, old_text) = read_old_lock(dir, &options.within)?;
+    let flavor = options
+        .flavor
+        .unwrap_or_else(|| detect_flavor(dir, old_text.as_deref().map(str::as_bytes)));
+    let old = match old_text {
+        Some(text) => {
+            let lock = lockfile::parse(&text, flavor.default_registry()).map_err(|e| {
+                RootError::LockFile {
+                    path: dir.join(LOCK_FILE_NAME),
+                    problem: LockProblem::Invalid(e),
+                }
+            })?;
+            Some(OldLock {
+                bytes: text.into_bytes(),
+                lock,
+            })
+        }
+        None => None,
+    };
+    Ok(OpenRoot {
+        dir: dir.to_path_buf(),
+        kind: if unit.is_some() {
+            RootKind::Unit
+        } else {
+            RootKind::Module
+        },
+        unit,
+        flavor,
+        old,
+        lock_path,
+    })
+}
+
+enum Walked {
+    /// Loaded or failed, with the walk's warnings.
+    Done(Root<Loaded>, Vec<String>),
+    /// Some remote code is not fetched yet.
+    Waiting(OpenRoot),
+}
+
+/// Walks a root's module tree with the remote code fetched so far.
+fn walk(mut open: OpenRoot, loader: &mut Loader, remote: &mut Fetches) -> Walked {
+    let host = open.flavor.default_registry();
+    let mut reader = Reader {
+        loader,
+        remote,
+        host,
+        root: normalize_path(&open.dir),
+    };
+    if let Some(unit) = &open.unit {
+        match fetch_unit_source(unit, &mut reader) {
+            Ok(Some(fetched)) => open.unit = Some(fetched),
+            Ok(None) => {}
+            Err(e) => return Walked::Done(Root::failed(open.dir, open.kind, e), Vec::new()),
+        }
+    }
+    let tree = match &open.unit {
+        Some(unit) => terragrunt::unit_requirements(unit, host, &mut reader),
+        None => tree::module_tree_requirements(&open.dir, host, &mut reader),
+    };
+    let tree = match tree {
+        Ok(tree) if tree.pending > 0 => return Walked::Waiting(open),
+        Ok(tree) => tree,
+        Err(e) => {
+            let root = Root::failed(open.dir, open.kind, RootError::Config(e));
+            return Walked::Done(root, Vec::new());
+        }
+    };
+    let warnings = tree.warnings.iter().map(|w| w.to_string()).collect();
+    let mut modules = vec![open.dir.clone()];
+    modules.extend(tree.modules.iter().cloned());
+    let stage = resolve::collect(&tree.requirements)
+        .map_err(RootError::Constraint)
+        .map(|reqs| Loaded {
+            flavor: open.flavor,
+            old: open.old,
+            reqs,
+            modules,
+            lock_path: open.lock_path,
+        });
+    let root = Root {
+        dir: open.dir,
+        kind: open.kind,
+        stage,
+    };
+    Walked::Done(root, warnings)
+}
+
+/// The unit rebuilt around its remote source once fetched; `None` when it has none to
+/// fetch (any more) or waits for the next round.
+fn fetch_unit_source(
+    unit: &UnitConfig,
+    reader: &mut Reader<'_>,
+) -> Result<Option<UnitConfig>, RootError> {
+    let UnitSource::Remote { text, source } = &unit.source else {
+        return Ok(None);
+    };
+    match reader.remote(&source.source, source.version.as_deref()) {
+        Remote::Fetched(fetched) => Ok(Some(unit.fetched(fetched.dir)?)),
+        Remote::Pending => Ok(None),
+        Remote::Failed(error) => Err(RootError::UnitSource {
+            unit: unit.unit_dir.join(terragrunt::UNIT_FILE_NAME),
+            module_source: text.clone(),
+            error: Box::new(error),
+        }),
+    }
+}
+
+/// The walk's reader: modules parsed once per default registry host, remote calls
+/// answered from the fetches so far.
+struct Reader<'a> {
+    loader: &'a mut Loader,
+    remote: &'a mut Fetches,
+    host: &'static str,
+    /// The root module's directory (normalised): it is read with its test files.
+    root: PathBuf,
+}
+
+impl ModuleReader for Reader<'_> {
+    fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
+        let module = self.loader.load(dir, self.host)?;
+        if *dir == self.root {
+            test_files::root_with_tests(module, self.host)
+        } else {
+            Ok(module)
+        }
+    }
+
+    fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
+        self.remote.get(source, version)
+    }
+}
+
+/// Remote module code by (source, version): fetched, failed, or wanted next round.
+#[derive(Default)]
+struct Fetches {
+    done: HashMap<(RemoteSource, Option<String>), Result<FetchedModule, ModuleError>>,
+    wanted: HashSet<(RemoteSource, Option<String>)>,
+}
+
+impl Fetches {
+    fn get(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
+        let key = (source.clone(), version.map(str::to_string));
+        match self.done.get(&key) {
+            Some(Ok(fetched)) => Remote::Fetched(fetched.clone()),
+            Some(Err(error)) => Remote::Failed(error.clone()),
+            None => {
+                self.wanted.insert(key);
+                Remote::Pending
+            }
+        }
+    }
+
+    /// Fetches every wanted source at once (the fetcher bounds the concurrency and
+    /// fetches each package once).
+    async fn fetch_wanted(&mut self, fetcher: &ModuleFetcher) {
+        let wanted: Vec<_> = self.wanted.drain().collect();
+        let fetched = futures::future::join_all(wanted.into_iter().map(|key| async move {
+            let result = fetcher.fetch(&key.0, key.1.as_deref()).await;
+            (key, result)
+        }))
+        .await;
+        self.done.extend(fetched);
+    }
+}
+
+/// Where the root's lock file is written and what it holds now. A lock file that is a
+/// link is followed only into the trees tfsum works on, and then read from its target.
+fn read_old_lock(dir: &Path, within: &[PathBuf]) -> Result<(PathBuf, Option<String>), RootError> {
+    let path = dir.join(LOCK_FILE_NAME);
+    let target = link_target(&path, within)?;
+    let problem = |problem| RootError::LockFile {
+        path: path.clone(),
+        problem,
+    };
+    let bytes = match std::fs::read(&target) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((target, None)),
+        Err(e) => return Err(problem(LockProblem::Read(e))),
+    };
+    let text = String::from_utf8(bytes).map_err(|_| problem(LockProblem::NotUtf8))?;
+    Ok((target, Some(text)))
+}
+
+/// The flavor of a root without `--flavor`: the existing lock file's header decides,
+/// else the presence of `.tofu` files (spec §10).
+pub fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
+    if let Some(bytes) = old {
+        return Flavor::from_header(&String::from_utf8_lossy(bytes));
+    }
+    let has_tofu = config::files::config_file_names(dir).is_ok_and(|names| {
+        names
+            .iter()
+            .any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"))
+    });
+    if has_tofu {
+        Flavor::OpenTofu
+    } else {
+        Flavor::Terraform
+    }
+}
+
+/// Parses each module directory once per default registry host. Successes are kept; a
+/// failure is not, so asking again yields the error again (failures are rare and the
+/// error type is not `Clone`).
+#[derive(Default)]
+struct Loader {
+    modules: HashMap<(PathBuf, &'static str), Arc<Module>>,
+}
+
+impl Loader {
+    fn load(&mut self, dir: &Path, host: &'static str) -> Result<Arc<Module>, ConfigError> {
+        let key = (dir.to_path_buf(), host);
+        if let Some(module) = self.modules.get(&key) {
+            return Ok(module.clone());
+        }
+        let module = Arc::new(config::load_module(dir, host)?);
+        self.modules.insert(key, module.clone());
+        Ok(module)
+    }
+}

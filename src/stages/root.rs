@@ -1,0 +1,117 @@
+//! A root as it moves through the pipeline: [`Root<T>`] carries the stage value `T` it
+//! has reached (loaded, planned) or the typed [`RootError`] that stopped it. Each stage consumes the roots of the stage before and
+//! passes on the ones that stopped untouched, so the report sees every root once, with
+//! the error of the stage that stopped it.
+
+use std::path::PathBuf;
+
+use crate::config::terragrunt::TerragruntError;
+use crate::config::ConfigError;
+use crate::disk::atomic::LinkEscape;
+use crate::stages::hash::PackageError;
+use crate::stages::resolve::ResolveError;
+use crate::vocab::lockfile::LockFileError;
+
+/// What kind of directory a root is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootKind {
+    /// A root module: a directory of Terraform configuration.
+    Module,
+    /// A Terragrunt unit: a `terragrunt.hcl` whose source module is the configuration.
+    Unit,
+}
+
+/// One root at one stage.
+#[derive(Debug)]
+pub struct Root<T> {
+    /// The directory holding the lock file.
+    pub dir: PathBuf,
+    pub kind: RootKind,
+    pub stage: Result<T, RootError>,
+}
+
+impl<T> Root<T> {
+    /// The next stage: `f` runs only on a root that has not stopped.
+    pub fn then<U>(self, f: impl FnOnce(T) -> Result<U, RootError>) -> Root<U> {
+        Root {
+            dir: self.dir,
+            kind: self.kind,
+            stage: self.stage.and_then(f),
+        }
+    }
+
+    pub fn failed(dir: PathBuf, kind: RootKind, error: RootError) -> Root<T> {
+        Root {
+            dir,
+            kind,
+            stage: Err(error),
+        }
+    }
+}
+
+/// Why a root failed. Each names what the user can act on: the file and line, the
+/// provider, version and platform, the URL.
+#[derive(Debug, thiserror::Error)]
+pub enum RootError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Terragrunt(#[from] TerragruntError),
+    /// A unit's remote `terraform.source` could not be fetched.
+    #[error("{}: terraform.source {module_source:?}: {error}", unit.display())]
+    UnitSource {
+        unit: PathBuf,
+        module_source: String,
+        error: Box<crate::net::modules::ModuleError>,
+    },
+    /// The existing lock file could not be read or is not a valid lock file.
+    #[error("{}: {problem}", path.display())]
+    LockFile { path: PathBuf, problem: LockProblem },
+    /// A lock file that is a link leading out of the tree.
+    #[error(transparent)]
+    Link(#[from] LinkEscape),
+    /// An invalid version constraint in the configuration.
+    #[error(transparent)]
+    Constraint(ResolveError),
+    /// No version could be chosen for one or more providers.
+    #[error("{}", lines(.0))]
+    Selection(Vec<SelectionError>),
+    /// One or more packages could not be hashed.
+    #[error("{}", lines(.0))]
+    Packages(Vec<PackageError>),
+    #[error("{}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What is wrong with an existing lock file.
+#[derive(Debug, thiserror::Error)]
+pub enum LockProblem {
+    #[error("{0}")]
+    Read(#[source] std::io::Error),
+    #[error("not valid UTF-8\n(the lock file was left untouched)")]
+    NotUtf8,
+    #[error("{0}\n(the lock file was left untouched)")]
+    Invalid(#[source] LockFileError),
+}
+
+/// Why no version was chosen for one provider.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SelectionError {
+    /// Its version list could not be had (the message names the provider and cause).
+    #[error("{0}")]
+    VersionList(String),
+    #[error(transparent)]
+    NoMatch(ResolveError),
+}
+
+fn lines<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

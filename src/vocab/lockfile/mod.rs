@@ -1,0 +1,119 @@
+//! The dependency lock file `.terraform.lock.hcl`: model, reading, writing, merging
+//! (spec §1, §9, §10).
+//!
+//! - [`parse`] reads a file and validates it as Terraform does (spec §1.8).
+//! - [`LockFile::render`] writes the whole file from the model, byte for byte as
+//!   Terraform's hclwrite output (spec §1.2–1.7). Files are always rendered, never patched:
+//!   comments and odd spacing in an old file are not kept, just as Terraform drops them.
+//! - [`merge_providers_lock`] is the rule the write stage applies to an existing entry
+//!   (spec §9).
+
+mod parse;
+mod render;
+#[cfg(test)]
+mod tests;
+
+/// The file name Terraform and OpenTofu both use, in the root module directory
+/// (spec §1.1).
+pub const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::vocab::addr::{ProviderAddr, OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
+use crate::vocab::hash::Hash;
+use crate::vocab::version::{Constraints, Version};
+
+pub use parse::{parse, parse_located, Lines, LockFileError, Problem};
+
+/// Which tool the file is written for. Only the header comment differs (spec §10), but the
+/// flavor also decides the registry that short provider sources default to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Flavor {
+    #[default]
+    Terraform,
+    OpenTofu,
+}
+
+impl Flavor {
+    /// The host that `aws` or `hashicorp/aws` resolve to (spec §3, §10).
+    pub fn default_registry(&self) -> &'static str {
+        match self {
+            Flavor::Terraform => TERRAFORM_REGISTRY,
+            Flavor::OpenTofu => OPENTOFU_REGISTRY,
+        }
+    }
+
+    /// The flavor a lock file's header names: a comment before the first block that
+    /// mentions `tofu init` means OpenTofu; anything else, no header included, Terraform.
+    /// The one place that decides it (the parser, `fmt` and root detection all ask here).
+    pub fn from_header(src: &str) -> Flavor {
+        let mut header = src
+            .lines()
+            .map(str::trim)
+            .take_while(|l| l.is_empty() || l.starts_with('#') || l.starts_with("//"));
+        if header.any(|line| line.contains("tofu init")) {
+            Flavor::OpenTofu
+        } else {
+            Flavor::Terraform
+        }
+    }
+
+    /// The command named in the header: `# This file is maintained automatically by "…".`
+    pub fn init_command(&self) -> &'static str {
+        match self {
+            Flavor::Terraform => "terraform init",
+            Flavor::OpenTofu => "tofu init",
+        }
+    }
+}
+
+/// One `provider "…" { … }` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderLock {
+    pub version: Version,
+    /// Written in canonical form; omitted from the file when that form is empty.
+    pub constraints: Constraints,
+    /// Kept as a set so the file lists them sorted byte-wise and without duplicates
+    /// (spec §1.7). Unknown schemes are kept verbatim.
+    pub hashes: BTreeSet<Hash>,
+}
+
+/// A whole lock file. The map's order is Terraform's block order (spec §1.3).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LockFile {
+    pub flavor: Flavor,
+    pub providers: BTreeMap<ProviderAddr, ProviderLock>,
+}
+
+impl LockFile {
+    /// An empty lock file; rendered, it is just the two header lines.
+    pub fn new(flavor: Flavor) -> LockFile {
+        LockFile {
+            flavor,
+            providers: BTreeMap::new(),
+        }
+    }
+}
+
+/// The lock entry `terraform providers lock` records for one provider (spec §9): version
+/// and constraints come from the current run; when the old entry is for the same version,
+/// every one of its hashes is kept (even unknown schemes and invalid values such as
+/// `h1:invalid`, which Terraform's own test keeps), merged with the new ones. An old entry
+/// for a different version contributes nothing: its hashes describe other packages.
+pub fn merge_providers_lock(
+    old: Option<&ProviderLock>,
+    version: Version,
+    constraints: Constraints,
+    new_hashes: impl IntoIterator<Item = Hash>,
+) -> ProviderLock {
+    let mut hashes: BTreeSet<Hash> = match old {
+        Some(old) if old.version == version => old.hashes.clone(),
+        _ => BTreeSet::new(),
+    };
+    hashes.extend(new_hashes);
+    ProviderLock {
+        version,
+        constraints,
+        hashes,
+    }
+}

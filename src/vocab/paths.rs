@@ -1,0 +1,113 @@
+//! The names tfsum recognises in a directory, and paths compared lexically.
+//!
+//! A configuration file is `*.tf`, `*.tf.json`, `*.tofu` or `*.tofu.json` (spec §10 for
+//! the OpenTofu extensions), minus the editor and hidden files Terraform ignores; a
+//! Terragrunt unit is a directory holding [`UNIT_FILE_NAME`]. Paths are compared after
+//! [`normalize_path`], so a discovered directory and a local module call that points at
+//! it are equal.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The file that makes a directory a Terragrunt unit.
+pub const UNIT_FILE_NAME: &str = "terragrunt.hcl";
+
+/// Editor and hidden files Terraform skips whatever their extension (`IsIgnoredFile`):
+/// dot files, `~` backups, `#…#` autosaves.
+pub fn is_ignored_file_name(name: &str) -> bool {
+    name.starts_with('.') || name.ends_with('~') || (name.starts_with('#') && name.ends_with('#'))
+}
+
+/// Configuration file names: the four extensions, minus the names Terraform ignores
+/// (`configs.IsIgnoredFile`: leading `.`, trailing `~`, Emacs `#…#` lock files).
+pub fn is_config_file_name(name: &str) -> bool {
+    !is_ignored_file_name(name)
+        && [".tf", ".tf.json", ".tofu", ".tofu.json"]
+            .iter()
+            .any(|ext| name.len() > ext.len() && name.ends_with(ext))
+}
+
+/// Lexical path clean-up in the spirit of Go's `filepath.Clean`, which Terraform applies
+/// when joining a local module source onto its caller's directory: drops `.` components
+/// and folds `name/..` pairs, without touching the filesystem (symlinks are not resolved,
+/// exactly as Terraform does not). An empty result is `.`.
+///
+/// Discovery and the module tree both use it, so a discovered directory and a local
+/// module call that points at it compare equal.
+pub fn normalize_path(path: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                // `/..` is `/`.
+                Some(Component::RootDir) | Some(Component::Prefix(_)) => {}
+                _ => out.push(component),
+            },
+            other => out.push(other),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
+/// A path with `/` separators regardless of platform, so ignore regexes are portable.
+pub fn slash_path(path: &Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+        .replace("//", "/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_paths() {
+        let cases = [
+            ("a/b/../c", "a/c"),
+            ("./a/./b", "a/b"),
+            ("a/..", "."),
+            (".", "."),
+            ("../x/../y", "../y"),
+            ("../../a", "../../a"),
+            ("/a/../../b", "/b"),
+            ("envs/prod/../../modules/vpc", "modules/vpc"),
+        ];
+        for (given, want) in cases {
+            assert_eq!(
+                normalize_path(Path::new(given)),
+                PathBuf::from(want),
+                "{given}"
+            );
+        }
+    }
+
+    #[test]
+    fn config_file_names() {
+        let cases = [
+            ("main.tf", true),
+            ("main.tf.json", true),
+            ("main.tofu", true),
+            ("main.tofu.json", true),
+            ("override.tf", true),
+            (".hidden.tf", false),
+            ("main.tf~", false),
+            ("#main.tf#", false),
+            ("main.tfvars", false),
+            ("main.tftest.hcl", false),
+            ("main.json", false),
+            (".tf", false),
+            ("terraform.tfstate", false),
+        ];
+        for (name, want) in cases {
+            assert_eq!(is_config_file_name(name), want, "{name}");
+        }
+    }
+}
