@@ -36,5 +36,6 @@ pub mod config;
 pub mod disk;
 pub mod net;
 pub mod report;
+pub mod sources;
 pub mod stages;
 pub mod vocab;

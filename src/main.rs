@@ -255,7 +255,7 @@ fn fmt(args: FmtArgs, verbosity: Verbosity) -> ExitCode {
         check: args.check,
     });
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = report::print_fmt(&report, args.check, verbosity, &mut stdout) {
+    if let Err(e) = report::fmt::print_fmt(&report, args.check, verbosity, &mut stdout) {
         return exit(EXIT_FAILED, format!("cannot write the report: {e}"));
     }
     if report.has_failures() || (args.check && report.has_changes()) {

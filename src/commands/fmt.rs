@@ -19,12 +19,14 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::disk::atomic::link_trees;
+use crate::disk::walk::lock_files;
+use crate::report::fmt::{FmtError, FmtFile, FmtReport, Formatted};
 use crate::stages::write::diff;
 use crate::stages::write::Change;
-use crate::vocab::lockfile::{self, Flavor, LockFile, LockFileError};
+use crate::vocab::lockfile;
 
 pub use crate::vocab::lockfile::LOCK_FILE_NAME;
 
@@ -39,99 +41,6 @@ pub struct FmtOptions {
     pub check: bool,
 }
 
-/// One entry per lock file found, plus one per path that yielded none, in the order the
-/// paths were given (and by file name below a directory), so output is deterministic.
-#[derive(Debug, Default)]
-pub struct FmtReport {
-    pub files: Vec<FmtFile>,
-}
-
-impl FmtReport {
-    /// True when any entry failed: the run should exit non-zero.
-    pub fn has_failures(&self) -> bool {
-        self.files.iter().any(|f| f.outcome.is_err())
-    }
-
-    /// True when any file was rewritten or, in check mode, would be.
-    pub fn has_changes(&self) -> bool {
-        self.files
-            .iter()
-            .any(|f| matches!(&f.outcome, Ok(done) if done.change != Change::Unchanged))
-    }
-}
-
-/// The result for one path. `Display` gives a one-line summary naming the path (the
-/// diff is not included; print it separately).
-#[derive(Debug)]
-pub struct FmtFile {
-    pub path: PathBuf,
-    /// What was done, or why nothing was written.
-    pub outcome: Result<Formatted, FmtError>,
-}
-
-impl std::fmt::Display for FmtFile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = self.path.display();
-        match &self.outcome {
-            Ok(done) => match (done.change, &done.diff) {
-                (Change::Unchanged, _) => write!(f, "{path}: already canonical"),
-                (_, None) => write!(f, "{path}: reformatted"),
-                (_, Some(_)) => write!(f, "{path}: would be reformatted"),
-            },
-            Err(error) => write!(f, "{path}: {error}"),
-        }
-    }
-}
-
-/// What fmt did to one file (or, in check mode, would do).
-#[derive(Debug)]
-pub struct Formatted {
-    /// `Unchanged`: already byte-identical to the canonical form, not opened for writing;
-    /// `Updated`: rewritten (check mode: would be).
-    pub change: Change,
-    /// Check mode: a unified diff from the file to its canonical form, labelled
-    /// `a/<path>` and `b/<path>` (an absolute path as it is).
-    pub diff: Option<String>,
-}
-
-/// Why a path was not formatted. The path itself is in [`FmtFile`]; these messages are
-/// about what is wrong with it, with a line number wherever there is one.
-#[derive(Debug, thiserror::Error)]
-pub enum FmtError {
-    #[error("no such file or directory")]
-    NotFound,
-    #[error("directory has no {LOCK_FILE_NAME} (use -r to search below it)")]
-    NoLockFile,
-    #[error("no {LOCK_FILE_NAME} found below this directory")]
-    NoLockFileBelow,
-    #[error("cannot read: {0}")]
-    Read(#[source] io::Error),
-    /// A directory the walk could not enter.
-    #[error("{0}")]
-    Unreadable(String),
-    #[error("{0}")]
-    Link(#[source] crate::disk::atomic::LinkEscape),
-    #[error("cannot write (file left unchanged): {0}")]
-    Write(#[source] io::Error),
-    #[error("not valid UTF-8 at line {line}; left unchanged")]
-    NotUtf8 { line: usize },
-    /// Detected before parsing: HCL would only report a syntax error, which hides the
-    /// real cause. fmt does not guess which side of a conflict to keep.
-    #[error("unresolved merge conflict at line {line}; resolve it, then run fmt again")]
-    MergeConflict { line: usize },
-    #[error("{}", invalid_message(.0))]
-    Invalid(#[source] LockFileError),
-}
-
-fn invalid_message(error: &LockFileError) -> String {
-    let mut out = String::from("not a valid lock file; left unchanged:");
-    for problem in &error.problems {
-        out.push_str("\n  ");
-        out.push_str(&problem.to_string());
-    }
-    out
-}
-
 /// Formats every lock file the options name. One bad file never stops the others.
 pub fn run(options: &FmtOptions) -> FmtReport {
     let default_paths = [PathBuf::from(".")];
@@ -142,9 +51,9 @@ pub fn run(options: &FmtOptions) -> FmtReport {
     };
     let mut report = FmtReport::default();
     let mut seen = HashSet::new();
-    let within = trees(paths);
+    let within = link_trees(paths);
     for path in paths {
-        for found in discover(path, options.recursive) {
+        for found in lock_files(path, options.recursive) {
             let file = match found {
                 Ok(file) => {
                     // The same file named twice (or through a symlink) is formatted once.
@@ -160,7 +69,7 @@ pub fn run(options: &FmtOptions) -> FmtReport {
                 }
                 Err((path, error)) => FmtFile {
                     path,
-                    outcome: Err(error),
+                    outcome: Err(error.into()),
                 },
             };
             report.files.push(file);
@@ -169,78 +78,20 @@ pub fn run(options: &FmtOptions) -> FmtReport {
     report
 }
 
-/// The trees a lock file that is a link may lead into: the given paths (a file's
-/// directory) and the repository holding the working directory.
-pub fn trees(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut trees: Vec<PathBuf> = paths
-        .iter()
-        .map(|p| {
-            if p.is_file() {
-                p.parent().unwrap_or(Path::new("."))
-            } else {
-                p
-            }
-        })
-        .filter_map(|p| fs::canonicalize(p).ok())
-        .collect();
-    trees.extend(crate::disk::walk::repository_root(Path::new(".")));
-    trees
-}
-
-/// A lock file to format, or a path that yielded none and why.
-pub type Found = Result<PathBuf, (PathBuf, FmtError)>;
-
-/// The lock files one given path stands for, or the reason it stands for none (also how
-/// `tfsum verify` finds the files it audits).
-pub fn discover(path: &Path, recursive: bool) -> Vec<Found> {
-    let metadata = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return vec![Err((path.to_path_buf(), FmtError::NotFound))]
-        }
-        Err(e) => return vec![Err((path.to_path_buf(), FmtError::Read(e)))],
-    };
-    if !metadata.is_dir() {
-        return vec![Ok(path.to_path_buf())];
-    }
-    if !recursive {
-        let file = path.join(LOCK_FILE_NAME);
-        return if file.is_file() {
-            vec![Ok(file)]
-        } else {
-            vec![Err((path.to_path_buf(), FmtError::NoLockFile))]
-        };
-    }
-    // The walk of discovery: dot-directories (`.terraform/`, `.git/`) hold no lock file
-    // the user means to format.
-    let walked = crate::disk::walk::walk(path, &[]);
-    let mut found: Vec<Found> = walked.lock_files.into_iter().map(Ok).collect();
-    found.extend(
-        walked
-            .warnings
-            .into_iter()
-            .map(|w| Err((w.path, FmtError::Unreadable(w.message)))),
-    );
-    if found.is_empty() {
-        found.push(Err((path.to_path_buf(), FmtError::NoLockFileBelow)));
-    }
-    found
-}
-
 /// Formats one lock file: checks it, renders it, and writes it only when the bytes differ
 /// (or, with `check`, returns the diff instead). A lock file that is a link is written
 /// through only to a target inside `within`.
 pub fn format_file(path: &Path, check: bool, within: &[PathBuf]) -> Result<Formatted, FmtError> {
     let target = crate::disk::atomic::link_target(path, within).map_err(FmtError::Link)?;
     let bytes = fs::read(&target).map_err(FmtError::Read)?;
-    let lock = parse(&bytes)?;
+    let lock = lockfile::read(&bytes).map_err(FmtError::Unreadable)?;
     let canonical = lock.render();
     let change = crate::stages::write::compare(Some(&bytes), &canonical);
     if change == Change::Unchanged {
         return Ok(Formatted { change, diff: None });
     }
     if check {
-        // `parse` has already proved the bytes are UTF-8.
+        // `read` has already proved the bytes are UTF-8.
         let old = String::from_utf8_lossy(&bytes);
         let (old_label, new_label) = diff_labels(path);
         let diff = diff::unified(&old, &canonical, &old_label, &new_label);
@@ -263,47 +114,6 @@ fn diff_labels(path: &Path) -> (String, String) {
     }
     let shown = path.strip_prefix(".").unwrap_or(path).display();
     (format!("a/{shown}"), format!("b/{shown}"))
-}
-
-/// The checks a file must pass before it may be rewritten, then the lock-file parser.
-/// The merge driver reads its three inputs with it too ([`crate::commands::merge::driver`]).
-pub fn parse(bytes: &[u8]) -> Result<LockFile, FmtError> {
-    let src = std::str::from_utf8(bytes).map_err(|e| FmtError::NotUtf8 {
-        line: line_at(bytes, e.valid_up_to()),
-    })?;
-    if let Some(line) = conflict_marker_line(src) {
-        return Err(FmtError::MergeConflict { line });
-    }
-    // Labels must be fully qualified, so the default host only shapes error messages; it
-    // should still be the right one, or a short `hashicorp/aws` label in an OpenTofu file
-    // would be "corrected" to registry.terraform.io.
-    let flavor = Flavor::from_header(src);
-    lockfile::parse(src, flavor.default_registry()).map_err(FmtError::Invalid)
-}
-
-/// The 1-based line of the first git conflict marker: `<<<<<<<`, `|||||||` (diff3
-/// style), `=======` or `>>>>>>>` at the start of a line, alone or followed by a space
-/// and a label, as git writes them. None of these can start a line of a valid lock file.
-fn conflict_marker_line(src: &str) -> Option<usize> {
-    const MARKERS: [&str; 4] = ["<<<<<<<", "|||||||", "=======", ">>>>>>>"];
-    src.lines()
-        .position(|line| {
-            let line = line.trim_end_matches('\r');
-            MARKERS.iter().any(|marker| {
-                line.strip_prefix(marker)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
-            })
-        })
-        .map(|index| index + 1)
-}
-
-/// 1-based line number of a byte offset.
-fn line_at(bytes: &[u8], offset: usize) -> usize {
-    bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]
@@ -613,7 +423,12 @@ mod tests {
         assert!(report.has_failures() && !report.has_changes());
 
         let below = single(run(&options(vec![root.join("empty")], true, false)));
-        assert!(matches!(below.outcome, Err(FmtError::NoLockFileBelow)));
+        assert!(matches!(
+            below.outcome,
+            Err(FmtError::Find(
+                crate::disk::walk::FindError::NoLockFileBelow
+            ))
+        ));
     }
 
     #[test]
@@ -623,27 +438,14 @@ mod tests {
         fs::write(&path, b"# header\n\nprovider \"\xff\" {\n}\n").unwrap();
         let file = single(run(&options(vec![path.clone()], false, false)));
         assert!(
-            matches!(file.outcome, Err(FmtError::NotUtf8 { line: 3 })),
+            matches!(
+                file.outcome,
+                Err(FmtError::Unreadable(lockfile::ReadError::NotUtf8 {
+                    line: 3
+                }))
+            ),
             "{file}"
         );
-    }
-
-    #[test]
-    fn conflict_markers_are_found_only_at_line_starts() {
-        let cases: &[(&str, Option<usize>)] = &[
-            ("a\n<<<<<<< HEAD\nb\n", Some(2)),
-            ("a\nb\n=======\n", Some(3)),
-            ("=======\r\n", Some(1)),
-            ("x\n>>>>>>> feature/x\n", Some(2)),
-            ("x\n||||||| merged common ancestors\n", Some(2)),
-            ("# see <<<<<<< in docs\n", None),
-            ("========\n", None),
-            ("<<<<<<<<\n", None),
-            ("provider \"a\" {\n}\n", None),
-        ];
-        for (src, line) in cases {
-            assert_eq!(conflict_marker_line(src), *line, "{src:?}");
-        }
     }
 
     #[cfg(unix)]

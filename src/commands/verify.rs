@@ -27,7 +27,7 @@ use serde::Serialize;
 
 use crate::commands::lock::FatalError;
 use crate::commands::settings::LockSettings;
-use crate::stages::hash::{Package, PackageHashes, RegistryStats, Sources};
+use crate::sources::{Package, PackageHashes, RegistryStats, Sources};
 use crate::stages::write::changes::display;
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
@@ -159,11 +159,11 @@ pub async fn run(
         }
     }
     let services = settings.services(progress)?;
-    let within = crate::commands::fmt::trees(&settings.paths);
+    let within = crate::disk::atomic::link_trees(&settings.paths);
     let mut seen = HashSet::new();
     let mut files: Vec<(PathBuf, Result<Parsed, String>)> = Vec::new();
     for path in &settings.paths {
-        for found in crate::commands::fmt::discover(path, settings.recursive) {
+        for found in crate::disk::walk::lock_files(path, settings.recursive) {
             match found {
                 Ok(file) => {
                     let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
@@ -220,8 +220,8 @@ pub async fn run(
 fn read(path: &std::path::Path, within: &[PathBuf]) -> Result<Parsed, String> {
     let target = crate::disk::atomic::link_target(path, within).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&target).map_err(|e| format!("cannot read it: {e}"))?;
-    let lock = crate::commands::fmt::parse(&bytes).map_err(|e| e.to_string())?;
-    // `fmt::parse` accepted the bytes, so they are UTF-8 and parse again the same way.
+    let lock = lockfile::read(&bytes).map_err(|e| e.to_string())?;
+    // `read` accepted the bytes, so they are UTF-8 and parse again the same way.
     let src = String::from_utf8_lossy(&bytes);
     let lines = lockfile::parse_located(&src, lock.flavor.default_registry())
         .map(|(_, lines)| lines)

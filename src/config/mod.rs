@@ -21,6 +21,7 @@ pub mod files;
 mod hcl;
 mod json;
 pub mod manifest;
+mod reqs;
 pub mod terragrunt;
 pub mod test_files;
 pub mod tree;
@@ -35,6 +36,7 @@ pub use files::{Dialect, FileSet};
 pub use manifest::{
     manifest_entry_for_call, read_modules_manifest, ManifestEntry, ModulesManifest,
 };
+pub use reqs::{collect, Declared, InvalidConstraint, ProviderReqs};
 
 /// A position in a configuration file, shown as `file:line` (one-based).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

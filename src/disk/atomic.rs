@@ -95,6 +95,21 @@ pub struct LinkEscape {
     pub trees: String,
 }
 
+/// The trees a lock file that is a link may lead into (canonical): the given paths (a
+/// file's directory) and the repository holding the working directory.
+pub fn link_trees(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let repository = crate::disk::walk::repository_root(Path::new("."));
+    paths
+        .iter()
+        .map(|p| match p.parent() {
+            Some(parent) if p.is_file() => parent,
+            _ => p.as_path(),
+        })
+        .chain(repository.as_deref())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect()
+}
+
 /// Where a write to `path` should land: `path` itself when it is not a symbolic link (or
 /// does not exist), else the link's final target when that lies inside one of `within`
 /// (canonical directories). A link leading elsewhere, or nowhere, is refused.

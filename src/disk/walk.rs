@@ -137,6 +137,63 @@ pub(crate) fn has_config_files(dir: &Path) -> std::io::Result<bool> {
     Ok(false)
 }
 
+/// A lock file, or a given path that yielded none and why.
+pub type Found = Result<PathBuf, (PathBuf, FindError)>;
+
+/// Why a given path stands for no lock file.
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    #[error("no such file or directory")]
+    NotFound,
+    #[error("directory has no {LOCK_FILE_NAME} (use -r to search below it)")]
+    NoLockFile,
+    #[error("no {LOCK_FILE_NAME} found below this directory")]
+    NoLockFileBelow,
+    #[error("cannot read: {0}")]
+    Read(#[source] std::io::Error),
+    /// A directory the walk could not enter.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+/// The lock files one given path stands for (the file itself, a directory's lock file,
+/// or with `recursive` every lock file below it), or the reason it stands for none:
+/// how `fmt`, `verify` and the merge driver find lock files.
+pub fn lock_files(path: &Path, recursive: bool) -> Vec<Found> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return vec![Err((path.to_path_buf(), FindError::NotFound))]
+        }
+        Err(e) => return vec![Err((path.to_path_buf(), FindError::Read(e)))],
+    };
+    if !metadata.is_dir() {
+        return vec![Ok(path.to_path_buf())];
+    }
+    if !recursive {
+        let file = path.join(LOCK_FILE_NAME);
+        return if file.is_file() {
+            vec![Ok(file)]
+        } else {
+            vec![Err((path.to_path_buf(), FindError::NoLockFile))]
+        };
+    }
+    // The walk of discovery: dot-directories (`.terraform/`, `.git/`) hold no lock file
+    // the user means to format.
+    let walked = walk(path, &[]);
+    let mut found: Vec<Found> = walked.lock_files.into_iter().map(Ok).collect();
+    found.extend(
+        walked
+            .warnings
+            .into_iter()
+            .map(|w| Err((w.path, FindError::Unreadable(w.message)))),
+    );
+    if found.is_empty() {
+        found.push(Err((path.to_path_buf(), FindError::NoLockFileBelow)));
+    }
+    found
+}
+
 /// The repository holding `start`: the nearest directory at or above it (absolute)
 /// that holds `.git` (a directory, or a file for worktrees and submodules).
 pub fn repository_root(start: &Path) -> Option<PathBuf> {

@@ -47,7 +47,7 @@ pub async fn download_and_hash(
     })
     .await
     .map_err(|gave_up| match gave_up.error {
-        Failure::Transport(e) if gave_up.attempts > 1 && retry::is_transient(&e) => {
+        Failure::Transport(e) if gave_up.attempts > 1 && e.is_transient() => {
             format!("{e} (gave up after {} attempts)", gave_up.attempts)
         }
         Failure::Transport(e) => e.to_string(),
@@ -64,7 +64,7 @@ enum Failure {
 
 impl Retryable for Failure {
     fn is_transient(&self) -> bool {
-        matches!(self, Failure::Transport(e) if retry::is_transient(e))
+        matches!(self, Failure::Transport(e) if e.is_transient())
     }
 
     fn retry_after(&self) -> Option<std::time::Duration> {

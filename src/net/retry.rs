@@ -16,8 +16,6 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::net::registry::error::{RegistryError, TransportKind};
-
 /// How many times to try and how long to wait in between.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -70,40 +68,12 @@ pub fn is_transient_status(status: u16) -> bool {
     matches!(status, 408 | 429 | 500..=599)
 }
 
-/// Whether another attempt might succeed where this one failed.
-pub fn is_transient(err: &RegistryError) -> bool {
-    match err {
-        RegistryError::Status { status, .. } => is_transient_status(status.0),
-        RegistryError::Transport { kind, .. } => match kind {
-            TransportKind::Connect
-            | TransportKind::Timeout
-            | TransportKind::Body
-            | TransportKind::Request => true,
-            TransportKind::Redirect | TransportKind::Other => false,
-        },
-        _ => false,
-    }
-}
-
 /// A failure the retry loop can judge: worth another attempt or not, and how long the
 /// server asked to wait.
 pub trait Retryable {
     fn is_transient(&self) -> bool;
     fn retry_after(&self) -> Option<Duration> {
         None
-    }
-}
-
-impl Retryable for RegistryError {
-    fn is_transient(&self) -> bool {
-        is_transient(self)
-    }
-
-    fn retry_after(&self) -> Option<Duration> {
-        match self {
-            RegistryError::Status { retry_after, .. } => *retry_after,
-            _ => None,
-        }
     }
 }
 
@@ -150,75 +120,6 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::registry::error::{SafeUrl, Status};
-
-    fn status_error(status: u16, retry_after: Option<Duration>) -> RegistryError {
-        RegistryError::Status {
-            what: "test".to_string(),
-            url: SafeUrl::new(&url::Url::parse("http://127.0.0.1/").unwrap()),
-            status: Status(status),
-            retry_after,
-        }
-    }
-
-    /// Every status from 100 to 599, as ranges of equal behaviour (uv's retry test does
-    /// the same against a mock server; the client tests check that the client really
-    /// follows this classifier).
-    #[test]
-    fn status_classification_table() {
-        let mut rows: Vec<(u16, u16, bool)> = Vec::new();
-        for status in 100..=599u16 {
-            let retried = is_transient(&status_error(status, None));
-            match rows.last_mut() {
-                Some((_, end, r)) if *r == retried && *end + 1 == status => *end = status,
-                _ => rows.push((status, status, retried)),
-            }
-        }
-        let table: Vec<String> = rows
-            .iter()
-            .map(|(start, end, retried)| {
-                let what = if *retried { "retried" } else { "final" };
-                if start == end {
-                    format!("{start}: {what}")
-                } else {
-                    format!("{start}-{end}: {what}")
-                }
-            })
-            .collect();
-        assert_eq!(
-            table,
-            [
-                "100-407: final",
-                "408: retried",
-                "409-428: final",
-                "429: retried",
-                "430-499: final",
-                "500-599: retried",
-            ]
-        );
-    }
-
-    #[test]
-    fn transport_classification() {
-        let url = SafeUrl::new(&url::Url::parse("http://127.0.0.1/").unwrap());
-        let cases = [
-            (TransportKind::Connect, true),
-            (TransportKind::Timeout, true),
-            (TransportKind::Body, true),
-            (TransportKind::Request, true),
-            (TransportKind::Redirect, false),
-            (TransportKind::Other, false),
-        ];
-        for (kind, want) in cases {
-            let err = RegistryError::Transport {
-                what: "test".to_string(),
-                url: url.clone(),
-                kind,
-                message: String::new(),
-            };
-            assert_eq!(is_transient(&err), want, "{kind:?}");
-        }
-    }
 
     #[test]
     fn retry_after_values() {
@@ -249,23 +150,20 @@ mod tests {
             max_delay: Duration::from_millis(800),
             max_retry_after: Duration::from_secs(30),
         };
-        let plain = status_error(503, None);
         for (retry, full) in [(1, 100), (2, 200), (3, 400), (4, 800), (9, 800)] {
-            let delay = policy.delay_for(retry, plain.retry_after());
+            let delay = policy.delay_for(retry, None);
             let full = Duration::from_millis(full);
             assert!(
                 delay >= full / 2 && delay <= full,
                 "retry {retry}: {delay:?}"
             );
         }
-        let told = status_error(429, Some(Duration::from_secs(3)));
         assert_eq!(
-            policy.delay_for(1, told.retry_after()),
+            policy.delay_for(1, Some(Duration::from_secs(3))),
             Duration::from_secs(3)
         );
-        let greedy = status_error(429, Some(Duration::from_secs(3600)));
         assert_eq!(
-            policy.delay_for(1, greedy.retry_after()),
+            policy.delay_for(1, Some(Duration::from_secs(3600))),
             Duration::from_secs(30)
         );
     }

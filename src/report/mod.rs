@@ -10,22 +10,21 @@
 //! JSON (`--format json`) is one document for programs; its schema is documented in
 //! README.md ("JSON report") and versioned by `schema_version`.
 
+pub mod fmt;
 pub mod progress_bar;
 pub mod run_record;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
-use crate::commands::fmt::FmtReport;
 use crate::net::modules::ModuleStats;
-use crate::stages::hash::RegistryStats;
-use crate::stages::root::{RootError, RootKind};
+use crate::sources::RegistryStats;
+use crate::stages::root::RootKind;
 use crate::stages::write::changes::{self, ProviderChange};
-use crate::stages::write::Change;
+use crate::stages::write::{Change, RootOutcome, RootReport};
 
 /// Bumped on any incompatible change to the JSON report.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
@@ -48,90 +47,6 @@ pub struct RunReport {
     /// Remote module packages fetched and taken from the module cache.
     pub modules: ModuleStats,
     pub elapsed: Duration,
-}
-
-/// The outcome for one root module or Terragrunt unit.
-#[derive(Debug)]
-pub struct RootReport {
-    /// The directory holding the lock file.
-    pub dir: PathBuf,
-    pub kind: RootKind,
-    pub outcome: RootOutcome,
-}
-
-#[derive(Debug)]
-pub enum RootOutcome {
-    /// The lock file was written, or (check mode) compared. `drift` explains a file that
-    /// check mode found missing or out of date.
-    Done {
-        change: Change,
-        drift: Option<Drift>,
-        /// What the new file changes, provider by provider; empty when unchanged.
-        changes: Vec<ProviderChange>,
-    },
-    Failed(RootError),
-}
-
-/// What is wrong with a lock file check mode would change.
-#[derive(Debug)]
-pub struct Drift {
-    /// One sentence per problem ([`crate::stages::write::drift::explain`]).
-    pub problems: Vec<String>,
-    /// A unified diff from the current to the expected file.
-    pub diff: String,
-}
-
-impl RootOutcome {
-    /// The report word: `created`, `updated`, `unchanged` or `failed`; in
-    /// check mode `would create`, `would update`, `up to date` for the first three.
-    pub fn word(&self, check: bool) -> &'static str {
-        match (self, check) {
-            (RootOutcome::Done { change, .. }, false) => change.as_str(),
-            (RootOutcome::Done { change, .. }, true) => match change {
-                Change::Created => "would create",
-                Change::Updated => "would update",
-                Change::Unchanged => "up to date",
-            },
-            (RootOutcome::Failed(_), _) => "failed",
-        }
-    }
-
-    /// The word of the run record (`--retry-failed`): never the check-mode phrasing.
-    pub fn record_word(&self) -> &'static str {
-        self.word(false)
-    }
-
-    fn change(&self) -> Option<Change> {
-        match self {
-            RootOutcome::Done { change, .. } => Some(*change),
-            _ => None,
-        }
-    }
-
-    /// Why it failed, or (check mode) what is wrong with its lock file.
-    pub fn detail(&self) -> Option<String> {
-        match self {
-            RootOutcome::Done { drift, .. } => drift.as_ref().map(|d| d.problems.join("\n")),
-            RootOutcome::Failed(error) => Some(error.to_string()),
-        }
-    }
-
-    /// What the new lock file changes (check mode: would change), provider by provider.
-    pub fn changes(&self) -> &[ProviderChange] {
-        match self {
-            RootOutcome::Done { changes, .. } => changes,
-            _ => &[],
-        }
-    }
-
-    pub fn diff(&self) -> Option<&str> {
-        match self {
-            RootOutcome::Done {
-                drift: Some(drift), ..
-            } => Some(&drift.diff),
-            _ => None,
-        }
-    }
 }
 
 impl RunReport {
@@ -253,7 +168,7 @@ fn modules_summary(modules: &ModuleStats) -> String {
     )
 }
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 {
         one
     } else {
@@ -465,56 +380,6 @@ pub(crate) fn code(text: &str) -> String {
         ""
     };
     format!("{fence}{pad}{text}{pad}{fence}")
-}
-
-/// Writes the `fmt` report: one line per file (the diff below it in check mode), then a
-/// summary line unless quiet.
-pub fn print_fmt(
-    report: &FmtReport,
-    check: bool,
-    verbosity: Verbosity,
-    out: &mut impl Write,
-) -> std::io::Result<()> {
-    let (mut changed, mut unchanged, mut failed) = (0, 0, 0);
-    for file in &report.files {
-        let attention = match &file.outcome {
-            Ok(formatted) if formatted.change == Change::Unchanged => {
-                unchanged += 1;
-                false
-            }
-            Ok(formatted) => {
-                changed += 1;
-                formatted.diff.is_some()
-            }
-            Err(_) => {
-                failed += 1;
-                true
-            }
-        };
-        if verbosity == Verbosity::Quiet && !attention {
-            continue;
-        }
-        writeln!(out, "{file}")?;
-        if let Ok(formatted) = &file.outcome {
-            if let Some(diff) = &formatted.diff {
-                out.write_all(diff.as_bytes())?;
-            }
-        }
-    }
-    if verbosity == Verbosity::Quiet {
-        return Ok(());
-    }
-    let verb = if check {
-        "would be reformatted"
-    } else {
-        "reformatted"
-    };
-    writeln!(
-        out,
-        "{} {}: {changed} {verb}, {unchanged} already canonical, {failed} failed",
-        report.files.len(),
-        plural(report.files.len(), "file", "files")
-    )
 }
 
 #[cfg(test)]

@@ -15,13 +15,12 @@ use std::sync::Arc;
 
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
 use crate::config::tree::{self, ModuleReader, Remote};
-use crate::config::{self, test_files, ConfigError, Module};
+use crate::config::{self, test_files, ConfigError, Module, ProviderReqs};
 use crate::disk::atomic::link_target;
 use crate::net::modules::{
     FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource,
 };
 use crate::stages::discover::Discovery;
-use crate::stages::resolve::{self, ProviderReqs};
 use crate::stages::root::{LockProblem, Root, RootError, RootKind};
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
@@ -258,7 +257,7 @@ fn walk(mut open: OpenRoot, loader: &mut Loader, remote: &mut Fetches) -> Walked
     let warnings = tree.warnings.iter().map(|w| w.to_string()).collect();
     let mut modules = vec![open.dir.clone()];
     modules.extend(tree.modules.iter().cloned());
-    let stage = resolve::collect(&tree.requirements)
+    let stage = config::collect(&tree.requirements)
         .map_err(RootError::Constraint)
         .map(|reqs| Loaded {
             flavor: open.flavor,

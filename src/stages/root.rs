@@ -5,11 +5,13 @@
 
 use std::path::PathBuf;
 
+use crate::vocab::addr::ProviderAddr;
+use crate::vocab::version::Version;
+
 use crate::config::terragrunt::TerragruntError;
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Declared, InvalidConstraint};
 use crate::disk::atomic::LinkEscape;
-use crate::stages::hash::PackageError;
-use crate::stages::resolve::ResolveError;
+use crate::sources::PackageError;
 use crate::vocab::lockfile::LockFileError;
 
 /// What kind of directory a root is.
@@ -72,7 +74,7 @@ pub enum RootError {
     Link(#[from] LinkEscape),
     /// An invalid version constraint in the configuration.
     #[error(transparent)]
-    Constraint(ResolveError),
+    Constraint(InvalidConstraint),
     /// No version could be chosen for one or more providers.
     #[error("{}", lines(.0))]
     Selection(Vec<SelectionError>),
@@ -105,7 +107,17 @@ pub enum SelectionError {
     #[error("{0}")]
     VersionList(String),
     #[error(transparent)]
-    NoMatch(ResolveError),
+    NoMatch(NoMatch),
+}
+
+/// The details of a provider no available version satisfies.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", no_match_message(provider, declared, available, locked))]
+pub struct NoMatch {
+    pub provider: ProviderAddr,
+    pub declared: Vec<Declared>,
+    pub available: Vec<Version>,
+    pub locked: Option<Version>,
 }
 
 fn lines<T: std::fmt::Display>(items: &[T]) -> String {
@@ -114,4 +126,36 @@ fn lines<T: std::fmt::Display>(items: &[T]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+fn no_match_message(
+    provider: &ProviderAddr,
+    declared: &[Declared],
+    available: &[Version],
+    locked: &Option<Version>,
+) -> String {
+    let mut msg = format!("no available version of {provider} matches the constraints");
+    if declared.is_empty() {
+        msg.push_str(" (none declared; prereleases must be requested exactly)");
+    }
+    for d in declared {
+        msg.push_str(&format!(
+            "\n  {:?} declared at {}:{}",
+            d.text,
+            d.file.display(),
+            d.line
+        ));
+    }
+    if let Some(v) = locked {
+        msg.push_str(&format!("\n  locked version: {v}"));
+    }
+    if available.is_empty() {
+        msg.push_str("\n  the registry lists no versions");
+    } else {
+        let mut newest: Vec<&Version> = available.iter().collect();
+        newest.sort();
+        let shown: Vec<String> = newest.iter().rev().take(8).map(|v| v.to_string()).collect();
+        msg.push_str(&format!("\n  newest available: {}", shown.join(", ")));
+    }
+    msg
 }

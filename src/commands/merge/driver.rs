@@ -5,7 +5,7 @@
 //! the repository. The driver leaves the result in OURS and exits 0 when the merge is clean
 //! or non-zero to have git mark the path conflicted.
 //!
-//! Here: read and validate the three files as `tfsum fmt` does ([`crate::commands::fmt::parse`]:
+//! Here: read and validate the three files as `tfsum fmt` does ([`lockfile::read`]:
 //! UTF-8, no conflict markers, a valid lock file), [`merge`] them, and replace OURS with
 //! the canonical rendering, atomically. An input that cannot be read is an error and OURS
 //! is left as it is, so git keeps our version and marks the path conflicted.
@@ -14,8 +14,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::commands::fmt::FmtError;
-use crate::vocab::lockfile::LockFile;
+use crate::vocab::lockfile::{self, LockFile, ReadError};
 
 use super::{merge, Merged};
 
@@ -75,7 +74,7 @@ pub enum DriverError {
         shown: PathBuf,
         input: Input,
         #[source]
-        error: FmtError,
+        error: ReadError,
     },
     #[error("cannot merge {}: cannot write the result to {}: {source}", .shown.display(), .file.display())]
     Write {
@@ -92,13 +91,13 @@ checks it)\n  or take one side (`git checkout --ours` or `--theirs`), then run `
 `git add` it";
 
 /// The parser's complaint, worded for one of three inputs.
-fn problem(error: &FmtError) -> String {
+fn problem(error: &ReadError) -> String {
     match error {
-        FmtError::MergeConflict { line } => {
+        ReadError::MergeConflict { line } => {
             format!("holds git conflict markers at line {line}: it was committed unresolved")
         }
-        FmtError::NotUtf8 { line } => format!("is not valid UTF-8 at line {line}"),
-        FmtError::Invalid(invalid) => {
+        ReadError::NotUtf8 { line } => format!("is not valid UTF-8 at line {line}"),
+        ReadError::Invalid(invalid) => {
             let mut out = String::from("is not a valid lock file:");
             for problem in &invalid.problems {
                 out.push_str("\n    ");
@@ -106,7 +105,6 @@ fn problem(error: &FmtError) -> String {
             }
             out
         }
-        other => other.to_string(),
     }
 }
 
@@ -203,9 +201,9 @@ pub fn run(files: &DriverFiles) -> Result<DriverReport, DriverError> {
 }
 
 /// A side's lock file; `None` for an empty file, which is how git passes a missing one.
-fn parse_side(bytes: &[u8]) -> Result<Option<LockFile>, FmtError> {
+fn parse_side(bytes: &[u8]) -> Result<Option<LockFile>, ReadError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    crate::commands::fmt::parse(bytes).map(Some)
+    lockfile::read(bytes).map(Some)
 }

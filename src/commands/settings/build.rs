@@ -10,7 +10,7 @@ use crate::disk::cache::{Cache, CacheError};
 use crate::net::cliconfig::{self, CliConfigError, ProviderInstallation};
 use crate::net::modules::{ArchiveLimits, FetcherOptions, GitOptions, ModuleFetcher};
 use crate::net::registry::{Http, RegistryClient};
-use crate::stages::hash::{
+use crate::sources::{
     FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,
     Sources,
 };

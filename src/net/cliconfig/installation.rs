@@ -1,6 +1,6 @@
 //! The `provider_installation` block (spec §8): installation methods in order, each with
 //! the providers it is for. Read here from both file formats and validated; the sources
-//! of the hash stage ([`crate::stages::hash`]) route providers by it.
+//! of the hash stage ([`crate::sources`]) route providers by it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -17,9 +17,9 @@
 //! `providers.v1` URL that host's discovery names, as Terraform does. reqwest drops the
 //! header when a redirect leaves the origin.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use serde::Deserialize;
@@ -29,11 +29,9 @@ use crate::net::cliconfig::{CliConfig, CredentialSource, Env, Token};
 use crate::vocab::addr::{Hostname, Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
 
-use super::error::{RegistryError, SafeUrl, Status, TriedCredential};
-use super::transport::{is_json, status_error, Fetched, Get, Http};
-
-/// The discovery document is at most 1 MiB (spec §5.1).
-pub(crate) const MAX_DISCOVERY_BYTES: usize = 1 << 20;
+use super::disco::{providers_url, Discovery, Services};
+use super::error::{RegistryError, SafeUrl};
+use super::transport::{is_json, refused, status_error, Fetched, Get, Http};
 
 /// A generous cap for registry JSON: the version list of the largest providers is a few
 /// MiB because every version lists its platforms.
@@ -112,7 +110,7 @@ pub(super) struct Inner {
     pub(super) http: Http,
     pub(super) cli: CliConfig,
     pub(super) env: Env,
-    pub(super) disco_cache: Mutex<HashMap<Hostname, super::disco::CacheCell>>,
+    pub(super) disco: Discovery,
 }
 
 impl fmt::Debug for RegistryClient {
@@ -135,7 +133,7 @@ impl RegistryClient {
                 http,
                 cli,
                 env,
-                disco_cache: Mutex::new(HashMap::new()),
+                disco: Discovery::default(),
             }),
         }
     }
@@ -148,6 +146,22 @@ impl RegistryClient {
     /// The token for `host` and its source (spec §8 precedence).
     pub(crate) fn credential(&self, host: &Hostname) -> Option<(Token, CredentialSource)> {
         self.inner.cli.token_for(host, &self.inner.env)
+    }
+
+    /// The `providers.v1` base URL for `host`, from a forced `host` block or discovery.
+    pub async fn providers_base(&self, host: &Hostname) -> Result<Url, RegistryError> {
+        let services = self.services(host).await?;
+        providers_url(host, &services.url, &services.map)
+    }
+
+    /// The services of `host`, discovered once per run whichever service is asked for
+    /// (`providers.v1` here, `modules.v1` in [`super::modules_api`]).
+    pub(super) async fn services(&self, host: &Hostname) -> Result<Services, RegistryError> {
+        let inner = &self.inner;
+        inner
+            .disco
+            .services(host, &inner.http, &inner.cli, || self.credential(host))
+            .await
     }
 
     /// Lists a provider's versions: `GET <providers.v1>namespace/type/versions`.
@@ -283,27 +297,6 @@ fn url_hostname(url: &Url) -> Option<Hostname> {
         None => host.to_string(),
     };
     Hostname::parse(&given).ok()
-}
-
-/// 401/403 become [`RegistryError::Unauthorized`] naming the credential tried; other
-/// statuses a plain status error.
-pub(super) fn refused(
-    what: &str,
-    host: &Hostname,
-    got: &Fetched,
-    status: u16,
-    credential: Option<(Token, CredentialSource)>,
-) -> RegistryError {
-    if status == 401 || status == 403 {
-        return RegistryError::Unauthorized {
-            what: what.to_string(),
-            host: host.clone(),
-            url: SafeUrl::new(&got.url),
-            status: Status(status),
-            credential: TriedCredential(credential.map(|(_, source)| source)),
-        };
-    }
-    status_error(what, got)
 }
 
 fn invalid(what: &str, url: &Url, reason: impl fmt::Display) -> RegistryError {

@@ -9,21 +9,22 @@
 //! Results, failures included, are cached per host, and concurrent callers for the same
 //! host share one request.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 use url::Url;
 
 use crate::vocab::addr::Hostname;
 
-use super::client::{refused, RegistryClient, MAX_DISCOVERY_BYTES};
 use super::error::{RegistryError, SafeUrl};
-use super::transport::{is_json, status_error, Get};
+use super::transport::{is_json, refused, status_error, Get, Http};
+use crate::net::cliconfig::{CliConfig, CredentialSource, Token};
 
 /// The service this client speaks.
 const PROVIDERS_SERVICE: &str = "providers.v1";
 
-pub(super) type CacheCell = Arc<OnceCell<Result<Services, RegistryError>>>;
+type CacheCell = Arc<OnceCell<Result<Services, RegistryError>>>;
 
 /// A host's services (a forced `host` block's, or its discovery document's) and the URL
 /// their relative references resolve against.
@@ -33,80 +34,95 @@ pub(super) struct Services {
     pub map: serde_json::Map<String, serde_json::Value>,
 }
 
-impl RegistryClient {
-    /// The `providers.v1` base URL for `host`, from a forced `host` block or discovery.
-    pub async fn providers_base(&self, host: &Hostname) -> Result<Url, RegistryError> {
-        let services = self.services(host).await?;
-        providers_url(host, &services.url, &services.map)
-    }
+/// The discovery document is at most 1 MiB (spec §5.1).
+pub(crate) const MAX_DISCOVERY_BYTES: usize = 1 << 20;
 
-    /// The services of `host`, discovered once per run whichever service is asked for
-    /// (`providers.v1` here, `modules.v1` in [`super::modules_api`]).
-    pub(super) async fn services(&self, host: &Hostname) -> Result<Services, RegistryError> {
+/// Each host's services, asked for once per run: failures are kept too, and concurrent
+/// callers for one host share one request.
+#[derive(Default)]
+pub(super) struct Discovery {
+    cache: Mutex<HashMap<Hostname, CacheCell>>,
+}
+
+impl Discovery {
+    /// The services of `host`: a forced `host` block's, or its discovery document's,
+    /// fetched with the credential `credential` gives for the host.
+    pub(super) async fn services(
+        &self,
+        host: &Hostname,
+        http: &Http,
+        cli: &CliConfig,
+        credential: impl FnOnce() -> Option<(Token, CredentialSource)>,
+    ) -> Result<Services, RegistryError> {
         let cell = {
-            let mut cache = match self.inner.disco_cache.lock() {
+            let mut cache = match self.cache.lock() {
                 Ok(cache) => cache,
                 // A panic elsewhere while holding the lock leaves a usable map.
                 Err(poisoned) => poisoned.into_inner(),
             };
             cache.entry(host.clone()).or_default().clone()
         };
-        cell.get_or_init(|| self.discover(host)).await.clone()
+        cell.get_or_init(|| discover(host, http, cli, credential))
+            .await
+            .clone()
+    }
+}
+
+async fn discover(
+    host: &Hostname,
+    http: &Http,
+    cli: &CliConfig,
+    credential: impl FnOnce() -> Option<(Token, CredentialSource)>,
+) -> Result<Services, RegistryError> {
+    let disco_url = discovery_url(host)?;
+    if let Some(forced) = cli.hosts.get(host) {
+        let map: serde_json::Map<String, serde_json::Value> = forced
+            .services
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        return Ok(Services {
+            url: disco_url,
+            map,
+        });
     }
 
-    async fn discover(&self, host: &Hostname) -> Result<Services, RegistryError> {
-        let disco_url = discovery_url(host)?;
-        if let Some(forced) = self.inner.cli.hosts.get(host) {
-            let map: serde_json::Map<String, serde_json::Value> = forced
-                .services
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            return Ok(Services {
-                url: disco_url,
-                map,
-            });
-        }
-
-        let what = format!("discovering services of host {host}");
-        let credential = self.credential(host);
-        let got = self
-            .inner
-            .http
-            .fetch(&Get {
-                what: &what,
-                url: &disco_url,
-                token: credential.as_ref().map(|(token, _)| token),
-                terraform_version: false,
-                accept_json: true,
-                max: MAX_DISCOVERY_BYTES,
-                discovery: true,
+    let what = format!("discovering services of host {host}");
+    let credential = credential();
+    let got = http
+        .fetch(&Get {
+            what: &what,
+            url: &disco_url,
+            token: credential.as_ref().map(|(token, _)| token),
+            terraform_version: false,
+            accept_json: true,
+            max: MAX_DISCOVERY_BYTES,
+            discovery: true,
+        })
+        .await?;
+    match got.status {
+        200 => {}
+        404 => {
+            return Err(RegistryError::NoProviderRegistry {
+                host: host.clone(),
+                detail: format!("GET {} answered 404 Not Found", SafeUrl::new(&got.url)),
             })
-            .await?;
-        match got.status {
-            200 => {}
-            404 => {
-                return Err(RegistryError::NoProviderRegistry {
-                    host: host.clone(),
-                    detail: format!("GET {} answered 404 Not Found", SafeUrl::new(&got.url)),
-                })
-            }
-            401 | 403 => return Err(refused(&what, host, &got, got.status, credential)),
-            _ => return Err(status_error(&what, &got)),
         }
-        let bad = |reason: String| RegistryError::InvalidResponse {
-            what: what.clone(),
-            url: SafeUrl::new(&got.url),
-            reason,
-        };
-        is_json(&got.headers).map_err(bad)?;
-        let document: serde_json::Value = serde_json::from_slice(&got.body)
-            .map_err(|e| bad(format!("discovery document is not valid JSON: {e}")))?;
-        let serde_json::Value::Object(map) = document else {
-            return Err(bad("discovery document must be a JSON object".to_string()));
-        };
-        Ok(Services { url: got.url, map })
+        401 | 403 => return Err(refused(&what, host, &got, got.status, credential)),
+        _ => return Err(status_error(&what, &got)),
     }
+    let bad = |reason: String| RegistryError::InvalidResponse {
+        what: what.clone(),
+        url: SafeUrl::new(&got.url),
+        reason,
+    };
+    is_json(&got.headers).map_err(bad)?;
+    let document: serde_json::Value = serde_json::from_slice(&got.body)
+        .map_err(|e| bad(format!("discovery document is not valid JSON: {e}")))?;
+    let serde_json::Value::Object(map) = document else {
+        return Err(bad("discovery document must be a JSON object".to_string()));
+    };
+    Ok(Services { url: got.url, map })
 }
 
 /// `https://<host>/.well-known/terraform.json`; always https (spec §5.1).
@@ -124,7 +140,7 @@ pub fn discovery_url(host: &Hostname) -> Result<Url, RegistryError> {
 /// Picks `providers.v1` out of a services map (`Host.ServiceURL`): a string URL,
 /// resolved against `disco_url`. Another `providers.*` key alone means an unsupported
 /// protocol version; no `providers.*` key means no registry.
-fn providers_url(
+pub(super) fn providers_url(
     host: &Hostname,
     disco_url: &Url,
     services: &serde_json::Map<String, serde_json::Value>,

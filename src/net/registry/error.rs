@@ -12,6 +12,7 @@ use url::Url;
 use crate::vocab::addr::{Hostname, Platform, ProviderAddr};
 
 use crate::net::cliconfig::CredentialSource;
+use crate::net::retry::Retryable;
 
 /// A URL that prints without user name or password, so that error messages and logs
 /// never carry credentials embedded in a URL. Boxed to keep [`RegistryError`] small.
@@ -49,7 +50,7 @@ impl fmt::Debug for SafeUrl {
 }
 
 /// What went wrong below HTTP. The kind decides whether a retry can help
-/// ([`super::retry::is_transient`]).
+/// ([`is_transient`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransportKind {
     /// The TCP or TLS connection could not be set up.
@@ -267,9 +268,105 @@ impl fmt::Display for WithoutUrl<'_> {
     }
 }
 
+/// Whether another attempt might succeed where this one failed.
+pub fn is_transient(err: &RegistryError) -> bool {
+    match err {
+        RegistryError::Status { status, .. } => crate::net::retry::is_transient_status(status.0),
+        RegistryError::Transport { kind, .. } => match kind {
+            TransportKind::Connect
+            | TransportKind::Timeout
+            | TransportKind::Body
+            | TransportKind::Request => true,
+            TransportKind::Redirect | TransportKind::Other => false,
+        },
+        _ => false,
+    }
+}
+
+impl Retryable for RegistryError {
+    fn is_transient(&self) -> bool {
+        is_transient(self)
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            RegistryError::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn status_error(status: u16, retry_after: Option<Duration>) -> RegistryError {
+        RegistryError::Status {
+            what: "test".to_string(),
+            url: SafeUrl::new(&Url::parse("http://127.0.0.1/").unwrap()),
+            status: Status(status),
+            retry_after,
+        }
+    }
+
+    /// Every status from 100 to 599, as ranges of equal behaviour (uv's retry test does
+    /// the same against a mock server; the client tests check that the client really
+    /// follows this classifier).
+    #[test]
+    fn status_classification_table() {
+        let mut rows: Vec<(u16, u16, bool)> = Vec::new();
+        for status in 100..=599u16 {
+            let retried = is_transient(&status_error(status, None));
+            match rows.last_mut() {
+                Some((_, end, r)) if *r == retried && *end + 1 == status => *end = status,
+                _ => rows.push((status, status, retried)),
+            }
+        }
+        let table: Vec<String> = rows
+            .iter()
+            .map(|(start, end, retried)| {
+                let what = if *retried { "retried" } else { "final" };
+                if start == end {
+                    format!("{start}: {what}")
+                } else {
+                    format!("{start}-{end}: {what}")
+                }
+            })
+            .collect();
+        assert_eq!(
+            table,
+            [
+                "100-407: final",
+                "408: retried",
+                "409-428: final",
+                "429: retried",
+                "430-499: final",
+                "500-599: retried",
+            ]
+        );
+    }
+
+    #[test]
+    fn transport_classification() {
+        let url = SafeUrl::new(&url::Url::parse("http://127.0.0.1/").unwrap());
+        let cases = [
+            (TransportKind::Connect, true),
+            (TransportKind::Timeout, true),
+            (TransportKind::Body, true),
+            (TransportKind::Request, true),
+            (TransportKind::Redirect, false),
+            (TransportKind::Other, false),
+        ];
+        for (kind, want) in cases {
+            let err = RegistryError::Transport {
+                what: "test".to_string(),
+                url: url.clone(),
+                kind,
+                message: String::new(),
+            };
+            assert_eq!(is_transient(&err), want, "{kind:?}");
+        }
+    }
 
     #[test]
     fn safe_url_hides_userinfo() {

@@ -23,7 +23,8 @@ pub mod transport;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-pub use crate::net::retry::{is_transient, RetryPolicy};
+pub use crate::net::retry::RetryPolicy;
 pub use client::{PackageMeta, RegistryClient, RegistryVersion, VersionList};
+pub use error::is_transient;
 pub use error::{RegistryError, SafeUrl, TransportKind};
 pub use transport::{Http, HttpConfig, Proxies, Trust};

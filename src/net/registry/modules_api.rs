@@ -20,9 +20,9 @@ use url::Url;
 
 use crate::vocab::addr::Hostname;
 
-use super::client::{join, refused, RegistryClient};
+use super::client::{join, RegistryClient};
 use super::error::{RegistryError, SafeUrl};
-use super::transport::{status_error, Get};
+use super::transport::{refused, status_error, Get};
 
 const MODULES_SERVICE: &str = "modules.v1";
 

@@ -30,9 +30,10 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, RETRY_AFTER
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use url::Url;
 
-use super::error::{RegistryError, SafeUrl, Status, TransportKind};
-use crate::net::cliconfig::Token;
+use super::error::{RegistryError, SafeUrl, Status, TransportKind, TriedCredential};
+use crate::net::cliconfig::{CredentialSource, Token};
 use crate::net::retry::{self, is_transient_status, RetryPolicy};
+use crate::vocab::addr::Hostname;
 
 /// The `X-Terraform-Version` tfsum sends to registry and mirror JSON endpoints.
 ///
@@ -626,6 +627,27 @@ pub fn is_json(headers: &HeaderMap) -> Result<(), String> {
     }
 }
 
+/// 401/403 become [`RegistryError::Unauthorized`] naming the credential tried; other
+/// statuses a plain status error.
+pub(super) fn refused(
+    what: &str,
+    host: &Hostname,
+    got: &Fetched,
+    status: u16,
+    credential: Option<(Token, CredentialSource)>,
+) -> RegistryError {
+    if status == 401 || status == 403 {
+        return RegistryError::Unauthorized {
+            what: what.to_string(),
+            host: host.clone(),
+            url: SafeUrl::new(&got.url),
+            status: Status(status),
+            credential: TriedCredential(credential.map(|(_, source)| source)),
+        };
+    }
+    status_error(what, got)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -718,9 +740,9 @@ mod tests {
         use url::Url;
 
         use crate::net::cliconfig::CliConfig;
+        use crate::net::registry::is_transient;
         use crate::net::registry::test_support::{client, env, serve, test_config};
         use crate::net::registry::{RegistryError, TransportKind};
-        use crate::net::retry::is_transient;
 
         /// The client follows the classifier of `retry.rs`: transient statuses are tried
         /// `max_attempts` times, final ones once.

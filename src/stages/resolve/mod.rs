@@ -7,81 +7,14 @@
 //! need their published versions, [`select`] chooses from them. [`plan`] runs them over
 //! every root, fetching each needed version list once.
 
-use std::collections::BTreeMap;
-use std::fmt;
-use std::path::PathBuf;
-
 mod plan;
 
 pub use plan::{plan, Plan, Planned};
 
-use crate::config::Requirement;
+use crate::config::ProviderReqs;
+use crate::stages::root::NoMatch;
 use crate::vocab::addr::ProviderAddr;
-use crate::vocab::version::{newest_allowed, Constraints, Version};
-
-/// Where one constraint on a provider came from, for error messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Declared {
-    pub text: String,
-    pub file: PathBuf,
-    pub line: usize,
-}
-
-/// Everything a root's module tree asks of one provider.
-#[derive(Debug, Clone, Default)]
-pub struct ProviderReqs {
-    /// The intersection of every declared constraint (concatenated, spec §4.2).
-    pub constraints: Constraints,
-    /// Each constraint with the place that declared it.
-    pub declared: Vec<Declared>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ResolveError {
-    /// Rendered in full when found: `file:line: invalid version constraint …`.
-    #[error("{0}")]
-    InvalidConstraint(String),
-    #[error("{}", no_match_message(&.0.provider, &.0.declared, &.0.available, &.0.locked))]
-    NoMatch(Box<NoMatch>),
-}
-
-/// The details of a provider no available version satisfies.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoMatch {
-    pub provider: ProviderAddr,
-    pub declared: Vec<Declared>,
-    pub available: Vec<Version>,
-    pub locked: Option<Version>,
-}
-
-/// Parses every requirement's constraint and groups them per lockable provider.
-pub fn collect(
-    requirements: &[Requirement],
-) -> Result<BTreeMap<ProviderAddr, ProviderReqs>, ResolveError> {
-    let mut out: BTreeMap<ProviderAddr, ProviderReqs> = BTreeMap::new();
-    for req in requirements {
-        if !req.addr.is_lockable() {
-            continue;
-        }
-        let entry = out.entry(req.addr.clone()).or_default();
-        let Some(raw) = &req.constraint else {
-            continue;
-        };
-        let parsed = Constraints::parse(&raw.text).map_err(|e| {
-            ResolveError::InvalidConstraint(format!(
-                "{}: invalid version constraint {:?} for {}: {e}",
-                raw.at, raw.text, req.addr
-            ))
-        })?;
-        entry.constraints.extend(&parsed);
-        entry.declared.push(Declared {
-            text: raw.text.clone(),
-            file: raw.at.file.clone(),
-            line: raw.at.line,
-        });
-    }
-    Ok(out)
-}
+use crate::vocab::version::{newest_allowed, Version};
 
 /// Whether choosing a version needs the registry's version list: not when the locked
 /// version still satisfies the constraints and no upgrade was asked for.
@@ -100,7 +33,7 @@ pub fn select(
     locked: Option<&Version>,
     available: &[Version],
     upgrade: bool,
-) -> Result<Version, ResolveError> {
+) -> Result<Version, NoMatch> {
     if let Some(v) = locked {
         if !upgrade && reqs.constraints.allows(v) {
             return Ok(v.clone());
@@ -108,64 +41,22 @@ pub fn select(
     }
     newest_allowed(available, &reqs.constraints)
         .cloned()
-        .ok_or_else(|| {
-            ResolveError::NoMatch(Box::new(NoMatch {
-                provider: provider.clone(),
-                declared: reqs.declared.clone(),
-                available: available.to_vec(),
-                locked: locked.cloned(),
-            }))
+        .ok_or_else(|| NoMatch {
+            provider: provider.clone(),
+            declared: reqs.declared.clone(),
+            available: available.to_vec(),
+            locked: locked.cloned(),
         })
-}
-
-fn no_match_message(
-    provider: &ProviderAddr,
-    declared: &[Declared],
-    available: &[Version],
-    locked: &Option<Version>,
-) -> String {
-    let mut msg = format!("no available version of {provider} matches the constraints");
-    if declared.is_empty() {
-        msg.push_str(" (none declared; prereleases must be requested exactly)");
-    }
-    for d in declared {
-        msg.push_str(&format!(
-            "\n  {:?} declared at {}:{}",
-            d.text,
-            d.file.display(),
-            d.line
-        ));
-    }
-    if let Some(v) = locked {
-        msg.push_str(&format!("\n  locked version: {v}"));
-    }
-    if available.is_empty() {
-        msg.push_str("\n  the registry lists no versions");
-    } else {
-        let mut newest: Vec<&Version> = available.iter().collect();
-        newest.sort();
-        let shown: Vec<String> = newest.iter().rev().take(8).map(|v| v.to_string()).collect();
-        msg.push_str(&format!("\n  newest available: {}", shown.join(", ")));
-    }
-    msg
-}
-
-impl fmt::Display for Declared {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:?} at {}:{}",
-            self.text,
-            self.file.display(),
-            self.line
-        )
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::config::Declared;
     use crate::vocab::addr::TERRAFORM_REGISTRY;
+    use crate::vocab::version::Constraints;
 
     fn reqs(constraints: &str) -> ProviderReqs {
         ProviderReqs {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::stages::hash::{Package, Sources};
+use crate::sources::{Package, Sources};
 use crate::stages::load::Loaded;
 use crate::stages::root::{Root, RootError, SelectionError};
 use crate::vocab::addr::ProviderAddr;

@@ -1,6 +1,6 @@
 //! What a root's new lock file changes, as typed values for the change report: the write
 //! stage computes them from the old lock file, the new one and the hash stage's
-//! provenance ([`crate::stages::hash::PackageHashes`]); the reports (text, JSON, markdown) only
+//! provenance ([`crate::sources::PackageHashes`]); the reports (text, JSON, markdown) only
 //! print them.
 //!
 //! A reviewer of a lock-file pull request sees base64; these values say what moved and,
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::stages::hash::{PackageHashes, Provenance};
+use crate::sources::{PackageHashes, Provenance};
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
 use crate::vocab::lockfile::{LockFile, ProviderLock};
@@ -303,7 +303,7 @@ fn display_option<T: std::fmt::Display, S: serde::Serializer>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::hash::HashOrigin;
+    use crate::sources::HashOrigin;
     use crate::vocab::lockfile::Flavor;
     use crate::vocab::version::Constraints;
 

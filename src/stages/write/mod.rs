@@ -11,9 +11,12 @@ use std::path::Path;
 pub mod changes;
 pub mod diff;
 pub mod drift;
+mod outcome;
 
-use crate::report::{Drift, RootOutcome, RootReport};
-use crate::stages::hash::{Hashes, Package, PackageHashes};
+pub use outcome::{Drift, RootOutcome, RootReport};
+
+use crate::sources::{Package, PackageHashes};
+use crate::stages::hash::Hashes;
 use crate::stages::resolve::Planned;
 use crate::stages::root::{Root, RootError};
 use crate::vocab::addr::ProviderAddr;
@@ -162,7 +165,7 @@ fn merge<'h>(
                 continue;
             }
             None => {
-                errors.push(crate::stages::hash::PackageError::new(
+                errors.push(crate::sources::PackageError::new(
                     addr,
                     version,
                     None,

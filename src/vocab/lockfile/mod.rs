@@ -1,7 +1,8 @@
 //! The dependency lock file `.terraform.lock.hcl`: model, reading, writing, merging
 //! (spec §1, §9, §10).
 //!
-//! - [`parse`] reads a file and validates it as Terraform does (spec §1.8).
+//! - [`parse`] reads a file and validates it as Terraform does (spec §1.8); [`read`]
+//!   first checks the bytes for UTF-8 and leftover merge-conflict markers.
 //! - [`LockFile::render`] writes the whole file from the model, byte for byte as
 //!   Terraform's hclwrite output (spec §1.2–1.7). Files are always rendered, never patched:
 //!   comments and odd spacing in an old file are not kept, just as Terraform drops them.
@@ -9,6 +10,7 @@
 //!   (spec §9).
 
 mod parse;
+mod read;
 mod render;
 #[cfg(test)]
 mod tests;
@@ -24,6 +26,7 @@ use crate::vocab::hash::Hash;
 use crate::vocab::version::{Constraints, Version};
 
 pub use parse::{parse, parse_located, Lines, LockFileError, Problem};
+pub use read::{read, ReadError};
 
 /// Which tool the file is written for. Only the header comment differs (spec §10), but the
 /// flavor also decides the registry that short provider sources default to.

@@ -137,7 +137,7 @@ mod tests {
     /// HashiCorp's signed SHA256SUMS for the `test` provider, as a cache entry keeps it.
     fn genuine() -> SignedSums {
         let b64 = base64::engine::general_purpose::STANDARD;
-        let key = include_str!("../../../vocab/hash/keys/hashicorp_public_key.asc");
+        let key = include_str!("../../vocab/hash/keys/hashicorp_public_key.asc");
         SignedSums {
             document: b64.encode(testdata("testProviderShaSums_SHA256SUMS")),
             signature: b64.encode(testdata("testProviderShaSums_SHA256SUMS.sig")),

@@ -1,15 +1,15 @@
-//! Stage 4 of the pipeline (DESIGN.md "hash"): where packages come from, and the hashes a
-//! lock entry gets from each. The sources answer the two questions the `lock` pipeline
-//! asks for every provider: *which versions exist* (for the resolve stage) and *which
-//! hashes does the lock entry for this version get for these platforms*.
+//! Package sources: where provider packages come from, and the hashes a lock entry gets
+//! from each. The sources answer the two questions the `lock` pipeline asks for every
+//! provider: *which versions exist* (for the resolve stage) and *which hashes does the
+//! lock entry for this version get for these platforms* (for the hash stage,
+//! [`crate::sources`]); `tfsum verify` asks them too.
 //!
 //! - [`registry`]: [`RegistrySource`], each provider's origin registry through the hash
 //!   cache: signed `zh:` lines and per-platform `h1:` (spec §5).
 //! - [`fs`]: [`FsMirror`], a scanned directory in the packed or unpacked layout (spec §7).
 //! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol (spec §6).
 //! - this file: [`Source`] and [`Sources`], the routing between them that `--fs-mirror`,
-//!   `--net-mirror` or a CLI-config `provider_installation` block sets up (spec §8, §9),
-//!   and [`hash_packages`], which hashes every unique package of a plan once.
+//!   `--net-mirror` or a CLI-config `provider_installation` block sets up (spec §8, §9).
 //!
 //! What a mirror contributes to a lock file is only the `h1:` computed locally from
 //! the package it serves: nothing signs a mirror's packages, so Terraform records no
@@ -20,7 +20,7 @@ pub mod fs;
 pub mod net;
 pub mod registry;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -567,26 +567,6 @@ impl HashOrigin {
 /// A package's hashes, each with where it came from. The keys are what the lock entry
 /// records (a `BTreeMap`, so they come out in lock-file order).
 pub type PackageHashes = BTreeMap<Hash, HashOrigin>;
-
-/// Every package's hashes, or why it has none.
-pub type Hashes = HashMap<Package, Result<PackageHashes, PackageError>>;
-
-/// Stage 4: the hashes of every package for `platforms`, each package once, all at the
-/// same time (the sources bound the actual concurrency).
-pub async fn hash_packages(
-    sources: &Sources,
-    packages: &BTreeSet<Package>,
-    platforms: &[Platform],
-) -> Hashes {
-    let results = futures::future::join_all(packages.iter().map(|package| async move {
-        let hashes = sources
-            .package_hashes(&package.addr, &package.version, platforms, package.flavor)
-            .await;
-        (package.clone(), hashes)
-    }))
-    .await;
-    results.into_iter().collect()
-}
 
 #[cfg(test)]
 mod tests;
