@@ -31,11 +31,32 @@
 //!   [`progress`], [`progress_bar`], [`state`] (the run record for `--retry-failed`).
 //! - Other commands: [`fmt`] (`tfsum fmt`), [`merge`] (`tfsum merge-driver`).
 
-pub mod commands;
-pub mod config;
-pub mod disk;
-pub mod net;
-pub mod report;
-pub mod sources;
-pub mod stages;
-pub mod vocab;
+#![warn(unreachable_pub)]
+
+mod commands;
+mod config;
+mod disk;
+mod net;
+mod report;
+mod sources;
+mod stages;
+mod vocab;
+
+pub use commands::main;
+
+/// Parsers and mechanisms that the fuzz targets and the library-level tests drive
+/// directly. Not a stable interface: it is exactly what they use.
+pub mod internals {
+    pub use crate::config::terragrunt;
+    pub use crate::config::tree::LocalModules;
+    pub use crate::config::{check_file, ConfigError};
+    pub use crate::net::cliconfig::{load_file, Env};
+    pub use crate::net::modules::{
+        parse_source, parse_terragrunt_source, resolve_in_package, FetchedModule, FetcherOptions,
+        GitOptions, ModuleFetcher, ModuleStats,
+    };
+    pub use crate::net::registry::{Http, HttpConfig, RegistryClient, RetryPolicy};
+    pub use crate::vocab::hash::zipstream::{hash_zip_stream, ZipLimits};
+    pub use crate::vocab::lockfile;
+    pub use crate::vocab::version::Constraints;
+}

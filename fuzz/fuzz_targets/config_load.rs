@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         .stack_size(WORKER_STACK)
         .spawn(move || {
             for name in ["main.tf", "main.tf.json"] {
-                let _ = tfsum::config::check_file(Path::new(name), &text, "registry.terraform.io");
+                let _ = tfsum::internals::check_file(Path::new(name), &text, "registry.terraform.io");
             }
         })
         .expect("spawn the loader thread")

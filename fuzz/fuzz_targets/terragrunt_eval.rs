@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tfsum::config::tree::LocalModules;
-use tfsum::config::terragrunt;
+use tfsum::internals::LocalModules;
+use tfsum::internals::terragrunt;
 
 const FILES: [&str; 4] = [
     "live/unit/terragrunt.hcl",

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tfsum::vocab::hash::zipstream::{hash_zip_stream, ZipLimits};
+use tfsum::internals::{hash_zip_stream, ZipLimits};
 
 fuzz_target!(|data: &[u8]| {
     let limits = ZipLimits {

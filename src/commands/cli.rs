@@ -189,7 +189,7 @@ Examples:
     propagate_version = true,
     after_long_help = EXIT_STATUS
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
 
@@ -198,7 +198,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Print only errors (failed roots; with --check, lock files that would change)
     #[arg(
         short,
@@ -221,7 +221,7 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Write .terraform.lock.hcl for root modules, with hashes for every platform
     #[command(after_long_help = LOCK_HELP)]
     Lock(LockArgs),
@@ -253,7 +253,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct LockArgs {
+pub(crate) struct LockArgs {
     /// Root module directories (with -r: directories to search); files switch to
     /// changed-files mode [default: .]
     #[arg(value_name = "PATH")]
@@ -299,7 +299,7 @@ pub struct LockArgs {
 /// Where packages come from and how they are fetched and cached: the flags `lock` and
 /// `verify` share (one settings layer builds both commands' sources from them).
 #[derive(Debug, Clone, Args)]
-pub struct SourceArgs {
+pub(crate) struct SourceArgs {
     /// Maximum concurrent downloads [default: 8]
     #[arg(
         short,
@@ -355,7 +355,7 @@ pub struct SourceArgs {
 
 /// `tfsum verify`: the paths of `fmt` and the package-source flags of `lock`.
 #[derive(Debug, Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Lock files, or directories holding one (with -r: directories to search) [default: .]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -375,7 +375,7 @@ pub struct VerifyArgs {
 impl VerifyArgs {
     /// The `lock` arguments that build the same settings (one settings layer for both
     /// commands): the package-source flags as given, the rest at their defaults.
-    pub fn as_lock_args(&self) -> LockArgs {
+    pub(crate) fn as_lock_args(&self) -> LockArgs {
         LockArgs {
             paths: self.paths.clone(),
             recursive: self.recursive,
@@ -392,7 +392,7 @@ impl VerifyArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct FmtArgs {
+pub(crate) struct FmtArgs {
     /// Lock files, or directories holding one (with -r: directories to search) [default: .]
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -407,14 +407,14 @@ pub struct FmtArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct HashArgs {
+pub(crate) struct HashArgs {
     /// Provider zip files or unpacked provider directories
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
-pub struct MergeDriverArgs {
+pub(crate) struct MergeDriverArgs {
     /// The common ancestor's version (git's %O); an empty file when there is none
     #[arg(value_name = "BASE")]
     pub base: PathBuf,
@@ -433,7 +433,7 @@ pub struct MergeDriverArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to print completions for
     #[arg(value_enum, required_unless_present = "write_all")]
     pub shell: Option<Shell>,
@@ -444,7 +444,7 @@ pub struct CompletionsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write tfsum.1 and one page per subcommand (tfsum-lock.1, …) into DIR instead of
     /// printing tfsum.1
     #[arg(long, value_name = "DIR")]
@@ -452,13 +452,13 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FlavorArg {
+pub(crate) enum FlavorArg {
     Terraform,
     Opentofu,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// For people and logs: one line per root (verify: per file), details indented, a
     /// summary
     Text,
@@ -471,7 +471,7 @@ pub enum Format {
 
 /// The shells `completions --write-all` generates for, with the file name each one's
 /// loader looks for.
-pub const COMPLETION_FILES: &[(Shell, &str)] = &[
+pub(crate) const COMPLETION_FILES: &[(Shell, &str)] = &[
     (Shell::Bash, "tfsum.bash"),
     (Shell::Elvish, "tfsum.elv"),
     (Shell::Fish, "tfsum.fish"),

@@ -28,11 +28,9 @@ use crate::stages::write::diff;
 use crate::stages::write::Change;
 use crate::vocab::lockfile;
 
-pub use crate::vocab::lockfile::LOCK_FILE_NAME;
-
 /// What to format; the plain values the CLI turns `tfsum fmt [--check] [-r] [PATH]...` into.
 #[derive(Debug, Clone, Default)]
-pub struct FmtOptions {
+pub(crate) struct FmtOptions {
     /// Lock files or directories. Empty means the current directory.
     pub paths: Vec<PathBuf>,
     /// Find every lock file below each directory instead of only the directory's own.
@@ -42,7 +40,7 @@ pub struct FmtOptions {
 }
 
 /// Formats every lock file the options name. One bad file never stops the others.
-pub fn run(options: &FmtOptions) -> FmtReport {
+pub(crate) fn run(options: &FmtOptions) -> FmtReport {
     let default_paths = [PathBuf::from(".")];
     let paths = if options.paths.is_empty() {
         &default_paths[..]
@@ -81,7 +79,11 @@ pub fn run(options: &FmtOptions) -> FmtReport {
 /// Formats one lock file: checks it, renders it, and writes it only when the bytes differ
 /// (or, with `check`, returns the diff instead). A lock file that is a link is written
 /// through only to a target inside `within`.
-pub fn format_file(path: &Path, check: bool, within: &[PathBuf]) -> Result<Formatted, FmtError> {
+pub(crate) fn format_file(
+    path: &Path,
+    check: bool,
+    within: &[PathBuf],
+) -> Result<Formatted, FmtError> {
     let target = crate::disk::atomic::link_target(path, within).map_err(FmtError::Link)?;
     let bytes = fs::read(&target).map_err(FmtError::Read)?;
     let lock = lockfile::read(&bytes).map_err(FmtError::Unreadable)?;
@@ -125,6 +127,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+    use crate::vocab::lockfile::LOCK_FILE_NAME;
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/fmt");
     /// A lock file real `terraform init` wrote: canonical by definition.

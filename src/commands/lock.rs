@@ -30,7 +30,7 @@ use crate::vocab::progress::Progress;
 
 /// An error that stops the run before any root is attempted.
 #[derive(Debug, thiserror::Error)]
-pub enum FatalError {
+pub(crate) enum FatalError {
     #[error(transparent)]
     Discover(#[from] discover::DiscoverError),
     #[error("{0}: no such file or directory")]
@@ -44,13 +44,13 @@ pub enum FatalError {
 impl FatalError {
     /// Usage errors (a path that does not exist, a bad mirror) exit 2; a broken CLI
     /// configuration is a failure of the run (1).
-    pub fn is_usage(&self) -> bool {
+    pub(crate) fn is_usage(&self) -> bool {
         !matches!(self, FatalError::Setup(SetupError::CliConfig(_)))
     }
 }
 
 /// Runs `tfsum lock`.
-pub async fn run(
+pub(crate) async fn run(
     settings: &LockSettings,
     progress: Arc<dyn Progress>,
 ) -> Result<RunReport, FatalError> {
@@ -95,7 +95,9 @@ pub async fn run(
 
 /// The roots that failed in the last run from `settings.cwd`, for `--retry-failed`,
 /// with a note per root that no longer exists. Empty when nothing failed.
-pub fn roots_to_retry(settings: &LockSettings) -> Result<(Vec<PathBuf>, Vec<String>), FatalError> {
+pub(crate) fn roots_to_retry(
+    settings: &LockSettings,
+) -> Result<(Vec<PathBuf>, Vec<String>), FatalError> {
     let cache = settings.cache().map_err(SetupError::from)?;
     if cache.root().is_none() {
         return Err(FatalError::Retry(

@@ -37,7 +37,7 @@ use crate::vocab::version::Version;
 
 /// The outcome of a whole `verify` run.
 #[derive(Debug)]
-pub struct VerifyReport {
+pub(crate) struct VerifyReport {
     pub files: Vec<VerifiedFile>,
     pub warnings: Vec<String>,
     pub stats: RegistryStats,
@@ -46,14 +46,14 @@ pub struct VerifyReport {
 
 /// One lock file's findings, or why it could not be read.
 #[derive(Debug)]
-pub struct VerifiedFile {
+pub(crate) struct VerifiedFile {
     pub path: PathBuf,
     pub outcome: Result<Vec<Finding>, String>,
 }
 
 /// Something wrong with one entry or hash of a lock file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// 1-based: the hash's line, or the provider block's for a whole-entry finding.
     pub line: usize,
     #[serde(serialize_with = "display")]
@@ -66,7 +66,7 @@ pub struct Finding {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Problem {
+pub(crate) enum Problem {
     /// A hash that is neither a signed SHA256SUMS line nor the `h1:` of a published
     /// package.
     Unvouched {
@@ -122,7 +122,7 @@ impl std::fmt::Display for Finding {
 
 impl VerifyReport {
     /// Exit non-zero when any file failed to read or has a finding.
-    pub fn is_failure(&self) -> bool {
+    pub(crate) fn is_failure(&self) -> bool {
         self.files
             .iter()
             .any(|f| !matches!(&f.outcome, Ok(findings) if findings.is_empty()))
@@ -148,7 +148,7 @@ struct Parsed {
 
 /// Runs `tfsum verify` over `settings.paths` (lock files, directories holding one, or
 /// with `recursive` trees to search).
-pub async fn run(
+pub(crate) async fn run(
     settings: &LockSettings,
     progress: Arc<dyn Progress>,
 ) -> Result<VerifyReport, FatalError> {
@@ -337,7 +337,11 @@ fn display_all<S: serde::Serializer>(items: &[Platform], serializer: S) -> Resul
 
 /// Writes the text report: one line per file (`verified` or `failed`), each finding
 /// below a failed one as `FILE:LINE: …`, warnings, then a summary line.
-pub fn print_text(report: &VerifyReport, quiet: bool, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn print_text(
+    report: &VerifyReport,
+    quiet: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     for file in &report.files {
         let path = file.path.display();
         match &file.outcome {
@@ -393,7 +397,7 @@ pub fn print_text(report: &VerifyReport, quiet: bool, out: &mut impl Write) -> s
 /// Writes the markdown report for a pull-request comment or `$GITHUB_STEP_SUMMARY`: the
 /// summary, then each finding as a list item under its file (paths and hashes in code
 /// spans, so a repository's names cannot inject markup).
-pub fn print_markdown(report: &VerifyReport, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn print_markdown(report: &VerifyReport, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "### tfsum verify\n")?;
     let failed: Vec<&VerifiedFile> = report
         .files
@@ -454,7 +458,7 @@ struct JsonStats {
 
 /// Writes the JSON report (one document, then a newline); schema in
 /// `docs/verify.md`, versioned with the `lock` report's `schema_version`.
-pub fn print_json(report: &VerifyReport, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn print_json(report: &VerifyReport, out: &mut impl Write) -> std::io::Result<()> {
     let files: Vec<JsonFile> = report
         .files
         .iter()

@@ -52,7 +52,7 @@ impl fmt::Display for Dialect {
 
 /// The effective files of one directory, each list sorted by file name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileSet {
+pub(crate) struct FileSet {
     pub primary: Vec<PathBuf>,
     pub overrides: Vec<PathBuf>,
     /// Terraform dialect only: the directory had `.tofu` files that were not read.
@@ -61,7 +61,7 @@ pub struct FileSet {
 
 impl FileSet {
     /// Picks and orders the configuration files among `names` by the dialect's rules.
-    pub fn select(dir: &Path, names: &BTreeSet<String>, dialect: Dialect) -> FileSet {
+    pub(crate) fn select(dir: &Path, names: &BTreeSet<String>, dialect: Dialect) -> FileSet {
         let mut set = FileSet::default();
         for name in names {
             let Some((stem, ext)) = split_ext(name) else {
@@ -93,7 +93,7 @@ impl FileSet {
 
 /// The names of the configuration files directly in `dir`, of every dialect (the
 /// dialect's rules are [`FileSet::select`]'s job).
-pub fn config_file_names(dir: &Path) -> Result<BTreeSet<String>, ConfigError> {
+pub(crate) fn config_file_names(dir: &Path) -> Result<BTreeSet<String>, ConfigError> {
     file_names(dir, is_config_file_name)
 }
 
@@ -142,7 +142,7 @@ fn split_ext(name: &str) -> Option<(&str, &'static str)> {
 }
 
 /// Whether a configuration file uses the JSON syntax.
-pub fn is_json(path: &Path) -> bool {
+pub(crate) fn is_json(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.ends_with(".json"))

@@ -33,7 +33,7 @@ use crate::net::modules::goversion::{GoConstraints, GoVersion};
 
 /// One installed module.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ManifestEntry {
+pub(crate) struct ManifestEntry {
     #[serde(rename = "Key")]
     pub key: String,
     #[serde(rename = "Source", default)]
@@ -46,7 +46,7 @@ pub struct ManifestEntry {
 
 /// The parsed `modules.json` of one root module.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModulesManifest {
+pub(crate) struct ModulesManifest {
     /// The root module directory the manifest belongs to; relative `Dir`s resolve here.
     pub root: PathBuf,
     pub modules: Vec<ManifestEntry>,
@@ -62,7 +62,7 @@ impl ModulesManifest {
     /// The installed directory for a module key, if the manifest has it and it lies
     /// under the root's `.terraform/modules`, where `init` installs remote modules: the
     /// manifest is a file of the checkout, so it may not send the walk elsewhere.
-    pub fn dir_for(&self, key: &str) -> Option<PathBuf> {
+    pub(crate) fn dir_for(&self, key: &str) -> Option<PathBuf> {
         let entry = self.modules.iter().find(|m| m.key == key)?;
         let dir = crate::vocab::paths::normalize_path(&self.root.join(&entry.dir));
         let installs = crate::vocab::paths::normalize_path(&manifest_path(&self.root));
@@ -71,14 +71,14 @@ impl ModulesManifest {
 }
 
 /// Where the manifest of `root` lives.
-pub fn manifest_path(root: &Path) -> PathBuf {
+pub(crate) fn manifest_path(root: &Path) -> PathBuf {
     root.join(".terraform").join("modules").join("modules.json")
 }
 
 /// Reads the manifest of the root module in `root`. `Ok(None)` when there is none (no
 /// `init` yet, or no module calls); an error when it exists but cannot be read or parsed,
 /// since silently ignoring it would drop the providers of every remote module.
-pub fn read_modules_manifest(root: &Path) -> Result<Option<ModulesManifest>, ConfigError> {
+pub(crate) fn read_modules_manifest(root: &Path) -> Result<Option<ModulesManifest>, ConfigError> {
     let path = manifest_path(root);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -105,7 +105,7 @@ pub fn read_modules_manifest(root: &Path) -> Result<Option<ModulesManifest>, Con
 
 /// The installed directory `init` would keep using for the call with manifest key `key`
 /// (`parent.child`, as in `modules.json`), or `None` when the call must be fetched.
-pub fn manifest_entry_for_call(
+pub(crate) fn manifest_entry_for_call(
     manifest: &ModulesManifest,
     key: &str,
     source: &str,

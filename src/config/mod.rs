@@ -17,14 +17,14 @@
 //! are skipped, not checked. Version constraints are kept as raw text
 //! ([`RawConstraint`]); parsing them is the resolver's job (spec §4.2).
 
-pub mod files;
+pub(crate) mod files;
 mod hcl;
 mod json;
-pub mod manifest;
+pub(crate) mod manifest;
 mod reqs;
 pub mod terragrunt;
-pub mod test_files;
-pub mod tree;
+pub(crate) mod test_files;
+pub(crate) mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -32,11 +32,9 @@ use std::path::{Path, PathBuf};
 
 use crate::vocab::addr::{AddrError, ProviderAddr};
 
-pub use files::{Dialect, FileSet};
-pub use manifest::{
-    manifest_entry_for_call, read_modules_manifest, ManifestEntry, ModulesManifest,
-};
-pub use reqs::{collect, Declared, InvalidConstraint, ProviderReqs};
+pub(crate) use files::{Dialect, FileSet};
+pub(crate) use manifest::{manifest_entry_for_call, read_modules_manifest, ModulesManifest};
+pub(crate) use reqs::{collect, Declared, InvalidConstraint, ProviderReqs};
 
 /// A position in a configuration file, shown as `file:line` (one-based).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -249,7 +247,7 @@ impl ConfigError {
 /// Loads the module in `dir`. `default_host` is the registry for short and implied
 /// provider sources; it also selects the dialect: `registry.opentofu.org` means OpenTofu
 /// (reads `.tofu` files, spec §10), anything else Terraform (which ignores them).
-pub fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError> {
+pub(crate) fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError> {
     load_module_with_overlay(dir, default_host, &[])
 }
 
@@ -290,7 +288,7 @@ pub struct OverlayFile {
 /// other `if_exists` modes before calling). Overlay names that are not configuration file
 /// names (`terraform.tfvars`, `x.yaml`) are ignored, as Terraform ignores such files. The
 /// `.tofu`-over-`.tf` rule and the override-file split apply to the union of both sets.
-pub fn load_module_with_overlay(
+pub(crate) fn load_module_with_overlay(
     dir: &Path,
     default_host: &str,
     overlay: &[OverlayFile],
@@ -766,13 +764,13 @@ pub(crate) struct LineIndex {
 }
 
 impl LineIndex {
-    pub fn new(text: &str) -> LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { starts }
     }
 
-    pub fn line(&self, offset: usize) -> usize {
+    pub(crate) fn line(&self, offset: usize) -> usize {
         self.starts.partition_point(|&start| start <= offset).max(1)
     }
 }

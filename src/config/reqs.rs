@@ -11,7 +11,7 @@ use crate::vocab::version::{ConstraintError, Constraints};
 
 /// Where one constraint on a provider came from, for error messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Declared {
+pub(crate) struct Declared {
     pub text: String,
     pub file: PathBuf,
     pub line: usize,
@@ -19,7 +19,7 @@ pub struct Declared {
 
 /// Everything a root's module tree asks of one provider.
 #[derive(Debug, Clone, Default)]
-pub struct ProviderReqs {
+pub(crate) struct ProviderReqs {
     /// The intersection of every declared constraint (concatenated, spec §4.2).
     pub constraints: Constraints,
     /// Each constraint with the place that declared it.
@@ -30,7 +30,7 @@ pub struct ProviderReqs {
 /// version constraint".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{at}: invalid version constraint {text:?} for {provider}: {error}")]
-pub struct InvalidConstraint {
+pub(crate) struct InvalidConstraint {
     pub at: Location,
     pub text: String,
     pub provider: ProviderAddr,
@@ -38,7 +38,7 @@ pub struct InvalidConstraint {
 }
 
 /// Parses every requirement's constraint and groups them per lockable provider.
-pub fn collect(
+pub(crate) fn collect(
     requirements: &[Requirement],
 ) -> Result<BTreeMap<ProviderAddr, ProviderReqs>, InvalidConstraint> {
     let mut out: BTreeMap<ProviderAddr, ProviderReqs> = BTreeMap::new();

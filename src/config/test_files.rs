@@ -35,7 +35,7 @@ use crate::vocab::paths::{is_ignored_file_name, normalize_path};
 use crate::vocab::version::{Constraints, Version};
 
 /// The test directory both tools read when `-test-directory` is not given.
-pub const DEFAULT_TEST_DIRECTORY: &str = "tests";
+pub(crate) const DEFAULT_TEST_DIRECTORY: &str = "tests";
 
 /// The first release of Terraform (and of OpenTofu, which forked from it) whose `init`
 /// records the providers of test files in the lock file.
@@ -45,7 +45,7 @@ fn first_version_reading_tests() -> Version {
 
 /// What a root's test files contribute.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TestFiles {
+pub(crate) struct TestFiles {
     /// The test files read, sorted.
     pub files: Vec<PathBuf>,
     /// One call per `run` block that has a `module` block. Each is named by the module
@@ -62,7 +62,7 @@ pub struct TestFiles {
 /// `required_version` with their own version, and both started reading test files at
 /// 1.6.0, so one rule serves both. A constraint tfsum cannot parse says nothing, so test
 /// files count.
-pub fn tests_count(module: &Module) -> bool {
+pub(crate) fn tests_count(module: &Module) -> bool {
     admits_from(&module.required_version, &first_version_reading_tests())
 }
 
@@ -94,7 +94,7 @@ fn admits_from(required: &[RawConstraint], floor: &Version) -> bool {
 /// also `*.tofutest.hcl` and `*.tofutest.json`, and ignores `x.tftest.hcl` when
 /// `x.tofutest.hcl` is beside it (as it ignores `x.tf` beside `x.tofu`). Hidden and
 /// editor files are skipped. A missing test directory is no error; an unreadable one is.
-pub fn test_file_paths(
+pub(crate) fn test_file_paths(
     dir: &Path,
     test_dir: &Path,
     dialect: Dialect,
@@ -152,7 +152,7 @@ fn test_file_stem(name: &str, dialect: Dialect) -> Option<&str> {
 
 /// Reads the test files of the root module in `dir` (see [`test_file_paths`]).
 /// `default_host` selects the dialect as it does for [`super::load_module`].
-pub fn read_test_files(
+pub(crate) fn read_test_files(
     dir: &Path,
     test_dir: &Path,
     default_host: &str,
@@ -371,7 +371,7 @@ fn missing_source(at: Location, run: &str) -> ConfigError {
 /// providers are already counted), and for OpenTofu each test `provider` block joins
 /// `provider_blocks`, its local name mapped as the root maps it (`required_providers`,
 /// else `hashicorp/NAME`), its legacy `version` a constraint (`Config.addProviderRequirements`).
-pub fn with_tests(
+pub(crate) fn with_tests(
     module: &Module,
     tests: &TestFiles,
     default_host: &str,
@@ -406,7 +406,10 @@ pub fn with_tests(
 /// ([`with_tests`]) when [`tests_count`] says they count, read from the root and its
 /// [`DEFAULT_TEST_DIRECTORY`]. The loader gives the walk every other module as before, so
 /// a called module's test files never count, as in Terraform.
-pub fn root_with_tests(root: Arc<Module>, default_host: &str) -> Result<Arc<Module>, ConfigError> {
+pub(crate) fn root_with_tests(
+    root: Arc<Module>,
+    default_host: &str,
+) -> Result<Arc<Module>, ConfigError> {
     if !tests_count(&root) {
         return Ok(root);
     }

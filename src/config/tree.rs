@@ -28,19 +28,19 @@ use crate::net::modules::{
 };
 use crate::vocab::paths::{is_config_file_name, normalize_path};
 
-pub use crate::vocab::lockfile::LOCK_FILE_NAME;
+pub(crate) use crate::vocab::lockfile::LOCK_FILE_NAME;
 
 /// How deeply module calls may nest. Terraform 1.0.3 follows a local call cycle until the
 /// instance's key (`a.b.a.b…`, one directory name under `.terraform/modules`) passes the
 /// 255-byte file-name limit, about 128 levels, and then fails; so no tree it can install
 /// is deeper. Real trees are a handful of levels deep.
-pub const MAX_MODULE_DEPTH: usize = 128;
+pub(crate) const MAX_MODULE_DEPTH: usize = 128;
 
 /// How many module calls a root's tree may hold in all. A module is walked once per call
 /// that reaches it (each is a separate instance to Terraform, with its own
 /// `modules.json` entry), so calls that fan out (each module calling the next twice)
 /// grow exponentially; real trees have tens to hundreds.
-pub const MAX_MODULE_INSTANCES: usize = 10_000;
+pub(crate) const MAX_MODULE_INSTANCES: usize = 10_000;
 
 /// Something the tree walk could not follow; the root still gets a result, possibly
 /// missing the providers of the module named.
@@ -114,7 +114,7 @@ impl ModuleReader for LocalModules<'_> {
 /// unreadable `modules.json`, a source tfsum cannot follow, or a tree Terraform could not
 /// install either: a call cycle (naming the chain of calls), calls nested more than
 /// [`MAX_MODULE_DEPTH`] deep, or more than [`MAX_MODULE_INSTANCES`] calls in all.
-pub fn module_tree_requirements(
+pub(crate) fn module_tree_requirements(
     root: &Path,
     default_host: &str,
     reader: &mut impl ModuleReader,
@@ -382,7 +382,10 @@ impl<R: ModuleReader> Walker<'_, R> {
 ///
 /// This applies to recursive discovery; without `--recursive` every given directory is a
 /// root by the user's say-so and the caller need not ask.
-pub fn find_roots(modules: &[(PathBuf, Arc<Module>)], unloadable: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn find_roots(
+    modules: &[(PathBuf, Arc<Module>)],
+    unloadable: &[PathBuf],
+) -> Vec<PathBuf> {
     let mut called = BTreeSet::new();
     for (dir, module) in modules {
         let dir = normalize_path(dir);

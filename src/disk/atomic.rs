@@ -27,7 +27,7 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static TEST_DELAY: OnceLock<Duration> = OnceLock::new();
 
 /// Held for the whole create-temp → write → rename sequence of one file.
-pub fn write_guard() -> MutexGuard<'static, ()> {
+pub(crate) fn write_guard() -> MutexGuard<'static, ()> {
     // A panic while writing poisons the lock; the guard protects no data, so go on.
     WRITES
         .lock()
@@ -38,20 +38,20 @@ pub fn write_guard() -> MutexGuard<'static, ()> {
 /// the guard, so no other starts (a writer that got the guard first sees the mark and
 /// gives up: a mutex promises no order among waiters). For a signal handler that then
 /// exits.
-pub fn interrupt() -> MutexGuard<'static, ()> {
+pub(crate) fn interrupt() -> MutexGuard<'static, ()> {
     INTERRUPTED.store(true, Ordering::SeqCst);
     write_guard()
 }
 
 /// Testing only: pause inside every replacement (after the temporary file is written,
 /// before the rename), so a test can interrupt tfsum in the middle of a write.
-pub fn set_test_delay(delay: Duration) {
+pub(crate) fn set_test_delay(delay: Duration) {
     let _ = TEST_DELAY.set(delay);
 }
 
 /// Replaces (or creates) `path` with `contents`, atomically (see the module docs). A
 /// symbolic link at `path` is replaced by the new file; its target is not touched.
-pub fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+pub(crate) fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let _guard = write_guard();
     if INTERRUPTED.load(Ordering::SeqCst) {
         return Err(std::io::Error::other("interrupted"));
@@ -87,7 +87,7 @@ pub fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
 /// A link whose target lies outside the tree being worked on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{} is a symbolic link to {}, outside the tree tfsum works on ({}); tfsum does not write through it", link.display(), target.display(), trees)]
-pub struct LinkEscape {
+pub(crate) struct LinkEscape {
     pub link: PathBuf,
     /// Where the link leads (as far as it could be resolved).
     pub target: PathBuf,
@@ -97,7 +97,7 @@ pub struct LinkEscape {
 
 /// The trees a lock file that is a link may lead into (canonical): the given paths (a
 /// file's directory) and the repository holding the working directory.
-pub fn link_trees(paths: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn link_trees(paths: &[PathBuf]) -> Vec<PathBuf> {
     let repository = crate::disk::walk::repository_root(Path::new("."));
     paths
         .iter()
@@ -113,7 +113,7 @@ pub fn link_trees(paths: &[PathBuf]) -> Vec<PathBuf> {
 /// Where a write to `path` should land: `path` itself when it is not a symbolic link (or
 /// does not exist), else the link's final target when that lies inside one of `within`
 /// (canonical directories). A link leading elsewhere, or nowhere, is refused.
-pub fn link_target(path: &Path, within: &[PathBuf]) -> Result<PathBuf, LinkEscape> {
+pub(crate) fn link_target(path: &Path, within: &[PathBuf]) -> Result<PathBuf, LinkEscape> {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     if !is_link {
         return Ok(path.to_path_buf());

@@ -45,7 +45,7 @@ pub(crate) const LAYOUT: &str = "v2";
 
 /// A SHA256SUMS document as tfsum verified it: what it says and what vouched for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SignedSums {
+pub(crate) struct SignedSums {
     /// The document, standard base64 of the bytes exactly as fetched.
     pub document: String,
     /// The binary detached signature, standard base64; empty for a provider OpenTofu
@@ -58,7 +58,7 @@ pub struct SignedSums {
 /// How a platform's `h1:` became known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Origin {
+pub(crate) enum Origin {
     /// Computed by tfsum from a download whose checksum the signed SHA256SUMS vouches for.
     Download,
     /// Taken from OpenTofu's `packages` map, as `tofu init` takes it (spec §10); usable
@@ -68,7 +68,7 @@ pub enum Origin {
 
 /// What one platform's package contributes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlatformEntry {
+pub(crate) struct PlatformEntry {
     /// `h1:` of the unpacked package.
     pub h1: String,
     /// `zh:` of the zip (also a line of the signed SHA256SUMS).
@@ -80,7 +80,7 @@ pub struct PlatformEntry {
 
 /// A cached version list and when it was fetched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VersionsEntry {
+pub(crate) struct VersionsEntry {
     pub fetched_at: u64,
     pub versions: Vec<String>,
 }
@@ -94,7 +94,7 @@ struct Envelope<T> {
 
 /// A cache directory tfsum will not use.
 #[derive(Debug, thiserror::Error)]
-pub enum CacheError {
+pub(crate) enum CacheError {
     #[error("refusing the cache directory {}: {reason}; use a directory only you can write (`chmod 700 {}`), or choose another with --cache-dir or TFSUM_CACHE_DIR", dir.display(), dir.display())]
     Refused { dir: PathBuf, reason: String },
     #[error("cannot create the cache directory {}: {source}", dir.display())]
@@ -107,7 +107,7 @@ pub enum CacheError {
 
 /// A handle on the cache directory; a disabled cache answers every lookup with a miss.
 #[derive(Debug, Clone)]
-pub struct Cache {
+pub(crate) struct Cache {
     root: Option<PathBuf>,
     /// False with `--no-cache`: hash facts are neither read nor written (the run record
     /// still lives here).
@@ -119,7 +119,7 @@ pub struct Cache {
 impl Cache {
     /// Opens (creating it private if need be) the cache at `root`, after checking that
     /// only this user can write it.
-    pub fn open(root: PathBuf) -> Result<Cache, CacheError> {
+    pub(crate) fn open(root: PathBuf) -> Result<Cache, CacheError> {
         if !root.exists() {
             if let Some(parent) = root.parent() {
                 std::fs::create_dir_all(parent).map_err(|source| CacheError::Create {
@@ -153,7 +153,7 @@ impl Cache {
     }
 
     /// A cache that stores nothing.
-    pub fn disabled() -> Cache {
+    pub(crate) fn disabled() -> Cache {
         Cache {
             root: None,
             facts: false,
@@ -162,31 +162,31 @@ impl Cache {
     }
 
     /// The same directory, holding no hash facts (`--no-cache`).
-    pub fn without_facts(self) -> Cache {
+    pub(crate) fn without_facts(self) -> Cache {
         Cache {
             facts: false,
             ..self
         }
     }
 
-    pub fn root(&self) -> Option<&Path> {
+    pub(crate) fn root(&self) -> Option<&Path> {
         self.root.as_deref()
     }
 
     /// What was refused so far, one message per entry.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         self.refused.lock().map(|w| w.clone()).unwrap_or_default()
     }
 
-    pub fn sums(&self, addr: &ProviderAddr, version: &str) -> Option<SignedSums> {
+    pub(crate) fn sums(&self, addr: &ProviderAddr, version: &str) -> Option<SignedSums> {
         self.read(&package_dir(addr, version).join("sums.json"))
     }
 
-    pub fn put_sums(&self, addr: &ProviderAddr, version: &str, entry: &SignedSums) {
+    pub(crate) fn put_sums(&self, addr: &ProviderAddr, version: &str, entry: &SignedSums) {
         self.write(&package_dir(addr, version).join("sums.json"), entry);
     }
 
-    pub fn platform(
+    pub(crate) fn platform(
         &self,
         addr: &ProviderAddr,
         version: &str,
@@ -195,7 +195,7 @@ impl Cache {
         self.read(&package_dir(addr, version).join(format!("{platform}.json")))
     }
 
-    pub fn put_platform(
+    pub(crate) fn put_platform(
         &self,
         addr: &ProviderAddr,
         version: &str,
@@ -208,13 +208,13 @@ impl Cache {
 
     /// The cached version list if it was fetched at most `ttl` ago (and not in the
     /// future: a clock that moved, or an entry someone dated ahead, means expired).
-    pub fn versions(&self, addr: &ProviderAddr, ttl: Duration) -> Option<Vec<String>> {
+    pub(crate) fn versions(&self, addr: &ProviderAddr, ttl: Duration) -> Option<Vec<String>> {
         let entry: VersionsEntry = self.read(&versions_file(addr))?;
         let age = now_secs().checked_sub(entry.fetched_at)?;
         (age <= ttl.as_secs()).then_some(entry.versions)
     }
 
-    pub fn put_versions(&self, addr: &ProviderAddr, versions: &[String]) {
+    pub(crate) fn put_versions(&self, addr: &ProviderAddr, versions: &[String]) {
         let entry = VersionsEntry {
             fetched_at: now_secs(),
             versions: versions.to_vec(),
@@ -224,7 +224,7 @@ impl Cache {
 
     /// Reads a file below the cache root, refusing links and files others can write.
     /// `None` for a disabled cache, a missing or refused file.
-    pub fn read_file(&self, relative: &Path) -> Option<Vec<u8>> {
+    pub(crate) fn read_file(&self, relative: &Path) -> Option<Vec<u8>> {
         let path = self.root.as_ref()?.join(relative);
         let meta = std::fs::symlink_metadata(&path).ok()?;
         let reason = if meta.file_type().is_symlink() {
@@ -247,7 +247,7 @@ impl Cache {
     /// Writes a file below the cache root: its directories are created private, and
     /// neither they nor the file are ever followed if they are links. Best effort: the
     /// cache is an optimisation, and a fact that could not be stored is fetched again.
-    pub fn write_file(&self, relative: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn write_file(&self, relative: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let Some(root) = &self.root else {
             return Ok(());
         };
@@ -313,7 +313,7 @@ fn versions_file(addr: &ProviderAddr) -> PathBuf {
 }
 
 /// The run record of runs started from `cwd` (absolute): its own file per directory.
-pub fn run_record(cwd: &Path) -> PathBuf {
+pub(crate) fn run_record(cwd: &Path) -> PathBuf {
     let digest = Sha256::digest(cwd.as_os_str().as_encoded_bytes());
     Path::new(LAYOUT)
         .join("runs")

@@ -1,5 +1,5 @@
 //! The filesystem: walking trees, replacing files atomically, the persistent cache.
 
-pub mod atomic;
-pub mod cache;
-pub mod walk;
+pub(crate) mod atomic;
+pub(crate) mod cache;
+pub(crate) mod walk;

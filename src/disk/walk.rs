@@ -25,7 +25,7 @@ use crate::vocab::paths::{is_config_file_name, normalize_path, slash_path, UNIT_
 /// A problem met while walking that does not stop the walk (an unreadable subdirectory, a
 /// filesystem loop). The directory it names was not searched.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiscoverWarning {
+pub(crate) struct DiscoverWarning {
     pub path: PathBuf,
     pub message: String,
 }
@@ -38,7 +38,7 @@ impl fmt::Display for DiscoverWarning {
 
 /// Everything one walk of a tree finds.
 #[derive(Debug, Default)]
-pub struct Walked {
+pub(crate) struct Walked {
     /// Directories holding configuration files.
     pub module_dirs: BTreeSet<PathBuf>,
     /// Directories holding `terragrunt.hcl`.
@@ -50,7 +50,7 @@ pub struct Walked {
 
 /// Walks the tree below `root` once, pruning directories by [`skip_dir`]. Unreadable
 /// directories and link loops become warnings and are not searched.
-pub fn walk(root: &Path, ignore: &[Regex]) -> Walked {
+pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
     let walker = WalkDir::new(root)
         .follow_links(false)
         .sort_by_file_name()
@@ -138,11 +138,11 @@ pub(crate) fn has_config_files(dir: &Path) -> std::io::Result<bool> {
 }
 
 /// A lock file, or a given path that yielded none and why.
-pub type Found = Result<PathBuf, (PathBuf, FindError)>;
+pub(crate) type Found = Result<PathBuf, (PathBuf, FindError)>;
 
 /// Why a given path stands for no lock file.
 #[derive(Debug, thiserror::Error)]
-pub enum FindError {
+pub(crate) enum FindError {
     #[error("no such file or directory")]
     NotFound,
     #[error("directory has no {LOCK_FILE_NAME} (use -r to search below it)")]
@@ -159,7 +159,7 @@ pub enum FindError {
 /// The lock files one given path stands for (the file itself, a directory's lock file,
 /// or with `recursive` every lock file below it), or the reason it stands for none:
 /// how `fmt`, `verify` and the merge driver find lock files.
-pub fn lock_files(path: &Path, recursive: bool) -> Vec<Found> {
+pub(crate) fn lock_files(path: &Path, recursive: bool) -> Vec<Found> {
     let metadata = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -196,7 +196,7 @@ pub fn lock_files(path: &Path, recursive: bool) -> Vec<Found> {
 
 /// The repository holding `start`: the nearest directory at or above it (absolute)
 /// that holds `.git` (a directory, or a file for worktrees and submodules).
-pub fn repository_root(start: &Path) -> Option<PathBuf> {
+pub(crate) fn repository_root(start: &Path) -> Option<PathBuf> {
     let abs = normalize_path(&std::path::absolute(start).ok()?);
     abs.ancestors()
         .find(|dir| dir.join(".git").exists())

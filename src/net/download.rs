@@ -23,7 +23,7 @@ use crate::vocab::progress::Progress;
 /// for deflate's worst-case growth (well under 1/64), local headers and the directory.
 /// A zip larger than that is refused while it streams instead of being read to its
 /// (possibly endless) end; bytes skipped inside an entry count towards no other limit.
-pub fn max_download_bytes(limits: &ZipLimits) -> u64 {
+pub(crate) fn max_download_bytes(limits: &ZipLimits) -> u64 {
     limits
         .max_uncompressed_bytes
         .saturating_add(limits.max_uncompressed_bytes / 64)
@@ -35,7 +35,7 @@ pub fn max_download_bytes(limits: &ZipLimits) -> u64 {
 /// reporting progress under `label`. Transient failures restart the whole download (and
 /// the hash) from the first byte, under the run's retry policy. The error names the URL
 /// and, after retries, how many attempts were made.
-pub async fn download_and_hash(
+pub(crate) async fn download_and_hash(
     http: &Http,
     url: &Url,
     limits: &ZipLimits,

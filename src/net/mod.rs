@@ -1,7 +1,7 @@
 //! The network: HTTP and registries, downloads, retries, Terraform's CLI configuration, remote modules.
 
-pub mod cliconfig;
-pub mod download;
-pub mod modules;
-pub mod registry;
-pub mod retry;
+pub(crate) mod cliconfig;
+pub(crate) mod download;
+pub(crate) mod modules;
+pub(crate) mod registry;
+pub(crate) mod retry;

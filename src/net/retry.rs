@@ -64,13 +64,13 @@ impl RetryPolicy {
 
 /// Whether an HTTP status is worth retrying: 408 Request Timeout, 429 Too Many Requests
 /// and every 5xx. Everything else (1xx/3xx that reached us, other 4xx) is final.
-pub fn is_transient_status(status: u16) -> bool {
+pub(crate) fn is_transient_status(status: u16) -> bool {
     matches!(status, 408 | 429 | 500..=599)
 }
 
 /// A failure the retry loop can judge: worth another attempt or not, and how long the
 /// server asked to wait.
-pub trait Retryable {
+pub(crate) trait Retryable {
     fn is_transient(&self) -> bool;
     fn retry_after(&self) -> Option<Duration> {
         None
@@ -79,7 +79,7 @@ pub trait Retryable {
 
 /// The last error of [`retrying`] and how many attempts were made.
 #[derive(Debug)]
-pub struct GaveUp<E> {
+pub(crate) struct GaveUp<E> {
     pub error: E,
     pub attempts: u32,
 }
@@ -87,7 +87,10 @@ pub struct GaveUp<E> {
 /// Runs `attempt` until it succeeds, fails permanently, or the policy's attempts are
 /// used up. The one retry loop: JSON documents retry whole requests through it, and
 /// streamed downloads retry a whole download-and-hash through it.
-pub async fn retrying<T, E, F, Fut>(policy: &RetryPolicy, mut attempt: F) -> Result<T, GaveUp<E>>
+pub(crate) async fn retrying<T, E, F, Fut>(
+    policy: &RetryPolicy,
+    mut attempt: F,
+) -> Result<T, GaveUp<E>>
 where
     E: Retryable,
     F: FnMut() -> Fut,
@@ -108,7 +111,7 @@ where
 
 /// Parses a `Retry-After` value: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
 /// A date in the past means "now". Garbage is ignored (normal backoff applies).
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));

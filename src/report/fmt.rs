@@ -12,18 +12,18 @@ use crate::vocab::lockfile::ReadError;
 /// One entry per lock file found, plus one per path that yielded none, in the order the
 /// paths were given (and by file name below a directory), so output is deterministic.
 #[derive(Debug, Default)]
-pub struct FmtReport {
+pub(crate) struct FmtReport {
     pub files: Vec<FmtFile>,
 }
 
 impl FmtReport {
     /// True when any entry failed: the run should exit non-zero.
-    pub fn has_failures(&self) -> bool {
+    pub(crate) fn has_failures(&self) -> bool {
         self.files.iter().any(|f| f.outcome.is_err())
     }
 
     /// True when any file was rewritten or, in check mode, would be.
-    pub fn has_changes(&self) -> bool {
+    pub(crate) fn has_changes(&self) -> bool {
         self.files
             .iter()
             .any(|f| matches!(&f.outcome, Ok(done) if done.change != Change::Unchanged))
@@ -33,7 +33,7 @@ impl FmtReport {
 /// The result for one path. `Display` gives a one-line summary naming the path (the
 /// diff is not included; print it separately).
 #[derive(Debug)]
-pub struct FmtFile {
+pub(crate) struct FmtFile {
     pub path: PathBuf,
     /// What was done, or why nothing was written.
     pub outcome: Result<Formatted, FmtError>,
@@ -55,7 +55,7 @@ impl std::fmt::Display for FmtFile {
 
 /// What fmt did to one file (or, in check mode, would do).
 #[derive(Debug)]
-pub struct Formatted {
+pub(crate) struct Formatted {
     /// `Unchanged`: already byte-identical to the canonical form, not opened for writing;
     /// `Updated`: rewritten (check mode: would be).
     pub change: Change,
@@ -67,7 +67,7 @@ pub struct Formatted {
 /// Why a path was not formatted. The path itself is in [`FmtFile`]; these messages are
 /// about what is wrong with it, with a line number wherever there is one.
 #[derive(Debug, thiserror::Error)]
-pub enum FmtError {
+pub(crate) enum FmtError {
     #[error(transparent)]
     Find(#[from] FindError),
     #[error("cannot read: {0}")]
@@ -100,7 +100,7 @@ fn unreadable_message(error: &ReadError) -> String {
 
 /// Writes the `fmt` report: one line per file (the diff below it in check mode), then a
 /// summary line unless quiet.
-pub fn print_fmt(
+pub(crate) fn print_fmt(
     report: &FmtReport,
     check: bool,
     verbosity: Verbosity,

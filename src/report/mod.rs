@@ -10,9 +10,9 @@
 //! JSON (`--format json`) is one document for programs; its schema is documented in
 //! README.md ("JSON report") and versioned by `schema_version`.
 
-pub mod fmt;
-pub mod progress_bar;
-pub mod run_record;
+pub(crate) mod fmt;
+pub(crate) mod progress_bar;
+pub(crate) mod run_record;
 
 use std::io::Write;
 use std::time::Duration;
@@ -27,11 +27,11 @@ use crate::stages::write::changes::{self, ProviderChange};
 use crate::stages::write::{Change, RootOutcome, RootReport};
 
 /// Bumped on any incompatible change to the JSON report.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
+pub(crate) const JSON_SCHEMA_VERSION: u32 = 1;
 
 /// How much of the report to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verbosity {
+pub(crate) enum Verbosity {
     /// Only roots that failed or (check mode) would change.
     Quiet,
     Normal,
@@ -39,7 +39,7 @@ pub enum Verbosity {
 
 /// The outcome of a whole `lock` run.
 #[derive(Debug)]
-pub struct RunReport {
+pub(crate) struct RunReport {
     pub check: bool,
     pub roots: Vec<RootReport>,
     pub warnings: Vec<String>,
@@ -51,14 +51,14 @@ pub struct RunReport {
 
 impl RunReport {
     /// Roots whose lock file was (check mode: would be) changed this way.
-    pub fn count(&self, change: Change) -> usize {
+    pub(crate) fn count(&self, change: Change) -> usize {
         self.roots
             .iter()
             .filter(|r| r.outcome.change() == Some(change))
             .count()
     }
 
-    pub fn failed(&self) -> usize {
+    pub(crate) fn failed(&self) -> usize {
         self.roots
             .iter()
             .filter(|r| matches!(r.outcome, RootOutcome::Failed(_)))
@@ -67,14 +67,14 @@ impl RunReport {
 
     /// Whether the run should exit non-zero: a root failed, or (in check mode) a lock
     /// file is missing or out of date.
-    pub fn is_failure(&self) -> bool {
+    pub(crate) fn is_failure(&self) -> bool {
         self.failed() > 0
             || (self.check && self.count(Change::Created) + self.count(Change::Updated) > 0)
     }
 }
 
 /// Writes the plain-text report.
-pub fn print_text(
+pub(crate) fn print_text(
     report: &RunReport,
     verbosity: Verbosity,
     out: &mut impl Write,
@@ -144,7 +144,7 @@ fn summary_counts(report: &RunReport) -> String {
 }
 
 /// The one-line summary: roots by outcome, packages, bytes, time.
-pub fn summary(report: &RunReport) -> String {
+pub(crate) fn summary(report: &RunReport) -> String {
     let stats = &report.stats;
     format!(
         "{}; packages: {} downloaded ({}), {} from cache{}; {}",
@@ -225,7 +225,7 @@ struct JsonStats {
 }
 
 /// Writes the JSON report (one document, then a newline).
-pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
     let stats = &report.stats;
     let doc = JsonReport {
         schema_version: JSON_SCHEMA_VERSION,
@@ -272,7 +272,7 @@ pub fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<(
 /// would change) or failed, and below it one collapsed `<details>` per such root with
 /// its changes or its error. Paths, versions and reasons are put in code spans, so a
 /// repository's names cannot inject markup.
-pub fn print_markdown(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn print_markdown(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
     let title = if report.check {
         "tfsum lock --check"
     } else {

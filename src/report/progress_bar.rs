@@ -17,7 +17,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::vocab::progress::Progress;
 
 /// Progress bars on stderr.
-pub struct TerminalProgress {
+pub(crate) struct TerminalProgress {
     packages: ProgressBar,
     roots: ProgressBar,
     started: AtomicU64,
@@ -27,7 +27,7 @@ pub struct TerminalProgress {
 }
 
 impl TerminalProgress {
-    pub fn new() -> TerminalProgress {
+    pub(crate) fn new() -> TerminalProgress {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         let packages = multi.add(ProgressBar::new(0));
         packages.set_style(
@@ -55,7 +55,7 @@ impl TerminalProgress {
     }
 
     /// Removes the bars, before the report is printed.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.packages.finish_and_clear();
         self.roots.finish_and_clear();
     }
@@ -116,7 +116,7 @@ impl Progress for TerminalProgress {
 }
 
 /// Every event as a `tracing` debug line (`-v`).
-pub struct LogProgress;
+pub(crate) struct LogProgress;
 
 impl Progress for LogProgress {
     fn download_started(&self, package: &str, total: Option<u64>) {

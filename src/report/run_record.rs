@@ -17,7 +17,7 @@ use crate::report::RunReport;
 
 /// The record of one run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunState {
+pub(crate) struct RunState {
     /// The directory the run was started from (to recognise a hash collision, and
     /// for people reading the file).
     pub cwd: PathBuf,
@@ -25,14 +25,14 @@ pub struct RunState {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RootState {
+pub(crate) struct RootState {
     pub dir: PathBuf,
     /// The report word: `created`, `updated`, `unchanged` or `failed`.
     pub outcome: String,
 }
 
 impl RunState {
-    pub fn from_report(cwd: &Path, report: &RunReport) -> RunState {
+    pub(crate) fn from_report(cwd: &Path, report: &RunReport) -> RunState {
         RunState {
             cwd: cwd.to_path_buf(),
             roots: report
@@ -47,7 +47,7 @@ impl RunState {
     }
 
     /// The roots that failed, in the order they were reported.
-    pub fn failed(&self) -> Vec<PathBuf> {
+    pub(crate) fn failed(&self) -> Vec<PathBuf> {
         self.roots
             .iter()
             .filter(|r| r.outcome == "failed")
@@ -57,7 +57,7 @@ impl RunState {
 }
 
 /// Where the record for runs from `cwd` lives, for messages.
-pub fn path(cache: &Cache, cwd: &Path) -> PathBuf {
+pub(crate) fn path(cache: &Cache, cwd: &Path) -> PathBuf {
     let record = cache::run_record(cwd);
     match cache.root() {
         Some(root) => root.join(record),
@@ -67,7 +67,7 @@ pub fn path(cache: &Cache, cwd: &Path) -> PathBuf {
 
 /// The saved record, or `None` when there is none for this directory. A record that
 /// cannot be parsed is an error: silently retrying nothing would hide it.
-pub fn load(cache: &Cache, cwd: &Path) -> Result<Option<RunState>, String> {
+pub(crate) fn load(cache: &Cache, cwd: &Path) -> Result<Option<RunState>, String> {
     let Some(bytes) = cache.read_file(&cache::run_record(cwd)) else {
         return Ok(None);
     };
@@ -80,7 +80,7 @@ pub fn load(cache: &Cache, cwd: &Path) -> Result<Option<RunState>, String> {
     Ok((state.cwd == cwd).then_some(state))
 }
 
-pub fn save(cache: &Cache, state: &RunState) -> std::io::Result<()> {
+pub(crate) fn save(cache: &Cache, state: &RunState) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
     cache.write_file(&cache::run_record(&state.cwd), &bytes)
 }

@@ -32,7 +32,7 @@ use super::MirrorError;
 
 /// Where one package of the mirror is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
+pub(crate) enum Location {
     /// `HOST/NS/TYPE/VERSION/OS_ARCH/`
     Unpacked(PathBuf),
     /// `HOST/NS/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip`
@@ -40,7 +40,7 @@ pub enum Location {
 }
 
 impl Location {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             Location::Unpacked(p) | Location::Packed(p) => p,
         }
@@ -49,7 +49,7 @@ impl Location {
 
 /// One package found in the mirror.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LocalPackage {
+pub(crate) struct LocalPackage {
     pub version: Version,
     pub platform: Platform,
     pub location: Location,
@@ -57,7 +57,7 @@ pub struct LocalPackage {
 
 /// A scanned filesystem mirror.
 #[derive(Debug, Clone)]
-pub struct FsMirror {
+pub(crate) struct FsMirror {
     /// The directory as given, for messages.
     dir: PathBuf,
     /// Per provider, its packages in walk order.
@@ -67,9 +67,10 @@ pub struct FsMirror {
 }
 
 impl FsMirror {
-    /// Scans `dir`. A directory that cannot be read fails the scan (Terraform's walk
-    /// stops at the first I/O error too); invalid entries only produce warnings.
-    pub fn scan(dir: &Path) -> Result<FsMirror, MirrorError> {
+    /// Scans `dir`; packed packages are hashed within `limits` (the run's
+    /// `TFSUM_MAX_PACKAGE_*`). A directory that cannot be read fails the scan (Terraform's
+    /// walk stops at the first I/O error too); invalid entries only produce warnings.
+    pub(crate) fn scan(dir: &Path, limits: ZipLimits) -> Result<FsMirror, MirrorError> {
         // The base itself may be a symlink (Terraform resolves it before walking).
         let base = fs::canonicalize(dir).map_err(|e| MirrorError::Scan {
             dir: dir.to_path_buf(),
@@ -85,36 +86,25 @@ impl FsMirror {
             dir: dir.to_path_buf(),
             packages: BTreeMap::new(),
             warnings: Vec::new(),
-            limits: ZipLimits::default(),
+            limits,
         };
         mirror.walk(&base, &mut Vec::new())?;
         Ok(mirror)
     }
 
-    /// Replaces the zip limits used when hashing packed packages.
-    pub fn with_limits(mut self, limits: ZipLimits) -> FsMirror {
-        self.limits = limits;
-        self
-    }
-
     /// The directory as given.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// Entries that were skipped, and why.
-    pub fn warnings(&self) -> &[String] {
+    pub(crate) fn warnings(&self) -> &[String] {
         &self.warnings
-    }
-
-    /// The providers the mirror holds.
-    pub fn providers(&self) -> impl Iterator<Item = &ProviderAddr> {
-        self.packages.keys()
     }
 
     /// The versions the mirror has of `provider` for any platform, canonical, each once,
     /// in precedence order. Empty when the mirror does not know the provider.
-    pub fn versions(&self, provider: &ProviderAddr) -> Vec<String> {
+    pub(crate) fn versions(&self, provider: &ProviderAddr) -> Vec<String> {
         let mut versions: Vec<&Version> = self
             .packages
             .get(provider)
@@ -126,7 +116,7 @@ impl FsMirror {
     }
 
     /// The platforms the mirror has `version` of `provider` for, each once, in walk order.
-    pub fn platforms(&self, provider: &ProviderAddr, version: &Version) -> Vec<Platform> {
+    pub(crate) fn platforms(&self, provider: &ProviderAddr, version: &Version) -> Vec<Platform> {
         let mut platforms: Vec<Platform> = Vec::new();
         for package in self.packages.get(provider).into_iter().flatten() {
             if package.version == *version && !platforms.contains(&package.platform) {
@@ -137,7 +127,7 @@ impl FsMirror {
     }
 
     /// The package for (provider, version, platform): the first found in walk order.
-    pub fn package(
+    pub(crate) fn package(
         &self,
         provider: &ProviderAddr,
         version: &Version,
@@ -152,7 +142,7 @@ impl FsMirror {
     /// The `h1:` Terraform records when it installs this package from the mirror: the
     /// hash of the unpacked directory, or of what the zip unpacks to (spec §2.1, §5.5).
     /// Blocking: it reads the whole package.
-    pub fn package_hash(
+    pub(crate) fn package_hash(
         &self,
         provider: &ProviderAddr,
         version: &Version,
@@ -364,7 +354,7 @@ mod tests {
             "registry.terraform.io/hashicorp/test/1.0.0/os_arch/terraform-provider-test",
             b"",
         );
-        let mirror = FsMirror::scan(dir.path()).unwrap();
+        let mirror = FsMirror::scan(dir.path(), ZipLimits::default()).unwrap();
         let test = provider("hashicorp/test");
         assert_eq!(mirror.versions(&test), ["1.0.0"]);
         let hash = mirror
@@ -446,7 +436,7 @@ mod tests {
             .unwrap();
         }
 
-        let mirror = FsMirror::scan(base).unwrap();
+        let mirror = FsMirror::scan(base, ZipLimits::default()).unwrap();
         let mut found = Vec::new();
         for (provider, packages) in &mirror.packages {
             for p in packages {
@@ -532,7 +522,7 @@ mod tests {
     #[test]
     fn missing_base_fails() {
         let dir = tempfile::tempdir().unwrap();
-        let err = FsMirror::scan(&dir.path().join("nope")).unwrap_err();
+        let err = FsMirror::scan(&dir.path().join("nope"), ZipLimits::default()).unwrap_err();
         assert!(
             err.to_string()
                 .contains("cannot read the filesystem mirror"),

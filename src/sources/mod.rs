@@ -16,9 +16,9 @@
 //! `zh:` for them, and a network mirror's own `hashes` only verify the download
 //! (spec §5.5).
 
-pub mod fs;
-pub mod net;
-pub mod registry;
+pub(crate) mod fs;
+pub(crate) mod net;
+pub(crate) mod registry;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -32,13 +32,13 @@ use crate::vocab::lockfile::Flavor;
 use crate::vocab::version::Version;
 use futures::future::BoxFuture;
 
-pub use fs::FsMirror;
-pub use net::NetMirror;
-pub use registry::{PackageError, RegistryOptions, RegistrySource, RegistryStats};
+pub(crate) use fs::FsMirror;
+pub(crate) use net::NetMirror;
+pub(crate) use registry::{PackageError, RegistryOptions, RegistrySource, RegistryStats};
 
 /// Why a mirror could not answer. Every variant names the mirror or file involved.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum MirrorError {
+pub(crate) enum MirrorError {
     #[error("cannot read the filesystem mirror {}: {message}", dir.display())]
     Scan { dir: PathBuf, message: String },
     /// The mirror has no package for what was asked.
@@ -63,7 +63,7 @@ pub enum MirrorError {
 
 /// The origin registry as the routing sees it: [`RegistrySource`] in a run, a fake in
 /// tests of the routing.
-pub trait Registry: Send + Sync + std::fmt::Debug {
+pub(crate) trait Registry: Send + Sync + std::fmt::Debug {
     /// The provider's versions as the registry lists them.
     fn versions<'a>(
         &'a self,
@@ -131,7 +131,7 @@ impl Registry for RegistrySource {
 
 /// One place packages come from.
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     /// The provider's origin registry.
     Registry(Arc<dyn Registry>),
     FsMirror(Arc<FsMirror>),
@@ -140,7 +140,7 @@ pub enum Source {
 
 impl Source {
     /// How the source is named in messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Source::Registry(_) => "the provider's registry".to_string(),
             Source::FsMirror(m) => format!("the filesystem mirror {}", m.dir().display()),
@@ -151,7 +151,7 @@ impl Source {
 
 /// A source and the providers it is for (a `provider_installation` method).
 #[derive(Debug, Clone)]
-pub struct Selector {
+pub(crate) struct Selector {
     pub source: Source,
     pub include: Vec<ProviderPattern>,
     pub exclude: Vec<ProviderPattern>,
@@ -159,7 +159,7 @@ pub struct Selector {
 
 impl Selector {
     /// A selector for every provider.
-    pub fn all(source: Source) -> Selector {
+    pub(crate) fn all(source: Source) -> Selector {
         Selector {
             source,
             include: Vec::new(),
@@ -177,7 +177,7 @@ impl Selector {
 
 /// Why the registry could not list a provider's versions.
 #[derive(Debug, Clone)]
-pub struct VersionsError {
+pub(crate) struct VersionsError {
     pub message: String,
     /// The registry does not know the provider (404), so other sources may still.
     pub not_found: bool,
@@ -185,7 +185,7 @@ pub struct VersionsError {
 
 /// A provider's versions from every source that has it, plus registry warnings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct VersionsFound {
+pub(crate) struct VersionsFound {
     /// Raw version strings, each once, in the order the sources gave them.
     pub versions: Vec<String>,
     pub warnings: Vec<String>,
@@ -194,7 +194,7 @@ pub struct VersionsFound {
 /// The sources of a run, in order, with the providers each is for (Terraform's
 /// `MultiSource`), and the registry source that holds the run's statistics.
 #[derive(Debug, Clone)]
-pub struct Sources {
+pub(crate) struct Sources {
     selectors: Vec<Selector>,
     /// What a pattern without a hostname means: the run's default registry.
     default_host: String,
@@ -204,12 +204,12 @@ pub struct Sources {
 impl Sources {
     /// Every provider from its own registry: what tfsum does without mirror options,
     /// and what `terraform providers lock` does.
-    pub fn registry(registry: Arc<dyn Registry>) -> Sources {
+    pub(crate) fn registry(registry: Arc<dyn Registry>) -> Sources {
         Sources::only(Source::Registry(registry.clone()), registry)
     }
 
     /// Every provider from one source (`--fs-mirror DIR`, `--net-mirror URL`).
-    pub fn only(source: Source, registry: Arc<dyn Registry>) -> Sources {
+    pub(crate) fn only(source: Source, registry: Arc<dyn Registry>) -> Sources {
         Sources::new(
             vec![Selector::all(source)],
             crate::vocab::addr::TERRAFORM_REGISTRY,
@@ -218,7 +218,7 @@ impl Sources {
     }
 
     /// Selectors in order; `default_host` is what patterns without a hostname mean.
-    pub fn new(
+    pub(crate) fn new(
         selectors: Vec<Selector>,
         default_host: &str,
         registry: Arc<dyn Registry>,
@@ -231,7 +231,7 @@ impl Sources {
     }
 
     /// Downloads and cache hits of the registry source.
-    pub fn stats(&self) -> RegistryStats {
+    pub(crate) fn stats(&self) -> RegistryStats {
         self.registry.stats()
     }
 
@@ -239,7 +239,7 @@ impl Sources {
     /// `--use-cli-config-installation`. Filesystem mirrors are scanned now (their
     /// warnings are returned), network mirrors must be https and need `client`
     /// (`None` when offline). `dev_overrides` cannot be locked and are reported.
-    pub fn from_installation(
+    pub(crate) fn from_installation(
         installation: &ProviderInstallation,
         client: Option<&RegistryClient>,
         default_host: &str,
@@ -252,7 +252,7 @@ impl Sources {
             let source = match &method.location {
                 MethodLocation::Direct => Source::Registry(registry.clone()),
                 MethodLocation::FilesystemMirror(dir) => {
-                    let mirror = FsMirror::scan(dir)?;
+                    let mirror = FsMirror::scan(dir, mirror.zip_limits.clone())?;
                     warnings.extend(mirror.warnings().iter().cloned());
                     Source::FsMirror(Arc::new(mirror))
                 }
@@ -284,16 +284,8 @@ impl Sources {
         Ok((Sources::new(selectors, default_host, registry), warnings))
     }
 
-    /// True when every provider comes from its registry, as without mirror options.
-    pub fn is_registry_only(&self) -> bool {
-        self.selectors.len() == 1
-            && matches!(self.selectors[0].source, Source::Registry(_))
-            && self.selectors[0].include.is_empty()
-            && self.selectors[0].exclude.is_empty()
-    }
-
     /// The sources that may serve `provider`, in order.
-    pub fn for_provider(&self, provider: &ProviderAddr) -> Vec<&Source> {
+    pub(crate) fn for_provider(&self, provider: &ProviderAddr) -> Vec<&Source> {
         self.selectors
             .iter()
             .filter(|s| s.can_handle(provider, &self.default_host))
@@ -304,7 +296,7 @@ impl Sources {
     /// The versions of `provider`: the union over its sources (`MultiSource.
     /// AvailableVersions`). A source that does not know the provider is skipped; any
     /// other failure is the answer. The registry is asked at most once.
-    pub async fn versions(&self, provider: &ProviderAddr) -> Result<VersionsFound, String> {
+    pub(crate) async fn versions(&self, provider: &ProviderAddr) -> Result<VersionsFound, String> {
         let sources = self.for_provider(provider);
         if sources.is_empty() {
             return Err(format!(
@@ -367,7 +359,7 @@ impl Sources {
     /// (`MultiSource.PackageMeta`). Mirrors contribute the local `h1:` only; platforms
     /// left for the registry go to it in one call, which returns `h1:` per platform plus
     /// the signed `zh:` lines.
-    pub async fn package_hashes(
+    pub(crate) async fn package_hashes(
         &self,
         provider: &ProviderAddr,
         version: &Version,
@@ -423,7 +415,7 @@ impl Sources {
     /// Every platform the sources of `provider` publish `version` for, each once, in
     /// source order: what a registry's signed SHA256SUMS lists, what a mirror holds. For
     /// `tfsum verify`, which must know every package an `h1:` could be the hash of.
-    pub async fn published_platforms(
+    pub(crate) async fn published_platforms(
         &self,
         provider: &ProviderAddr,
         version: &Version,
@@ -496,7 +488,7 @@ async fn assign(
 
 /// Limits of the mirror sources: plain values from the settings.
 #[derive(Debug, Clone)]
-pub struct MirrorOptions {
+pub(crate) struct MirrorOptions {
     /// The run's download slots (`--jobs`), shared with the registry source.
     pub jobs: Arc<tokio::sync::Semaphore>,
     pub zip_limits: crate::vocab::hash::ZipLimits,
@@ -504,7 +496,7 @@ pub struct MirrorOptions {
 
 /// One unique package of a plan: what the hash stage fetches, once.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Package {
+pub(crate) struct Package {
     pub addr: ProviderAddr,
     pub version: Version,
     /// The flavor of the roots that use it: OpenTofu roots may take hashes from
@@ -516,7 +508,7 @@ pub struct Package {
 /// reviewer about each new hash of a lock file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Provenance {
+pub(crate) enum Provenance {
     /// `h1:` computed now from a zip downloaded from the registry, whose checksum the
     /// signed SHA256SUMS vouches for.
     Download,
@@ -534,7 +526,7 @@ pub enum Provenance {
 
 impl Provenance {
     /// How the reports name it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Provenance::Download => "registry download",
             Provenance::SignedSums => "signed SHA256SUMS",
@@ -550,13 +542,13 @@ impl Provenance {
 /// platform whose package it is; `None` for the `zh:` lines of SHA256SUMS, which
 /// cover every platform.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HashOrigin {
+pub(crate) struct HashOrigin {
     pub provenance: Provenance,
     pub platform: Option<Platform>,
 }
 
 impl HashOrigin {
-    pub fn of(provenance: Provenance, platform: &Platform) -> HashOrigin {
+    pub(crate) fn of(provenance: Provenance, platform: &Platform) -> HashOrigin {
         HashOrigin {
             provenance,
             platform: Some(platform.clone()),
@@ -566,7 +558,7 @@ impl HashOrigin {
 
 /// A package's hashes, each with where it came from. The keys are what the lock entry
 /// records (a `BTreeMap`, so they come out in lock-file order).
-pub type PackageHashes = BTreeMap<Hash, HashOrigin>;
+pub(crate) type PackageHashes = BTreeMap<Hash, HashOrigin>;
 
 #[cfg(test)]
 mod tests;

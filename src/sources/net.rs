@@ -33,7 +33,7 @@ use crate::vocab::progress::NoProgress;
 
 /// One platform's archive as `<version>.json` describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Archive {
+pub(crate) struct Archive {
     /// Absolute: resolved against the final URL of `<version>.json`.
     pub url: Url,
     /// The mirror's hashes for it, parsed; may be empty (no verification possible).
@@ -41,13 +41,13 @@ pub struct Archive {
 }
 
 /// Platform (`os_arch`) to archive, for one version.
-pub type Archives = BTreeMap<String, Archive>;
+pub(crate) type Archives = BTreeMap<String, Archive>;
 
 type ArchivesCell = Arc<OnceCell<Result<Option<Archives>, MirrorError>>>;
 
 /// A network mirror client for one base URL. Cheap to share behind an `Arc`.
 #[derive(Debug)]
-pub struct NetMirror {
+pub(crate) struct NetMirror {
     base: Url,
     client: RegistryClient,
     limits: ZipLimits,
@@ -58,7 +58,7 @@ pub struct NetMirror {
 impl NetMirror {
     /// A mirror at `base`, which must be an https URL (spec §6, §9), downloading within
     /// the run's job slots and package limits.
-    pub fn new(
+    pub(crate) fn new(
         base: &str,
         client: RegistryClient,
         options: &MirrorOptions,
@@ -94,13 +94,13 @@ impl NetMirror {
     }
 
     /// The base URL, with its trailing `/`.
-    pub fn base(&self) -> &Url {
+    pub(crate) fn base(&self) -> &Url {
         &self.base
     }
 
     /// The provider's versions from `index.json`, canonical, in precedence order;
     /// `None` when the mirror does not know the provider (404).
-    pub async fn versions(
+    pub(crate) async fn versions(
         &self,
         provider: &ProviderAddr,
     ) -> Result<Option<Vec<String>>, MirrorError> {
@@ -132,7 +132,7 @@ impl NetMirror {
 
     /// The archives of one version from `<version>.json`, fetched once per run and
     /// shared by concurrent callers; `None` when the mirror answers 404.
-    pub async fn archives(
+    pub(crate) async fn archives(
         &self,
         provider: &ProviderAddr,
         version: &Version,
@@ -204,7 +204,7 @@ impl NetMirror {
     }
 
     /// Whether the mirror has this platform's package of the version.
-    pub async fn has_package(
+    pub(crate) async fn has_package(
         &self,
         provider: &ProviderAddr,
         version: &Version,
@@ -219,7 +219,7 @@ impl NetMirror {
     /// Downloads each platform's archive, verifies it against the mirror's hashes and
     /// returns the `h1:` of each, in the order of `platforms`: what a lock entry records
     /// for mirror installs.
-    pub async fn package_hashes(
+    pub(crate) async fn package_hashes(
         &self,
         provider: &ProviderAddr,
         version: &Version,

@@ -26,7 +26,7 @@ use crate::vocab::paths::{normalize_path, UNIT_FILE_NAME};
 
 /// Why discovery could not even start for one of the given paths.
 #[derive(Debug, thiserror::Error)]
-pub enum DiscoverError {
+pub(crate) enum DiscoverError {
     #[error("{}: cannot read: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -47,7 +47,7 @@ pub enum DiscoverError {
 /// (each sorted, deduplicated, lexically normalised with [`normalize_path`]) and the
 /// warnings collected on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Discovery {
+pub(crate) struct Discovery {
     pub dirs: Vec<PathBuf>,
     pub unit_dirs: Vec<PathBuf>,
     pub warnings: Vec<DiscoverWarning>,
@@ -60,7 +60,7 @@ pub struct Discovery {
 /// silently lock nothing). With `recursive`, the given paths are walked (see the module
 /// docs for what is skipped); symbolic links to directories are not followed, which also
 /// keeps link loops out.
-pub fn discover(
+pub(crate) fn discover(
     paths: &[PathBuf],
     recursive: bool,
     ignore: &[Regex],

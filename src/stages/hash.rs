@@ -7,11 +7,11 @@ use crate::sources::{Package, PackageError, PackageHashes, Sources};
 use crate::vocab::addr::Platform;
 
 /// Every package's hashes, or why it has none.
-pub type Hashes = HashMap<Package, Result<PackageHashes, PackageError>>;
+pub(crate) type Hashes = HashMap<Package, Result<PackageHashes, PackageError>>;
 
 /// Stage 4: the hashes of every package for `platforms`, each package once, all at the
 /// same time (the sources bound the actual concurrency).
-pub async fn hash_packages(
+pub(crate) async fn hash_packages(
     sources: &Sources,
     packages: &BTreeSet<Package>,
     platforms: &[Platform],

@@ -28,7 +28,7 @@ use crate::vocab::paths::normalize_path;
 
 /// A root whose configuration and lock file were read.
 #[derive(Debug)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub flavor: Flavor,
     pub old: Option<OldLock>,
     /// What the root's module tree asks of each lockable provider.
@@ -42,14 +42,14 @@ pub struct Loaded {
 
 /// The lock file a root already has.
 #[derive(Debug)]
-pub struct OldLock {
+pub(crate) struct OldLock {
     pub bytes: Vec<u8>,
     pub lock: LockFile,
 }
 
 /// How roots are loaded: plain values from the settings.
 #[derive(Debug, Clone)]
-pub struct LoadOptions {
+pub(crate) struct LoadOptions {
     /// Forces every root's flavor; `None` detects it per root ([`detect_flavor`]).
     pub flavor: Option<Flavor>,
     pub recursive: bool,
@@ -63,7 +63,7 @@ pub struct LoadOptions {
 /// rounds: every root is walked with what has been fetched so far, the calls still
 /// missing are fetched together (each package once, in parallel), and the roots that
 /// waited on them are walked again, until none waits.
-pub async fn roots(
+pub(crate) async fn roots(
     discovery: &Discovery,
     options: &LoadOptions,
     fetcher: &ModuleFetcher,
@@ -372,7 +372,7 @@ fn read_old_lock(dir: &Path, within: &[PathBuf]) -> Result<(PathBuf, Option<Stri
 
 /// The flavor of a root without `--flavor`: the existing lock file's header decides,
 /// else the presence of `.tofu` files (spec §10).
-pub fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
+pub(crate) fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
     if let Some(bytes) = old {
         return Flavor::from_header(&String::from_utf8_lossy(bytes));
     }

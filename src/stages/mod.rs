@@ -1,8 +1,8 @@
 //! The lock pipeline's stages.
 
-pub mod discover;
-pub mod hash;
-pub mod load;
-pub mod resolve;
-pub mod root;
-pub mod write;
+pub(crate) mod discover;
+pub(crate) mod hash;
+pub(crate) mod load;
+pub(crate) mod resolve;
+pub(crate) mod root;
+pub(crate) mod write;

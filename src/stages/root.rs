@@ -16,7 +16,7 @@ use crate::vocab::lockfile::LockFileError;
 
 /// What kind of directory a root is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RootKind {
+pub(crate) enum RootKind {
     /// A root module: a directory of Terraform configuration.
     Module,
     /// A Terragrunt unit: a `terragrunt.hcl` whose source module is the configuration.
@@ -25,7 +25,7 @@ pub enum RootKind {
 
 /// One root at one stage.
 #[derive(Debug)]
-pub struct Root<T> {
+pub(crate) struct Root<T> {
     /// The directory holding the lock file.
     pub dir: PathBuf,
     pub kind: RootKind,
@@ -34,7 +34,7 @@ pub struct Root<T> {
 
 impl<T> Root<T> {
     /// The next stage: `f` runs only on a root that has not stopped.
-    pub fn then<U>(self, f: impl FnOnce(T) -> Result<U, RootError>) -> Root<U> {
+    pub(crate) fn then<U>(self, f: impl FnOnce(T) -> Result<U, RootError>) -> Root<U> {
         Root {
             dir: self.dir,
             kind: self.kind,
@@ -42,7 +42,7 @@ impl<T> Root<T> {
         }
     }
 
-    pub fn failed(dir: PathBuf, kind: RootKind, error: RootError) -> Root<T> {
+    pub(crate) fn failed(dir: PathBuf, kind: RootKind, error: RootError) -> Root<T> {
         Root {
             dir,
             kind,
@@ -54,7 +54,7 @@ impl<T> Root<T> {
 /// Why a root failed. Each names what the user can act on: the file and line, the
 /// provider, version and platform, the URL.
 #[derive(Debug, thiserror::Error)]
-pub enum RootError {
+pub(crate) enum RootError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -91,7 +91,7 @@ pub enum RootError {
 
 /// What is wrong with an existing lock file.
 #[derive(Debug, thiserror::Error)]
-pub enum LockProblem {
+pub(crate) enum LockProblem {
     #[error("{0}")]
     Read(#[source] std::io::Error),
     #[error("not valid UTF-8\n(the lock file was left untouched)")]
@@ -102,7 +102,7 @@ pub enum LockProblem {
 
 /// Why no version was chosen for one provider.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum SelectionError {
+pub(crate) enum SelectionError {
     /// Its version list could not be had (the message names the provider and cause).
     #[error("{0}")]
     VersionList(String),
@@ -113,7 +113,7 @@ pub enum SelectionError {
 /// The details of a provider no available version satisfies.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", no_match_message(provider, declared, available, locked))]
-pub struct NoMatch {
+pub(crate) struct NoMatch {
     pub provider: ProviderAddr,
     pub declared: Vec<Declared>,
     pub available: Vec<Version>,

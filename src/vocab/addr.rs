@@ -9,9 +9,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The default registry host for Terraform.
-pub const TERRAFORM_REGISTRY: &str = "registry.terraform.io";
+pub(crate) const TERRAFORM_REGISTRY: &str = "registry.terraform.io";
 /// The default registry host for OpenTofu (spec §10).
-pub const OPENTOFU_REGISTRY: &str = "registry.opentofu.org";
+pub(crate) const OPENTOFU_REGISTRY: &str = "registry.opentofu.org";
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AddrError {

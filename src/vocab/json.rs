@@ -7,13 +7,13 @@
 //! Nesting deeper than [`MAX_DEPTH`] is an error, not a stack overflow.
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct JsonNode {
+pub(crate) struct JsonNode {
     pub line: usize,
     pub kind: JsonKind,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum JsonKind {
+pub(crate) enum JsonKind {
     Null,
     Bool(bool),
     /// Numbers are irrelevant to provider selection; the text is kept as written.
@@ -24,7 +24,7 @@ pub enum JsonKind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Member {
+pub(crate) struct Member {
     pub name: String,
     /// The line of the member's name.
     pub line: usize,
@@ -32,17 +32,17 @@ pub struct Member {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JsonError {
+pub(crate) struct JsonError {
     pub line: usize,
     pub column: usize,
     pub message: String,
 }
 
 /// Deeper nesting than this is rejected rather than risking the stack.
-pub const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 impl JsonNode {
-    pub fn parse(text: &str) -> Result<JsonNode, JsonError> {
+    pub(crate) fn parse(text: &str) -> Result<JsonNode, JsonError> {
         let mut p = Parser {
             chars: text.char_indices().peekable(),
             line: 1,
@@ -265,7 +265,7 @@ impl Parser<'_> {
 
 impl JsonNode {
     /// The members of an object (none for any other value), without `"//"` comments.
-    pub fn members(&self) -> impl Iterator<Item = &Member> {
+    pub(crate) fn members(&self) -> impl Iterator<Item = &Member> {
         let members: &[Member] = match &self.kind {
             JsonKind::Object(members) => members,
             _ => &[],
@@ -274,13 +274,13 @@ impl JsonNode {
     }
 
     /// The first member named `name`.
-    pub fn get(&self, name: &str) -> Option<&Member> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Member> {
         self.members().find(|m| m.name == name)
     }
 
     /// The value as serde_json sees it: member order lost, a repeated name's last value
     /// wins.
-    pub fn to_value(&self) -> serde_json::Value {
+    pub(crate) fn to_value(&self) -> serde_json::Value {
         use serde_json::Value;
         match &self.kind {
             JsonKind::Null => Value::Null,

@@ -1,9 +1,9 @@
 //! Vocabulary: the values every layer speaks in.
 
-pub mod addr;
-pub mod hash;
-pub mod json;
+pub(crate) mod addr;
+pub(crate) mod hash;
+pub(crate) mod json;
 pub mod lockfile;
-pub mod paths;
-pub mod progress;
-pub mod version;
+pub(crate) mod paths;
+pub(crate) mod progress;
+pub(crate) mod version;

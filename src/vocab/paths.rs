@@ -13,13 +13,13 @@ pub const UNIT_FILE_NAME: &str = "terragrunt.hcl";
 
 /// Editor and hidden files Terraform skips whatever their extension (`IsIgnoredFile`):
 /// dot files, `~` backups, `#…#` autosaves.
-pub fn is_ignored_file_name(name: &str) -> bool {
+pub(crate) fn is_ignored_file_name(name: &str) -> bool {
     name.starts_with('.') || name.ends_with('~') || (name.starts_with('#') && name.ends_with('#'))
 }
 
 /// Configuration file names: the four extensions, minus the names Terraform ignores
 /// (`configs.IsIgnoredFile`: leading `.`, trailing `~`, Emacs `#…#` lock files).
-pub fn is_config_file_name(name: &str) -> bool {
+pub(crate) fn is_config_file_name(name: &str) -> bool {
     !is_ignored_file_name(name)
         && [".tf", ".tf.json", ".tofu", ".tofu.json"]
             .iter()
@@ -33,7 +33,7 @@ pub fn is_config_file_name(name: &str) -> bool {
 ///
 /// Discovery and the module tree both use it, so a discovered directory and a local
 /// module call that points at it compare equal.
-pub fn normalize_path(path: &Path) -> PathBuf {
+pub(crate) fn normalize_path(path: &Path) -> PathBuf {
     let mut out: Vec<Component> = Vec::new();
     for component in path.components() {
         match component {
@@ -56,7 +56,7 @@ pub fn normalize_path(path: &Path) -> PathBuf {
 }
 
 /// A path with `/` separators regardless of platform, so ignore regexes are portable.
-pub fn slash_path(path: &Path) -> String {
+pub(crate) fn slash_path(path: &Path) -> String {
     path.components()
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()

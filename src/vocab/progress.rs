@@ -6,7 +6,7 @@ use std::path::Path;
 /// Receives events from the pipeline. Every method has an empty default, so a front
 /// end implements only what it shows. Implementations must be cheap: they are called
 /// from download loops.
-pub trait Progress: Send + Sync {
+pub(crate) trait Progress: Send + Sync {
     /// A package download begins; `total` is the Content-Length when known.
     fn download_started(&self, _package: &str, _total: Option<u64>) {}
     /// `bytes` more bytes of the package arrived.
@@ -20,6 +20,6 @@ pub trait Progress: Send + Sync {
 }
 
 /// Shows nothing.
-pub struct NoProgress;
+pub(crate) struct NoProgress;
 
 impl Progress for NoProgress {}

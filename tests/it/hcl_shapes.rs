@@ -94,15 +94,17 @@ fn differential_against_terraform() {
             skipped += 1; // not UTF-8: the loader refuses it before parsing
             continue;
         };
-        let ours =
-            match ::tfsum::config::check_file(Path::new("main.tf"), &text, "registry.terraform.io")
-            {
-                Err(::tfsum::config::ConfigError::Syntax { line, message, .. }) => {
-                    Err(format!("{line}: {message}"))
-                }
-                // Anything past the syntax (a bad source address, say) parsed.
-                Err(_) | Ok(()) => Ok(()),
-            };
+        let ours = match ::tfsum::internals::check_file(
+            Path::new("main.tf"),
+            &text,
+            "registry.terraform.io",
+        ) {
+            Err(::tfsum::internals::ConfigError::Syntax { line, message, .. }) => {
+                Err(format!("{line}: {message}"))
+            }
+            // Anything past the syntax (a bad source address, say) parsed.
+            Err(_) | Ok(()) => Ok(()),
+        };
         let theirs = terraform_fmt(&text);
         match (ours, theirs) {
             (Ok(()), Ok(())) | (Err(_), Err(_)) => agree += 1,

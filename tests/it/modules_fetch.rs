@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tempfile::TempDir;
-use tfsum::net::cliconfig::Env;
-use tfsum::net::modules::{
+use tfsum::internals::Env;
+use tfsum::internals::{
     parse_source, parse_terragrunt_source, resolve_in_package, FetchedModule, FetcherOptions,
     GitOptions, ModuleFetcher, ModuleStats,
 };
-use tfsum::net::registry::{Http, HttpConfig, RegistryClient, RetryPolicy};
+use tfsum::internals::{Http, HttpConfig, RegistryClient, RetryPolicy};
 
 use crate::support::fake_modules::{FakeModuleRegistry, Location, Packing};
 use crate::support::git_http::{hermetic_git_env, GitRequest, GitServer};
@@ -43,7 +43,7 @@ impl Setup {
 
     /// A fresh fetcher (one "run") over the same cache.
     fn run(&self, offline: bool, vars: &[(&str, &str)]) -> ModuleFetcher {
-        let cli = tfsum::net::cliconfig::load_file(&self.cli_path()).unwrap();
+        let cli = tfsum::internals::load_file(&self.cli_path()).unwrap();
         let env = Env {
             vars: vars
                 .iter()

@@ -20,7 +20,7 @@ use super::{merge, Merged};
 
 /// The files git names: `%O %A %B %P`.
 #[derive(Debug, Clone)]
-pub struct DriverFiles {
+pub(crate) struct DriverFiles {
     pub base: PathBuf,
     /// Read as our side, then replaced by the result.
     pub ours: PathBuf,
@@ -38,7 +38,7 @@ impl DriverFiles {
 
 /// Which input a read error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
+pub(crate) enum Input {
     Base,
     Ours,
     Theirs,
@@ -56,7 +56,7 @@ impl fmt::Display for Input {
 
 /// Why nothing was merged. OURS is unchanged in every case.
 #[derive(Debug, thiserror::Error)]
-pub enum DriverError {
+pub(crate) enum DriverError {
     #[error("cannot merge {}: cannot read {input} ({}): {source}", .shown.display(), .file.display())]
     Read {
         shown: PathBuf,
@@ -111,13 +111,13 @@ fn problem(error: &ReadError) -> String {
 /// A finished merge: OURS holds `merged.lock`. `Display` is the text for stderr: nothing
 /// for a clean merge that dropped no hashes.
 #[derive(Debug)]
-pub struct DriverReport {
+pub(crate) struct DriverReport {
     pub shown: PathBuf,
     pub merged: Merged,
 }
 
 impl DriverReport {
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.merged.is_clean()
     }
 
@@ -166,7 +166,7 @@ impl fmt::Display for DriverReport {
 }
 
 /// Reads the three files, merges them and writes the result over OURS.
-pub fn run(files: &DriverFiles) -> Result<DriverReport, DriverError> {
+pub(crate) fn run(files: &DriverFiles) -> Result<DriverReport, DriverError> {
     let shown = files.shown().to_path_buf();
     let read = |input: Input, file: &Path| -> Result<(Vec<u8>, Option<LockFile>), DriverError> {
         let bytes = std::fs::read(file).map_err(|source| DriverError::Read {

@@ -29,7 +29,7 @@
 //! hashes from the configuration, can read and settle it. Git conflict markers would make
 //! the file unreadable to `tfsum lock`, `terraform init` and a later merge alike.
 
-pub mod driver;
+pub(crate) mod driver;
 #[cfg(test)]
 mod tests;
 
@@ -42,7 +42,7 @@ use crate::vocab::version::{Constraints, Version};
 
 /// The two edited sides, in git's words: ours is the branch being merged into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     Ours,
     Theirs,
 }
@@ -58,7 +58,7 @@ impl fmt::Display for Side {
 
 /// The outcome of a merge: always a lock file, clean when `conflicts` is empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Merged {
+pub(crate) struct Merged {
     pub lock: LockFile,
     /// What the merge could not decide; the lock holds our side for each.
     pub conflicts: Vec<Conflict>,
@@ -67,14 +67,14 @@ pub struct Merged {
 }
 
 impl Merged {
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.conflicts.is_empty()
     }
 }
 
 /// One thing the two sides disagree on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Conflict {
+pub(crate) enum Conflict {
     /// Both sides changed the header: one file is for `terraform init`, the other for
     /// `tofu init` (which also decides the registry short provider sources mean).
     Flavor { ours: Flavor, theirs: Flavor },
@@ -86,7 +86,7 @@ pub enum Conflict {
 
 /// Why one provider's entry could not be merged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Disagreement {
+pub(crate) enum Disagreement {
     /// Both sides changed the constraints, to different values (or both added the provider
     /// with different ones): the configurations disagree.
     Constraints {
@@ -107,7 +107,7 @@ pub enum Disagreement {
 /// version; the merged file keeps only the chosen version's hashes. When those hashes were
 /// for an added platform, `tfsum lock` adds it for the new version.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DroppedHashes {
+pub(crate) struct DroppedHashes {
     pub addr: ProviderAddr,
     pub side: Side,
     pub version: Version,
@@ -116,7 +116,7 @@ pub struct DroppedHashes {
 
 /// Merges `ours` and `theirs` against their common ancestor. `None` is a side without the
 /// file (git passes an empty ancestor when both sides added it).
-pub fn merge(
+pub(crate) fn merge(
     base: Option<&LockFile>,
     ours: Option<&LockFile>,
     theirs: Option<&LockFile>,

@@ -21,7 +21,7 @@ use super::{LockSettings, PackageSource};
 
 /// Why the services of a run could not be built. Nothing has been locked yet.
 #[derive(Debug, thiserror::Error)]
-pub enum SetupError {
+pub(crate) enum SetupError {
     #[error(transparent)]
     CliConfig(#[from] CliConfigError),
     #[error(transparent)]
@@ -31,7 +31,7 @@ pub enum SetupError {
 }
 
 /// The services of one run.
-pub struct Services {
+pub(crate) struct Services {
     pub cache: Cache,
     pub sources: Sources,
     /// Remote module code for the load stage, sharing the download slots.
@@ -43,7 +43,7 @@ pub struct Services {
 impl LockSettings {
     /// The cache directory, checked ([`Cache::open`]); without hash facts for
     /// `--no-cache` (it still keeps the run record).
-    pub fn cache(&self) -> Result<Cache, CacheError> {
+    pub(crate) fn cache(&self) -> Result<Cache, CacheError> {
         let Some(dir) = &self.cache_dir else {
             return Ok(Cache::disabled());
         };
@@ -56,7 +56,7 @@ impl LockSettings {
     }
 
     /// Builds the cache, the registry client and the sources of a run.
-    pub fn services(&self, progress: Arc<dyn Progress>) -> Result<Services, SetupError> {
+    pub(crate) fn services(&self, progress: Arc<dyn Progress>) -> Result<Services, SetupError> {
         let mut warnings = Vec::new();
         let cache = self.cache()?;
         // Offline runs need no client, unless the CLI configuration says where packages
@@ -112,7 +112,7 @@ impl LockSettings {
         Ok(match &self.packages {
             PackageSource::Registry => Sources::registry(registry),
             PackageSource::FsMirror(dir) => {
-                let scanned = FsMirror::scan(dir)?;
+                let scanned = FsMirror::scan(dir, mirror.zip_limits.clone())?;
                 warnings.extend(scanned.warnings().iter().cloned());
                 Sources::only(Source::FsMirror(Arc::new(scanned)), registry)
             }

@@ -32,7 +32,7 @@ use super::SettingsError;
 
 /// The process environment as values.
 #[derive(Clone, Default)]
-pub struct Environment {
+pub(crate) struct Environment {
     vars: BTreeMap<String, String>,
     home: Option<PathBuf>,
     config_dir: Option<PathBuf>,
@@ -52,7 +52,7 @@ impl std::fmt::Debug for Environment {
 impl Environment {
     /// The real environment (variables that are not UTF-8 are left out) and the user's
     /// home, config and cache directories.
-    pub fn capture() -> Environment {
+    pub(crate) fn capture() -> Environment {
         let vars: BTreeMap<String, String> = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
@@ -72,7 +72,8 @@ impl Environment {
 
     /// An environment made of `vars` alone, for tests: the user directories derive from
     /// `HOME` and the XDG variables as on Linux.
-    pub fn from_vars<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) -> Environment {
+    #[cfg(test)]
+    pub(crate) fn from_vars<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) -> Environment {
         let vars: BTreeMap<String, String> = vars
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -92,7 +93,7 @@ impl Environment {
     }
 
     /// A variable's value; empty counts as unset.
-    pub fn var(&self, name: &str) -> Option<&str> {
+    pub(crate) fn var(&self, name: &str) -> Option<&str> {
         self.vars
             .get(name)
             .map(String::as_str)
@@ -100,17 +101,17 @@ impl Environment {
     }
 
     /// The user's configuration directory (where `tfsum/config.toml` lives).
-    pub fn config_dir(&self) -> Option<&std::path::Path> {
+    pub(crate) fn config_dir(&self) -> Option<&std::path::Path> {
         self.config_dir.as_deref()
     }
 
     /// The default hash cache: the user's cache directory + `tfsum`.
-    pub fn default_cache_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn default_cache_dir(&self) -> Option<PathBuf> {
         self.cache_dir.as_ref().map(|d| d.join("tfsum"))
     }
 
     /// What the CLI configuration reader needs: the variables and the home directory.
-    pub fn cli_config(&self, opentofu: bool) -> cliconfig::Env {
+    pub(crate) fn cli_config(&self, opentofu: bool) -> cliconfig::Env {
         cliconfig::Env {
             vars: self.vars.clone(),
             home: self.home.clone(),

@@ -25,12 +25,12 @@ use crate::vocab::addr::Platform;
 use super::SettingsError;
 
 /// The name of the repository's settings file.
-pub const FILE_NAME: &str = ".tfsum.toml";
+pub(crate) const FILE_NAME: &str = ".tfsum.toml";
 
 /// The keys a settings file may hold; all optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FileSettings {
+pub(crate) struct FileSettings {
     /// `["linux_amd64", "darwin_arm64"]`
     #[serde(default, deserialize_with = "platforms")]
     pub platforms: Option<Vec<Platform>>,
@@ -48,14 +48,14 @@ pub struct FileSettings {
 
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FileFlavor {
+pub(crate) enum FileFlavor {
     Terraform,
     Opentofu,
 }
 
 /// Whose file it is, which decides what it may set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// `.tfsum.toml` found in (or named for) the checkout: untrusted.
     Repository,
     /// `<config dir>/tfsum/config.toml`: the user's own.
@@ -65,7 +65,7 @@ pub enum Origin {
 impl FileSettings {
     /// Layers `self` (the repository's file) over `user` (the user's file): a key the
     /// repository sets wins, except `cache_dir`, which only the user's file may set.
-    pub fn over(self, user: FileSettings) -> FileSettings {
+    pub(crate) fn over(self, user: FileSettings) -> FileSettings {
         FileSettings {
             platforms: self.platforms.or(user.platforms),
             ignore_paths: self.ignore_paths.or(user.ignore_paths),
@@ -79,7 +79,7 @@ impl FileSettings {
 }
 
 /// The nearest `.tfsum.toml` from `start` up to the repository root.
-pub fn find(start: &Path) -> Option<PathBuf> {
+pub(crate) fn find(start: &Path) -> Option<PathBuf> {
     let top = crate::disk::walk::repository_root(start);
     let start = crate::vocab::paths::normalize_path(&std::path::absolute(start).ok()?);
     for dir in start.ancestors() {
@@ -96,13 +96,13 @@ pub fn find(start: &Path) -> Option<PathBuf> {
 
 /// Where the user's own settings live: `$XDG_CONFIG_HOME/tfsum/config.toml` on Linux,
 /// `~/Library/Application Support/tfsum/config.toml` on macOS, `%APPDATA%\tfsum\…`.
-pub fn user_file(config_dir: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn user_file(config_dir: Option<&Path>) -> Option<PathBuf> {
     Some(config_dir?.join("tfsum").join("config.toml"))
 }
 
 /// Reads and validates one settings file. A relative `cache_dir` in the user's file is
 /// relative to that file's directory; in a repository's file it is refused.
-pub fn load(path: &Path, origin: Origin) -> Result<FileSettings, SettingsError> {
+pub(crate) fn load(path: &Path, origin: Origin) -> Result<FileSettings, SettingsError> {
     let error = |message: String| SettingsError::File {
         path: path.to_path_buf(),
         message,

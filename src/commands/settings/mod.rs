@@ -15,8 +15,8 @@
 //! registry client, the package sources ([`crate::commands::lock::Services`] builds them from it).
 
 mod build;
-pub mod env;
-pub mod file;
+pub(crate) mod env;
+pub(crate) mod file;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,9 +27,9 @@ use crate::vocab::addr::Platform;
 use crate::vocab::hash::ZipLimits;
 use crate::vocab::lockfile::Flavor;
 
-pub use build::{Services, SetupError};
-pub use env::Environment;
-pub use file::{FileSettings, Origin, FILE_NAME};
+pub(crate) use build::SetupError;
+pub(crate) use env::Environment;
+pub(crate) use file::{FileSettings, Origin, FILE_NAME};
 
 const DEFAULT_JOBS: usize = 8;
 const DEFAULT_PER_HOST: usize = 6;
@@ -37,7 +37,7 @@ const DEFAULT_VERSIONS_TTL: u64 = 300;
 
 /// Settings that cannot be used. Each names the file and line, the variable or the flag.
 #[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
+pub(crate) enum SettingsError {
     #[error("{}: {message}", path.display())]
     File { path: PathBuf, message: String },
     #[error(
@@ -68,7 +68,7 @@ impl SettingsError {
 
 /// Where provider packages come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PackageSource {
+pub(crate) enum PackageSource {
     /// Each provider's origin registry (`terraform providers lock` without flags).
     Registry,
     /// `--fs-mirror DIR`
@@ -81,7 +81,7 @@ pub enum PackageSource {
 
 /// Everything `tfsum lock` runs on, resolved and validated.
 #[derive(Debug)]
-pub struct LockSettings {
+pub(crate) struct LockSettings {
     /// Directories (or, in changed-files mode, files) to lock; `.` when none were given.
     pub paths: Vec<PathBuf>,
     pub recursive: bool,
@@ -121,7 +121,7 @@ pub struct LockSettings {
 
 /// Layers `args`, `environment` and the settings files into the settings of one
 /// `tfsum lock` run in `cwd`.
-pub fn lock(
+pub(crate) fn lock(
     args: &LockArgs,
     environment: &Environment,
     cwd: &Path,

@@ -295,7 +295,7 @@ pub(crate) struct Locals {
 }
 
 impl Locals {
-    pub fn evaluate(locals: &[LocalDecl], extra_vars: &[(&str, Value)]) -> Locals {
+    pub(super) fn evaluate(locals: &[LocalDecl], extra_vars: &[(&str, Value)]) -> Locals {
         let mut out = Locals::default();
         let mut pending = dependency_order(locals);
         let mut ctx = context(extra_vars);
@@ -410,7 +410,7 @@ impl Locals {
     /// quotes the missing key in backticks), that local's own failure and line are the
     /// useful answer, followed through locals that failed on other failed locals (each
     /// at most once: they may form a cycle).
-    pub fn explain(&self, failure: EvalFailure) -> (Option<usize>, EvalFailure) {
+    pub(super) fn explain(&self, failure: EvalFailure) -> (Option<usize>, EvalFailure) {
         let mut line = None;
         let mut failure = failure;
         let mut seen = BTreeSet::new();

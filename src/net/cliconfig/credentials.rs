@@ -87,7 +87,7 @@ impl CliConfig {
 /// Mangling (spec §8): after the prefix, `__` becomes `-`, then `_` becomes `.`. The
 /// result may be punycode or Unicode: it is shown in Unicode first (`ForDisplay`) and
 /// then normalised (`ForComparison`), so both spellings name the same host.
-pub fn token_var_host(name: &str) -> Option<Hostname> {
+pub(crate) fn token_var_host(name: &str) -> Option<Hostname> {
     let raw = name.strip_prefix("TF_TOKEN_")?;
     let demangled = raw.replace("__", "-").replace('_', ".");
     let (host, port) = match demangled.rsplit_once(':') {

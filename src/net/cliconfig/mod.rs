@@ -15,7 +15,7 @@
 
 mod credentials;
 mod hcl1;
-pub mod installation;
+pub(crate) mod installation;
 mod locations;
 
 use std::collections::BTreeMap;
@@ -25,10 +25,8 @@ use std::path::{Path, PathBuf};
 use crate::vocab::addr::Hostname;
 use crate::vocab::json::JsonNode;
 
-pub use credentials::{token_var_host, ConfiguredToken, CredentialSource, Token};
-pub use installation::{
-    HostPattern, InstallationMethod, MethodLocation, ProviderInstallation, ProviderPattern,
-};
+pub(crate) use credentials::{ConfiguredToken, CredentialSource, Token};
+pub(crate) use installation::{MethodLocation, ProviderInstallation, ProviderPattern};
 
 /// The environment values the CLI configuration depends on, captured once.
 #[derive(Clone, Default)]
@@ -107,7 +105,7 @@ pub enum CliConfigError {
 ///
 /// Unlike Terraform, which carries on after a broken file, an unreadable or unparsable
 /// file is an error: silently losing a `host` override would send requests elsewhere.
-pub fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError> {
+pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError> {
     let mut config = CliConfig::default();
     let mut warnings = Vec::new();
 

@@ -41,7 +41,7 @@ impl Default for ArchiveLimits {
 
 /// Why an archive could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ArchiveError {
+pub(crate) enum ArchiveError {
     #[error("{0}")]
     Package(#[from] PackageError),
     #[error("not a valid {format} archive: {reason}")]
@@ -67,7 +67,7 @@ impl ArchiveFormat {
 }
 
 /// Reads the archive at `path` (a downloaded file) into a package tree.
-pub fn read_archive(
+pub(crate) fn read_archive(
     path: &Path,
     format: ArchiveFormat,
     limits: &ArchiveLimits,

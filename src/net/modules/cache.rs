@@ -32,7 +32,7 @@ use super::source::RegistryModule;
 
 /// The immutable identity a package is stored under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum PackageKey {
+pub(crate) enum PackageKey {
     /// A registry module version (`package_id` is lowercase `host/ns/name/system`).
     Registry { package_id: String, version: String },
     /// A commit of a repository, by the URL given to git.
@@ -55,7 +55,7 @@ impl std::fmt::Display for PackageKey {
 
 /// A package on disk: where its files are and which directory the source named.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredPackage {
+pub(crate) struct StoredPackage {
     /// The package root (`…/files`).
     pub root: PathBuf,
     /// The directory below `root` the download location's `//subdir` resolved to
@@ -87,7 +87,7 @@ struct RefsFile {
 
 /// The module part of the cache; without a root every lookup misses and nothing is kept.
 #[derive(Debug, Clone)]
-pub struct ModuleCache {
+pub(crate) struct ModuleCache {
     dir: Option<PathBuf>,
 }
 
@@ -121,18 +121,14 @@ fn now_secs() -> u64 {
 
 impl ModuleCache {
     /// The module cache below the hash cache root (`None`: no persistent cache).
-    pub fn new(cache_root: Option<&Path>) -> ModuleCache {
+    pub(crate) fn new(cache_root: Option<&Path>) -> ModuleCache {
         ModuleCache {
             dir: cache_root.map(|root| root.join(crate::disk::cache::LAYOUT).join("modules")),
         }
     }
 
-    pub fn is_enabled(&self) -> bool {
-        self.dir.is_some()
-    }
-
     /// The staging area inside the cache, so a finished entry is renamed, not copied.
-    pub fn staging_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn staging_dir(&self) -> Option<PathBuf> {
         self.dir.as_ref().map(|d| d.join("tmp"))
     }
 
@@ -156,7 +152,7 @@ impl ModuleCache {
     }
 
     /// The stored package for `key`, if present and intact. A damaged entry is removed.
-    pub fn package(&self, key: &PackageKey) -> Option<StoredPackage> {
+    pub(crate) fn package(&self, key: &PackageKey) -> Option<StoredPackage> {
         let entry = self.entry_dir(key)?;
         let meta_path = entry.join("package.json");
         let text = std::fs::read(&meta_path).ok()?;
@@ -175,7 +171,7 @@ impl ModuleCache {
 
     /// Stores `package` under `key` and returns where it is. When another process
     /// stored the same identity first, its entry is used.
-    pub fn store(
+    pub(crate) fn store(
         &self,
         key: &PackageKey,
         package: &Materialized,
@@ -222,7 +218,11 @@ impl ModuleCache {
     }
 
     /// A cached version list younger than `ttl` (`None`: any age, for `--offline`).
-    pub fn versions(&self, module: &RegistryModule, ttl: Option<Duration>) -> Option<Vec<String>> {
+    pub(crate) fn versions(
+        &self,
+        module: &RegistryModule,
+        ttl: Option<Duration>,
+    ) -> Option<Vec<String>> {
         let text = std::fs::read(self.versions_file(module)?).ok()?;
         let file: VersionsFile = serde_json::from_slice(&text).ok()?;
         let fresh =
@@ -230,7 +230,7 @@ impl ModuleCache {
         fresh.then_some(file.versions)
     }
 
-    pub fn put_versions(&self, module: &RegistryModule, versions: &[String]) {
+    pub(crate) fn put_versions(&self, module: &RegistryModule, versions: &[String]) {
         let Some(path) = self.versions_file(module) else {
             return;
         };
@@ -251,7 +251,7 @@ impl ModuleCache {
     }
 
     /// The commit `reference` last resolved to for `url`.
-    pub fn git_ref(&self, url: &str, reference: Option<&str>) -> Option<String> {
+    pub(crate) fn git_ref(&self, url: &str, reference: Option<&str>) -> Option<String> {
         let text = std::fs::read(self.refs_file(url)?).ok()?;
         let file: RefsFile = serde_json::from_slice(&text).ok()?;
         (file.url == url)
@@ -259,7 +259,7 @@ impl ModuleCache {
             .flatten()
     }
 
-    pub fn put_git_ref(&self, url: &str, reference: Option<&str>, commit: &str) {
+    pub(crate) fn put_git_ref(&self, url: &str, reference: Option<&str>, commit: &str) {
         let Some(path) = self.refs_file(url) else {
             return;
         };
@@ -276,7 +276,7 @@ impl ModuleCache {
 }
 
 /// Writes a package entry (files plus `package.json`) into the empty directory `dir`.
-pub fn write_entry(
+pub(crate) fn write_entry(
     dir: &Path,
     key: &PackageKey,
     package: &Materialized,

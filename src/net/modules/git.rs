@@ -53,7 +53,7 @@ impl Default for GitOptions {
 
 /// Why a git step failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GitError {
+pub(crate) enum GitError {
     #[error("the git command {0:?} was not found; install git (module sources with git:: or github.com need it) or put it on PATH")]
     Missing(PathBuf),
     #[error("{what}: git exited with {status}: {stderr}")]
@@ -74,7 +74,7 @@ pub enum GitError {
 }
 
 /// A full commit id: 40 (SHA-1) or 64 (SHA-256) lowercase or uppercase hex digits.
-pub fn is_full_commit(reference: &str) -> bool {
+pub(crate) fn is_full_commit(reference: &str) -> bool {
     matches!(reference.len(), 40 | 64) && reference.chars().all(|c| c.is_ascii_hexdigit())
 }
 
@@ -83,11 +83,11 @@ fn is_abbreviated_commit(reference: &str) -> bool {
 }
 
 /// The refs a remote advertises: full ref name → commit (peeled tags as `name^{}`).
-pub type RemoteRefs = BTreeMap<String, String>;
+pub(crate) type RemoteRefs = BTreeMap<String, String>;
 
 /// What `?ref=` means for a repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RefTarget {
+pub(crate) enum RefTarget {
     /// A commit, fetched through the ref name given (`None`: fetch the id itself).
     Commit {
         commit: String,
@@ -100,7 +100,10 @@ pub enum RefTarget {
 /// Resolves `reference` (a tag, a branch, a full ref name, or `None` for `HEAD`)
 /// against `ls-remote` output, preferring a tag over a branch of the same name, as
 /// git's own lookup order does.
-pub fn resolve_ref(refs: &RemoteRefs, reference: Option<&str>) -> Result<RefTarget, GitError> {
+pub(crate) fn resolve_ref(
+    refs: &RemoteRefs,
+    reference: Option<&str>,
+) -> Result<RefTarget, GitError> {
     let wanted = reference.unwrap_or("HEAD");
     let candidates = [
         format!("refs/tags/{wanted}"),
@@ -145,12 +148,12 @@ pub fn resolve_ref(refs: &RemoteRefs, reference: Option<&str>) -> Result<RefTarg
 
 /// Runs git commands.
 #[derive(Debug, Clone)]
-pub struct Git {
+pub(crate) struct Git {
     options: GitOptions,
 }
 
 impl Git {
-    pub fn new(options: GitOptions) -> Git {
+    pub(crate) fn new(options: GitOptions) -> Git {
         Git { options }
     }
 
@@ -219,7 +222,7 @@ impl Git {
     }
 
     /// `git ls-remote <url>`: every ref the remote advertises.
-    pub async fn ls_remote(&self, url: &str) -> Result<RemoteRefs, GitError> {
+    pub(crate) async fn ls_remote(&self, url: &str) -> Result<RemoteRefs, GitError> {
         let what = format!("listing the refs of {}", super::source::redacted(url));
         let build = || {
             let mut command = self.command(None);
@@ -240,7 +243,7 @@ impl Git {
     /// Fetches one commit of `url` into a new bare repository at `scratch` and returns
     /// its full id. `want` is a ref name or a full commit id; `None` fetches all refs
     /// with full history (for an abbreviated id, which `expand` names).
-    pub async fn fetch(
+    pub(crate) async fn fetch(
         &self,
         url: &str,
         scratch: &Path,
@@ -298,7 +301,7 @@ impl Git {
 
     /// Reads the tree of `commit` in `scratch`: directories, configuration files and
     /// symlinks (whose targets are blobs too).
-    pub async fn read_tree(
+    pub(crate) async fn read_tree(
         &self,
         scratch: &Path,
         commit: &str,

@@ -20,7 +20,7 @@ use regex::Regex;
 
 /// A go-version `Version`.
 #[derive(Debug, Clone)]
-pub struct GoVersion {
+pub(crate) struct GoVersion {
     /// At least three, zero-padded.
     segments: Vec<i64>,
     /// How many segments were written (`si`); `~>` pins all but the last of them.
@@ -31,7 +31,7 @@ pub struct GoVersion {
 
 /// A go-version `Constraints` value, keeping the text it was parsed from.
 #[derive(Debug, Clone, Default)]
-pub struct GoConstraints {
+pub(crate) struct GoConstraints {
     items: Vec<(Op, GoVersion)>,
     /// `Constraints.String()`: the input split on `,` and joined again, i.e. the input.
     text: String,
@@ -69,7 +69,7 @@ fn constraint_re() -> &'static Regex {
 
 impl GoVersion {
     /// `version.NewVersion`.
-    pub fn parse(s: &str) -> Result<GoVersion, String> {
+    pub(crate) fn parse(s: &str) -> Result<GoVersion, String> {
         let caps = version_re()
             .captures(s)
             .ok_or_else(|| format!("malformed version: {s}"))?;
@@ -97,13 +97,13 @@ impl GoVersion {
         })
     }
 
-    pub fn is_prerelease(&self) -> bool {
+    pub(crate) fn is_prerelease(&self) -> bool {
         !self.pre.is_empty()
     }
 
     /// `Version.Compare`, quirks included: segments compare zero-padded to the longer
     /// one, and only when they are identical (same length) does the prerelease count.
-    pub fn compare(&self, other: &GoVersion) -> Ordering {
+    pub(crate) fn compare(&self, other: &GoVersion) -> Ordering {
         if self.to_string() == other.to_string() {
             return Ordering::Equal;
         }
@@ -196,7 +196,7 @@ fn compare_part(a: &str, b: &str) -> Ordering {
 impl GoConstraints {
     /// `version.NewConstraint`; an empty or blank string is no constraint at all, as
     /// Terraform's config loader treats it.
-    pub fn parse(s: &str) -> Result<GoConstraints, String> {
+    pub(crate) fn parse(s: &str) -> Result<GoConstraints, String> {
         if s.trim().is_empty() {
             return Ok(GoConstraints::default());
         }
@@ -222,17 +222,13 @@ impl GoConstraints {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
     /// `Constraints.Check`: every constraint allows `v`.
-    pub fn allows(&self, v: &GoVersion) -> bool {
+    pub(crate) fn allows(&self, v: &GoVersion) -> bool {
         self.items.iter().all(|(op, c)| check(*op, v, c))
     }
 
     /// `Constraints.String()`, which Terraform compares with a prerelease's text.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 }
@@ -277,7 +273,7 @@ fn check(op: Op, v: &GoVersion, c: &GoVersion) -> bool {
 
 /// The outcome of choosing a registry module version.
 #[derive(Debug, Clone)]
-pub struct Selection {
+pub(crate) struct Selection {
     pub chosen: GoVersion,
     /// Versions the registry listed that are not versions at all (Terraform warns and
     /// ignores them).
@@ -286,7 +282,7 @@ pub struct Selection {
 
 /// Why no version could be chosen; the texts follow Terraform's diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SelectError {
+pub(crate) enum SelectError {
     #[error("invalid version constraint {constraint:?}: {reason}")]
     BadConstraint { constraint: String, reason: String },
     #[error("the module has no versions available")]
@@ -306,7 +302,7 @@ fn constraint_text(constraint: &str) -> String {
 /// `installRegistryModule`'s loop: parse each listed version (skipping invalid ones),
 /// drop prereleases not requested exactly, and keep the newest that the constraint
 /// allows. `constraint` is the raw `version` argument, if any.
-pub fn select_version(
+pub(crate) fn select_version(
     available: &[String],
     constraint: Option<&str>,
 ) -> Result<Selection, SelectError> {
@@ -454,7 +450,7 @@ mod tests {
         for bad in ["> =1.0", "~ 1.0", ">= 1.0,", "1.0 || 2.0", "^1.0"] {
             assert!(GoConstraints::parse(bad).is_err(), "{bad:?}");
         }
-        assert!(GoConstraints::parse("  ").unwrap().is_empty());
+        assert!(GoConstraints::parse("  ").unwrap().items.is_empty());
     }
 
     /// Version selection as `installRegistryModule` does it. The prerelease rows were

@@ -22,22 +22,20 @@
 //! module directory. Local calls inside it resolve with [`resolve_in_package`], which
 //! refuses paths that leave the package.
 
-pub mod archive;
-pub mod cache;
-pub mod fetcher;
-pub mod git;
-pub mod goversion;
-pub mod package;
-pub mod source;
+pub(crate) mod archive;
+pub(crate) mod cache;
+pub(crate) mod fetcher;
+pub(crate) mod git;
+pub(crate) mod goversion;
+pub(crate) mod package;
+pub(crate) mod source;
 
-pub use archive::ArchiveLimits;
+pub(crate) use archive::ArchiveLimits;
 pub use fetcher::{FetchedModule, FetcherOptions, ModuleFetcher, ModuleStats};
 pub use git::GitOptions;
 pub use package::resolve_in_package;
-pub use source::{
-    parse_source, parse_source_for, parse_terragrunt_source, ArchiveFormat, Checksum, GitSource,
-    HttpSource, ModuleSource, RegistryModule, SourceError, TerragruntSource,
-};
+pub use source::{parse_source, parse_terragrunt_source};
+pub(crate) use source::{parse_source_for, ModuleSource, SourceError, TerragruntSource};
 
 use crate::net::registry::RegistryError;
 

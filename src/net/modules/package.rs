@@ -23,7 +23,7 @@ use crate::vocab::paths::{is_config_file_name, normalize_path};
 
 /// Why a package's content is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PackageError {
+pub(crate) enum PackageError {
     #[error("entry {0:?} has an absolute path")]
     AbsolutePath(String),
     #[error("entry {0:?} contains \"..\"")]
@@ -56,7 +56,7 @@ enum Node {
 
 /// The checked, in-memory view of a package while it is being read.
 #[derive(Debug, Default)]
-pub struct PackageTree {
+pub(crate) struct PackageTree {
     nodes: BTreeMap<String, Node>,
     entries: usize,
     kept_bytes: u64,
@@ -66,13 +66,13 @@ pub struct PackageTree {
 
 /// A package ready to be written: directories and configuration files only.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Materialized {
+pub(crate) struct Materialized {
     pub dirs: BTreeSet<String>,
     pub files: BTreeMap<String, Arc<Vec<u8>>>,
 }
 
 /// Checks an entry name and returns it cleaned (`./a//b/` → `a/b`); `""` is the root.
-pub fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
+pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
     if raw.starts_with('/') || raw.starts_with('\\') || raw.contains('\0') {
         return Err(PackageError::AbsolutePath(raw.to_string()));
     }
@@ -88,7 +88,7 @@ pub fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
 }
 
 /// Whether tfsum keeps a file's content: configuration files only.
-pub fn is_kept(path: &str) -> bool {
+pub(crate) fn is_kept(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     is_config_file_name(name)
 }
@@ -126,7 +126,7 @@ fn link_target(link: &str, target: &str) -> Option<String> {
 }
 
 impl PackageTree {
-    pub fn new(max_entries: usize, max_kept_bytes: u64) -> PackageTree {
+    pub(crate) fn new(max_entries: usize, max_kept_bytes: u64) -> PackageTree {
         PackageTree {
             max_entries,
             max_kept_bytes,
@@ -143,7 +143,7 @@ impl PackageTree {
     }
 
     /// Records `path` and its ancestors as directories.
-    pub fn add_dir(&mut self, raw: &str) -> Result<(), PackageError> {
+    pub(crate) fn add_dir(&mut self, raw: &str) -> Result<(), PackageError> {
         self.count()?;
         let path = clean_entry_path(raw)?;
         self.ensure_dirs(&path, raw)
@@ -167,7 +167,11 @@ impl PackageTree {
     /// Records a regular file; `content` is read only for kept files (see [`is_kept`]),
     /// so callers pass `None` for the others. A later entry of the same name wins, as
     /// when unpacking.
-    pub fn add_file(&mut self, raw: &str, content: Option<Vec<u8>>) -> Result<(), PackageError> {
+    pub(crate) fn add_file(
+        &mut self,
+        raw: &str,
+        content: Option<Vec<u8>>,
+    ) -> Result<(), PackageError> {
         self.count()?;
         let path = clean_entry_path(raw)?;
         if path.is_empty() {
@@ -192,7 +196,7 @@ impl PackageTree {
     }
 
     /// Records a symlink, refusing one whose target leaves the package.
-    pub fn add_symlink(&mut self, raw: &str, target: &str) -> Result<(), PackageError> {
+    pub(crate) fn add_symlink(&mut self, raw: &str, target: &str) -> Result<(), PackageError> {
         self.count()?;
         let path = clean_entry_path(raw)?;
         if path.is_empty() || matches!(self.nodes.get(&path), Some(Node::Dir)) {
@@ -240,7 +244,7 @@ impl PackageTree {
     }
 
     /// Resolves every symlink and returns what tfsum keeps.
-    pub fn materialize(&self) -> Result<Materialized, PackageError> {
+    pub(crate) fn materialize(&self) -> Result<Materialized, PackageError> {
         if self.nodes.is_empty() {
             return Err(PackageError::Empty);
         }
@@ -326,7 +330,7 @@ impl PackageTree {
 impl Materialized {
     /// The directory `subdir` names in this package (go-getter's glob rules, as
     /// [`find_subdir`]), as a package path (`""`: the root).
-    pub fn find_dir(&self, subdir: &str) -> Result<String, SubdirError> {
+    pub(crate) fn find_dir(&self, subdir: &str) -> Result<String, SubdirError> {
         let cleaned =
             clean_entry_path(subdir).map_err(|_| SubdirError::Escapes(subdir.to_string()))?;
         let mut candidates = vec![String::new()];
@@ -356,7 +360,7 @@ impl Materialized {
     }
 
     /// Writes the package under `root` (which must exist and be empty).
-    pub fn write_to(&self, root: &Path) -> std::io::Result<()> {
+    pub(crate) fn write_to(&self, root: &Path) -> std::io::Result<()> {
         for dir in &self.dirs {
             std::fs::create_dir_all(root.join(dir))?;
         }
@@ -385,7 +389,7 @@ pub enum SubdirError {
 /// The directory `subdir` names below `root`, with go-getter's `SubdirGlob` rules:
 /// each component may be a `filepath.Match` pattern, and a pattern must match exactly
 /// one path. Unlike go-getter, a subdir may not leave the package.
-pub fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirError> {
+pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirError> {
     let cleaned = match clean_entry_path(subdir) {
         Ok(cleaned) => cleaned,
         Err(_) => return Err(SubdirError::Escapes(subdir.to_string())),
@@ -427,7 +431,7 @@ fn has_glob_meta(part: &str) -> bool {
 
 /// Go's `filepath.Match` for one path component: `*`, `?`, `[…]` (ranges, `^`
 /// negation) and `\` escapes. A malformed pattern matches nothing.
-pub fn glob_match(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     glob_at(&p, &n).unwrap_or(false)

@@ -137,7 +137,7 @@ pub fn parse_source(raw: &str) -> Result<ModuleSource, SourceError> {
 
 /// [`parse_source`] with another default registry host, for OpenTofu roots
 /// (`registry.opentofu.org`, spec §10).
-pub fn parse_source_for(raw: &str, default_host: &str) -> Result<ModuleSource, SourceError> {
+pub(crate) fn parse_source_for(raw: &str, default_host: &str) -> Result<ModuleSource, SourceError> {
     if is_local_source(raw) {
         return Ok(ModuleSource::Local(raw.to_string()));
     }
@@ -149,7 +149,7 @@ pub fn parse_source_for(raw: &str, default_host: &str) -> Result<ModuleSource, S
 
 /// Parses a go-getter address as the module registry's `X-Terraform-Get` returns it:
 /// never local, never another registry address (`getWithGoGetter`).
-pub fn parse_package_location(raw: &str) -> Result<ModuleSource, SourceError> {
+pub(crate) fn parse_package_location(raw: &str) -> Result<ModuleSource, SourceError> {
     parse_getter(raw, Dialect::Terraform)
 }
 
@@ -172,7 +172,7 @@ pub fn parse_terragrunt_source(raw: &str) -> Result<TerragruntSource, SourceErro
 }
 
 /// Whether a module source is a local path (`addrs.isLocalSourceAddr`).
-pub fn is_local_source(raw: &str) -> bool {
+pub(crate) fn is_local_source(raw: &str) -> bool {
     ["./", "../", ".\\", "..\\"]
         .iter()
         .any(|prefix| raw.starts_with(prefix))

@@ -126,7 +126,7 @@ async fn discover(
 }
 
 /// `https://<host>/.well-known/terraform.json`; always https (spec §5.1).
-pub fn discovery_url(host: &Hostname) -> Result<Url, RegistryError> {
+pub(crate) fn discovery_url(host: &Hostname) -> Result<Url, RegistryError> {
     Url::parse(&format!(
         "https://{}/.well-known/terraform.json",
         host.as_str()
@@ -176,7 +176,7 @@ pub(super) fn providers_url(
 /// One deliberate difference: `https:path` (a scheme without `//`) is an absolute URL
 /// with an opaque path to Go, which then fails on the request, while WHATWG parsing would
 /// quietly treat it as relative; tfsum rejects it.
-pub fn resolve_service_url(base: &Url, value: &str) -> Result<Url, String> {
+pub(crate) fn resolve_service_url(base: &Url, value: &str) -> Result<Url, String> {
     let has_scheme = value.split_once(':').is_some_and(|(scheme, _)| {
         !scheme.is_empty()
             && scheme.starts_with(|c: char| c.is_ascii_alphabetic())

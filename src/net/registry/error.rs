@@ -269,7 +269,7 @@ impl fmt::Display for WithoutUrl<'_> {
 }
 
 /// Whether another attempt might succeed where this one failed.
-pub fn is_transient(err: &RegistryError) -> bool {
+pub(crate) fn is_transient(err: &RegistryError) -> bool {
     match err {
         RegistryError::Status { status, .. } => crate::net::retry::is_transient_status(status.0),
         RegistryError::Transport { kind, .. } => match kind {

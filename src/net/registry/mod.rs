@@ -14,17 +14,18 @@
 //! Credentials travel only with discovery and registry JSON requests for the provider's
 //! own host, never with downloads (spec §11 item 12).
 
-pub mod client;
-pub mod disco;
-pub mod error;
+pub(crate) mod client;
+pub(crate) mod disco;
+pub(crate) mod error;
 pub(crate) mod modules_api;
-pub mod transport;
+pub(crate) mod transport;
 
 #[cfg(test)]
 pub(crate) mod test_support;
 
 pub use crate::net::retry::RetryPolicy;
-pub use client::{PackageMeta, RegistryClient, RegistryVersion, VersionList};
-pub use error::is_transient;
-pub use error::{RegistryError, SafeUrl, TransportKind};
-pub use transport::{Http, HttpConfig, Proxies, Trust};
+pub(crate) use client::PackageMeta;
+pub use client::RegistryClient;
+pub(crate) use error::{RegistryError, SafeUrl};
+pub use transport::{Http, HttpConfig};
+pub(crate) use transport::{Proxies, Trust};

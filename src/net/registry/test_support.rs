@@ -27,21 +27,21 @@ const CA_PEM: &[u8] = include_bytes!("../../../testdata/registry/tls/ca.pem");
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// Path and query.
     pub path: String,
     pub headers: HeaderMap,
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Log(Arc<Mutex<Vec<Seen>>>);
+pub(crate) struct Log(Arc<Mutex<Vec<Seen>>>);
 
 impl Log {
-    pub fn all(&self) -> Vec<Seen> {
+    pub(crate) fn all(&self) -> Vec<Seen> {
         self.0.lock().unwrap().clone()
     }
 
-    pub fn count(&self, path: &str) -> usize {
+    pub(crate) fn count(&self, path: &str) -> usize {
         self.all().iter().filter(|s| s.path == path).count()
     }
 }
@@ -66,7 +66,7 @@ fn recorded(router: Router) -> (Router, Log) {
 }
 
 /// Serves `router` over plain HTTP on 127.0.0.1; returns its address and request log.
-pub async fn serve(router: Router) -> (SocketAddr, Log) {
+pub(crate) async fn serve(router: Router) -> (SocketAddr, Log) {
     let (router, log) = recorded(router);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -75,12 +75,13 @@ pub async fn serve(router: Router) -> (SocketAddr, Log) {
 }
 
 #[path = "../../../tests/support/tls_listener.rs"]
+#[allow(unreachable_pub)]
 mod tls_listener;
 use tls_listener::TlsListener;
 
 /// Serves `router` over HTTPS for `localhost:<port>`; returns the hostname (with port)
 /// and the request log.
-pub async fn serve_tls(router: Router) -> (Hostname, Log) {
+pub(crate) async fn serve_tls(router: Router) -> (Hostname, Log) {
     let (router, log) = recorded(router);
     let tcp = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = tcp.local_addr().unwrap().port();
@@ -90,7 +91,7 @@ pub async fn serve_tls(router: Router) -> (Hostname, Log) {
 }
 
 /// Short delays and timeouts, and only the test CA trusted (besides the built-in roots).
-pub fn test_config() -> HttpConfig {
+pub(crate) fn test_config() -> HttpConfig {
     HttpConfig {
         retry: RetryPolicy {
             max_attempts: 3,
@@ -115,7 +116,7 @@ pub fn test_config() -> HttpConfig {
 
 /// A CLI configuration forcing `host`'s `providers.v1` to `base`, with an optional
 /// credentials-block token.
-pub fn forced(host: &str, base: &str, token: Option<&str>) -> CliConfig {
+pub(crate) fn forced(host: &str, base: &str, token: Option<&str>) -> CliConfig {
     let host = Hostname::parse(host).unwrap();
     let mut cli = CliConfig::default();
     cli.hosts.insert(
@@ -139,7 +140,7 @@ pub fn forced(host: &str, base: &str, token: Option<&str>) -> CliConfig {
     cli
 }
 
-pub fn env(vars: &[(&str, &str)]) -> Env {
+pub(crate) fn env(vars: &[(&str, &str)]) -> Env {
     Env {
         vars: vars
             .iter()
@@ -150,6 +151,6 @@ pub fn env(vars: &[(&str, &str)]) -> Env {
     }
 }
 
-pub fn client(config: HttpConfig, cli: CliConfig, env: Env) -> RegistryClient {
+pub(crate) fn client(config: HttpConfig, cli: CliConfig, env: Env) -> RegistryClient {
     RegistryClient::new(Http::new(config), cli, env)
 }

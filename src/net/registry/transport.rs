@@ -40,7 +40,7 @@ use crate::vocab::addr::Hostname;
 /// Registries use the header for statistics only; the protocol tfsum speaks does not
 /// depend on it. 1.5.7 is the last Terraform release under the MPL, and its lock files
 /// and registry requests are the ones tfsum reproduces, so it is an honest stand-in.
-pub const TERRAFORM_VERSION_HEADER: &str = "1.5.7";
+pub(crate) const TERRAFORM_VERSION_HEADER: &str = "1.5.7";
 
 /// How tfsum talks HTTP: plain values, resolved from flags and the environment by
 /// [`crate::commands::settings`].
@@ -583,7 +583,7 @@ fn timed_out(what: &str, url: &Url, after: Duration) -> RegistryError {
 }
 
 /// A non-200 answer as an error, keeping `Retry-After` for the backoff.
-pub fn status_error(what: &str, got: &Fetched) -> RegistryError {
+pub(crate) fn status_error(what: &str, got: &Fetched) -> RegistryError {
     let retry_after = got
         .headers
         .get(RETRY_AFTER)
@@ -612,7 +612,7 @@ fn check_scheme(url: &Url, what: &str) -> Result<(), RegistryError> {
 
 /// Whether the media type of a `Content-Type` value, parameters aside, is
 /// `application/json` (case-insensitive, as Go's `mime.ParseMediaType` lowercases it).
-pub fn is_json(headers: &HeaderMap) -> Result<(), String> {
+pub(crate) fn is_json(headers: &HeaderMap) -> Result<(), String> {
     let content_type = headers
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -740,9 +740,9 @@ mod tests {
         use url::Url;
 
         use crate::net::cliconfig::CliConfig;
-        use crate::net::registry::is_transient;
+        use crate::net::registry::error::{is_transient, TransportKind};
         use crate::net::registry::test_support::{client, env, serve, test_config};
-        use crate::net::registry::{RegistryError, TransportKind};
+        use crate::net::registry::RegistryError;
 
         /// The client follows the classifier of `retry.rs`: transient statuses are tried
         /// `max_attempts` times, final ones once.

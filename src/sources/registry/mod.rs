@@ -46,14 +46,14 @@ const MAX_SMALL_DOCUMENT: usize = 4 << 20;
 /// (provider, version and, where one is involved, platform).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{package}: {reason}")]
-pub struct PackageError {
+pub(crate) struct PackageError {
     pub package: String,
     pub reason: String,
 }
 
 impl PackageError {
     /// An error naming `provider`, `version` and, where one is involved, `platform`.
-    pub fn new(
+    pub(crate) fn new(
         provider: &ProviderAddr,
         version: &Version,
         platform: Option<&Platform>,
@@ -71,27 +71,16 @@ impl PackageError {
 
 /// Counters for the run summary and the benchmark.
 #[derive(Debug, Default, Clone)]
-pub struct RegistryStats {
+pub(crate) struct RegistryStats {
     pub packages_from_cache: u64,
     pub packages_downloaded: u64,
     pub zip_bytes_downloaded: u64,
     pub sums_fetched: u64,
 }
 
-/// Options of the index.
-#[derive(Debug, Clone)]
-pub struct IndexOptions {
-    pub jobs: usize,
-    pub per_host: usize,
-    pub offline: bool,
-    /// Bounds on each package, uncompressed; the download itself is cut off at
-    /// [`max_download_bytes`] of them.
-    pub zip_limits: ZipLimits,
-}
-
 /// How the registry source behaves; plain values from the settings.
 #[derive(Debug, Clone)]
-pub struct RegistryOptions {
+pub(crate) struct RegistryOptions {
     pub offline: bool,
     /// How long a cached version list stays fresh (ignored offline: any age will do).
     pub versions_ttl: Duration,
@@ -101,7 +90,7 @@ pub struct RegistryOptions {
 }
 
 /// Each provider's own registry, through the cache.
-pub struct RegistrySource {
+pub(crate) struct RegistrySource {
     client: Option<RegistryClient>,
     cache: Cache,
     options: RegistryOptions,
@@ -121,7 +110,7 @@ impl std::fmt::Debug for RegistrySource {
 
 impl RegistrySource {
     /// `client` is `None` when running offline.
-    pub fn new(
+    pub(crate) fn new(
         client: Option<RegistryClient>,
         cache: Cache,
         options: RegistryOptions,
@@ -138,13 +127,16 @@ impl RegistrySource {
         }
     }
 
-    pub fn stats(&self) -> RegistryStats {
+    pub(crate) fn stats(&self) -> RegistryStats {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
     /// The provider's versions as the registry lists them: from the cache while fresh,
     /// else fetched and cached.
-    pub async fn versions(&self, addr: &ProviderAddr) -> Result<VersionsFound, VersionsError> {
+    pub(crate) async fn versions(
+        &self,
+        addr: &ProviderAddr,
+    ) -> Result<VersionsFound, VersionsError> {
         let ttl = if self.options.offline {
             Duration::MAX
         } else {
@@ -181,7 +173,7 @@ impl RegistrySource {
     /// All hashes a lock entry for this package gets for `platforms`: one `h1:` per
     /// platform plus every signed `zh:` line. `use_packages_map` allows OpenTofu's
     /// `packages` map to stand in for downloads, which only `tofu init` does (spec §10).
-    pub async fn package_hashes(
+    pub(crate) async fn package_hashes(
         &self,
         provider: &ProviderAddr,
         version: &Version,
@@ -217,7 +209,7 @@ impl RegistrySource {
     /// The platforms the version's signed SHA256SUMS lists packages for, for `tfsum
     /// verify`: from the cached sums (verified again), else fetched and verified through
     /// the download document of the first platform the registry lists for the version.
-    pub async fn published_platforms(
+    pub(crate) async fn published_platforms(
         &self,
         provider: &ProviderAddr,
         version: &Version,

@@ -74,7 +74,7 @@ pub(super) fn signed(document: &[u8], signature: &[u8], meta: &PackageMeta) -> S
 impl VerifiedSums {
     /// The SHA256SUMS entry for the package's file must equal the registry's `shasum`
     /// (spec §5.4 step 1); the `meta.shasums_url` names the document in messages.
-    pub fn vouches_for(&self, meta: &PackageMeta) -> Result<(), String> {
+    pub(super) fn vouches_for(&self, meta: &PackageMeta) -> Result<(), String> {
         let want = hex::encode(meta.shasum);
         let listed = self
             .files
@@ -99,14 +99,14 @@ impl VerifiedSums {
     }
 
     /// Whether `zh` is one of the signed lines.
-    pub fn lists(&self, zh: &str) -> bool {
+    pub(super) fn lists(&self, zh: &str) -> bool {
         self.zh.iter().any(|line| line.as_str() == zh)
     }
 
     /// The platforms the document lists a package for: its lines named
     /// `terraform-provider-TYPE_VERSION_OS_ARCH.zip` (spec §5.4), in file order. Other
     /// lines (`manifest.json`, …) name no platform.
-    pub fn platforms(&self, provider_type: &str, version: &str) -> Vec<Platform> {
+    pub(super) fn platforms(&self, provider_type: &str, version: &str) -> Vec<Platform> {
         let prefix = format!("terraform-provider-{provider_type}_{version}_");
         let mut platforms: Vec<Platform> = Vec::new();
         for (filename, _) in &self.files {

@@ -9,7 +9,7 @@
 
 mod plan;
 
-pub use plan::{plan, Plan, Planned};
+pub(crate) use plan::{plan, Planned};
 
 use crate::config::ProviderReqs;
 use crate::stages::root::NoMatch;
@@ -18,7 +18,11 @@ use crate::vocab::version::{newest_allowed, Version};
 
 /// Whether choosing a version needs the registry's version list: not when the locked
 /// version still satisfies the constraints and no upgrade was asked for.
-pub fn needs_version_list(reqs: &ProviderReqs, locked: Option<&Version>, upgrade: bool) -> bool {
+pub(crate) fn needs_version_list(
+    reqs: &ProviderReqs,
+    locked: Option<&Version>,
+    upgrade: bool,
+) -> bool {
     match locked {
         Some(v) if !upgrade => !reqs.constraints.allows(v),
         _ => true,
@@ -27,7 +31,7 @@ pub fn needs_version_list(reqs: &ProviderReqs, locked: Option<&Version>, upgrade
 
 /// Chooses the version for one provider: the locked one while it is allowed (unless
 /// `upgrade`), otherwise the newest allowed version in `available`.
-pub fn select(
+pub(crate) fn select(
     provider: &ProviderAddr,
     reqs: &ProviderReqs,
     locked: Option<&Version>,

@@ -13,14 +13,14 @@ use super::{needs_version_list, select};
 
 /// A root with a version chosen for every provider it requires.
 #[derive(Debug)]
-pub struct Planned {
+pub(crate) struct Planned {
     pub loaded: Loaded,
     pub selected: BTreeMap<ProviderAddr, Version>,
 }
 
 /// What the hash stage needs: every root's choices, and each package once.
 #[derive(Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub roots: Vec<Root<Planned>>,
     pub packages: BTreeSet<Package>,
 }
@@ -30,7 +30,7 @@ type VersionLists = HashMap<ProviderAddr, Result<Vec<Version>, String>>;
 
 /// Stage 3: chooses versions for every root. Only providers whose locked version cannot
 /// stand (or `upgrade`) need their version list; each list is fetched once for all roots.
-pub async fn plan(
+pub(crate) async fn plan(
     roots: Vec<Root<Loaded>>,
     sources: &Sources,
     upgrade: bool,

@@ -22,7 +22,7 @@ use crate::vocab::version::Version;
 /// One change to one provider's entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ProviderChange {
+pub(crate) enum ProviderChange {
     /// A provider the old file did not lock.
     Added {
         #[serde(serialize_with = "display")]
@@ -75,7 +75,7 @@ pub enum ProviderChange {
 
 /// A hash the new file has and the old one did not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NewHash {
+pub(crate) struct NewHash {
     #[serde(serialize_with = "display")]
     pub hash: Hash,
     /// The platform whose package it hashes; `None` for SHA256SUMS lines.
@@ -84,24 +84,11 @@ pub struct NewHash {
     pub source: Provenance,
 }
 
-impl ProviderChange {
-    pub fn provider(&self) -> &ProviderAddr {
-        match self {
-            ProviderChange::Added { provider, .. }
-            | ProviderChange::Removed { provider, .. }
-            | ProviderChange::VersionChanged { provider, .. }
-            | ProviderChange::ConstraintsChanged { provider, .. }
-            | ProviderChange::HashesAdded { provider, .. }
-            | ProviderChange::HashesRemoved { provider, .. } => provider,
-        }
-    }
-}
-
 /// Every change from `old` (`None`: no file yet) to `new`, in provider order and, per
 /// provider, in the order of the variants. `hashes` are the hash stage's results for the
 /// providers of `new`; a new hash missing from them (which the write stage never
 /// produces) is reported as from the cache rather than dropped.
-pub fn between(
+pub(crate) fn between(
     old: Option<&LockFile>,
     new: &LockFile,
     hashes: &BTreeMap<ProviderAddr, &PackageHashes>,
@@ -206,7 +193,7 @@ fn entry(
 }
 
 /// One line per change, for the text and markdown reports.
-pub fn describe(change: &ProviderChange) -> String {
+pub(crate) fn describe(change: &ProviderChange) -> String {
     match change {
         ProviderChange::Added {
             provider,

@@ -17,7 +17,7 @@ const CONTEXT_LINES: usize = 3;
 /// a file that does not exist yet. A side that does not end in a newline gets GNU diff's
 /// `\ No newline at end of file` marker, so a diff that only adds the final `\n` is
 /// still visible.
-pub fn unified(old: &str, new: &str, old_label: &str, new_label: &str) -> String {
+pub(crate) fn unified(old: &str, new: &str, old_label: &str, new_label: &str) -> String {
     if old == new {
         return String::new();
     }

@@ -13,7 +13,7 @@ use crate::vocab::lockfile::LockFile;
 /// One sentence per problem, in provider order. `old` is `None` when the file does not
 /// exist yet. Called only for files whose bytes would change, so when the models agree
 /// the difference is the header or the layout.
-pub fn explain(old: Option<&LockFile>, new_lock: &LockFile) -> Vec<String> {
+pub(crate) fn explain(old: Option<&LockFile>, new_lock: &LockFile) -> Vec<String> {
     let Some(old_lock) = old else {
         return vec!["no lock file yet".to_string()];
     };

@@ -8,12 +8,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub mod changes;
-pub mod diff;
-pub mod drift;
+pub(crate) mod changes;
+pub(crate) mod diff;
+pub(crate) mod drift;
 mod outcome;
 
-pub use outcome::{Drift, RootOutcome, RootReport};
+pub(crate) use outcome::{Drift, RootOutcome, RootReport};
 
 use crate::sources::{Package, PackageHashes};
 use crate::stages::hash::Hashes;
@@ -24,11 +24,11 @@ use crate::vocab::lockfile::{self, LockFile};
 use crate::vocab::progress::Progress;
 use changes::ProviderChange;
 
-pub use crate::vocab::lockfile::LOCK_FILE_NAME;
+pub(crate) use crate::vocab::lockfile::LOCK_FILE_NAME;
 
 /// What a write did (or, in check mode, would do) to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// The file did not exist.
     Created,
     /// The file was replaced.
@@ -38,7 +38,7 @@ pub enum Change {
 }
 
 impl Change {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Change::Created => "created",
             Change::Updated => "updated",
@@ -48,7 +48,7 @@ impl Change {
 }
 
 /// What writing `new` over `old` (the current bytes, if any) would do.
-pub fn compare(old: Option<&[u8]>, new: &str) -> Change {
+pub(crate) fn compare(old: Option<&[u8]>, new: &str) -> Change {
     match old {
         None => Change::Created,
         Some(old) if old == new.as_bytes() => Change::Unchanged,
@@ -57,7 +57,7 @@ pub fn compare(old: Option<&[u8]>, new: &str) -> Change {
 }
 
 /// Stage 5: every root's outcome, in order; `check` writes nothing.
-pub fn write(
+pub(crate) fn write(
     roots: Vec<Root<Planned>>,
     hashes: &Hashes,
     check: bool,

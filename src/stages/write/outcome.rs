@@ -9,7 +9,7 @@ use crate::stages::root::{RootError, RootKind};
 
 /// The outcome for one root module or Terragrunt unit.
 #[derive(Debug)]
-pub struct RootReport {
+pub(crate) struct RootReport {
     /// The directory holding the lock file.
     pub dir: PathBuf,
     pub kind: RootKind,
@@ -17,7 +17,7 @@ pub struct RootReport {
 }
 
 #[derive(Debug)]
-pub enum RootOutcome {
+pub(crate) enum RootOutcome {
     /// The lock file was written, or (check mode) compared. `drift` explains a file that
     /// check mode found missing or out of date.
     Done {
@@ -31,7 +31,7 @@ pub enum RootOutcome {
 
 /// What is wrong with a lock file check mode would change.
 #[derive(Debug)]
-pub struct Drift {
+pub(crate) struct Drift {
     /// One sentence per problem ([`crate::stages::write::drift::explain`]).
     pub problems: Vec<String>,
     /// A unified diff from the current to the expected file.
@@ -41,7 +41,7 @@ pub struct Drift {
 impl RootOutcome {
     /// The report word: `created`, `updated`, `unchanged` or `failed`; in
     /// check mode `would create`, `would update`, `up to date` for the first three.
-    pub fn word(&self, check: bool) -> &'static str {
+    pub(crate) fn word(&self, check: bool) -> &'static str {
         match (self, check) {
             (RootOutcome::Done { change, .. }, false) => change.as_str(),
             (RootOutcome::Done { change, .. }, true) => match change {
@@ -54,7 +54,7 @@ impl RootOutcome {
     }
 
     /// The word of the run record (`--retry-failed`): never the check-mode phrasing.
-    pub fn record_word(&self) -> &'static str {
+    pub(crate) fn record_word(&self) -> &'static str {
         self.word(false)
     }
 
@@ -66,7 +66,7 @@ impl RootOutcome {
     }
 
     /// Why it failed, or (check mode) what is wrong with its lock file.
-    pub fn detail(&self) -> Option<String> {
+    pub(crate) fn detail(&self) -> Option<String> {
         match self {
             RootOutcome::Done { drift, .. } => drift.as_ref().map(|d| d.problems.join("\n")),
             RootOutcome::Failed(error) => Some(error.to_string()),
@@ -74,14 +74,14 @@ impl RootOutcome {
     }
 
     /// What the new lock file changes (check mode: would change), provider by provider.
-    pub fn changes(&self) -> &[ProviderChange] {
+    pub(crate) fn changes(&self) -> &[ProviderChange] {
         match self {
             RootOutcome::Done { changes, .. } => changes,
             _ => &[],
         }
     }
 
-    pub fn diff(&self) -> Option<&str> {
+    pub(crate) fn diff(&self) -> Option<&str> {
         match self {
             RootOutcome::Done {
                 drift: Some(drift), ..

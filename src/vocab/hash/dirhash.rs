@@ -18,32 +18,24 @@ use super::{Hash, HashError};
 /// Names are bytes, not `str`: Go strings are byte strings, so a zip entry or file name
 /// that is not UTF-8 still hashes as its raw bytes.
 #[derive(Debug, Default, Clone)]
-pub struct Summary {
+pub(crate) struct Summary {
     files: Vec<(Vec<u8>, [u8; 32])>,
 }
 
 impl Summary {
-    pub fn new() -> Summary {
+    pub(crate) fn new() -> Summary {
         Summary::default()
     }
 
     /// Adds one file. A name added twice is listed twice, as Go's `HashZip` would list a
     /// duplicated zip entry; callers emulating an unpacked tree pass each name once.
-    pub fn push(&mut self, name: impl Into<Vec<u8>>, sha256: [u8; 32]) {
+    pub(crate) fn push(&mut self, name: impl Into<Vec<u8>>, sha256: [u8; 32]) {
         self.files.push((name.into(), sha256));
-    }
-
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
     }
 
     /// The summary text that gets hashed: one `"<hex sha256>  <name>\n"` line per file,
     /// in byte-wise name order (spec §2.1 steps 2–4).
-    pub fn text(&self) -> Result<Vec<u8>, HashError> {
+    pub(crate) fn text(&self) -> Result<Vec<u8>, HashError> {
         let mut files: Vec<&(Vec<u8>, [u8; 32])> = self.files.iter().collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));
         let mut out = Vec::with_capacity(files.iter().map(|(n, _)| n.len() + 67).sum());
@@ -62,7 +54,7 @@ impl Summary {
     }
 
     /// `h1:` + base64 of the SHA-256 of [`Summary::text`] (spec §2.1 step 5).
-    pub fn finish(&self) -> Result<Hash, HashError> {
+    pub(crate) fn finish(&self) -> Result<Hash, HashError> {
         let digest: [u8; 32] = Sha256::digest(self.text()?).into();
         Ok(Hash::h1_from_digest(&digest))
     }
@@ -75,7 +67,7 @@ impl Summary {
 /// separators. A symlink inside the tree is listed under its own name and read through,
 /// so a link to a file hashes the target's bytes; a link to a directory cannot be read
 /// and is an error, as in Go. Symlinked directories are not descended into.
-pub fn h1_dir(dir: &Path) -> Result<Hash, HashError> {
+pub(crate) fn h1_dir(dir: &Path) -> Result<Hash, HashError> {
     let io_err = |path: &Path, source: io::Error| HashError::Io {
         path: path.to_path_buf(),
         source,

@@ -14,18 +14,18 @@
 //!
 //! [`Hash`] is the string form all of them produce and the lock file stores.
 
-pub mod dirhash;
-pub mod signature;
-pub mod sums;
-pub mod zipstream;
+pub(crate) mod dirhash;
+pub(crate) mod signature;
+pub(crate) mod sums;
+pub(crate) mod zipstream;
 
-pub use dirhash::{h1_dir, Summary};
-pub use signature::{verify_sums, SignatureError, SigningKey, Trust, Verified};
-pub use sums::ShaSums;
-pub use zipstream::{hash_zip_file, hash_zip_stream, ZipHashes, ZipLimits};
+pub(crate) use dirhash::h1_dir;
+pub(crate) use signature::{verify_sums, SigningKey};
+pub(crate) use sums::ShaSums;
+pub(crate) use zipstream::{hash_zip_file, ZipLimits};
 
 mod error;
-pub use error::HashError;
+pub(crate) use error::HashError;
 
 use std::fmt;
 use std::path::Path;
@@ -33,7 +33,7 @@ use std::path::Path;
 /// The hashes a lock file records for a package on disk, as Terraform computes them:
 /// `h1:` (of the files it unpacks to) and `zh:` (of the zip itself) for a zip, `h1:` for
 /// an unpacked provider directory.
-pub fn hash_path(path: &Path) -> Result<Vec<Hash>, String> {
+pub(crate) fn hash_path(path: &Path) -> Result<Vec<Hash>, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if meta.is_dir() {
         return h1_dir(path).map(|h1| vec![h1]).map_err(|e| e.to_string());

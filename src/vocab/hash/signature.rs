@@ -26,7 +26,7 @@ const PARTNERS_KEY: &str = include_str!("keys/hashicorp_partners_key.asc");
 
 /// One entry of the registry's `signing_keys.gpg_public_keys`, as sent (spec §5.3).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SigningKey {
+pub(crate) struct SigningKey {
     pub ascii_armor: String,
     /// Armored detached signature by the partners key over this key's binary packets;
     /// empty for non-partner keys.
@@ -35,7 +35,7 @@ pub struct SigningKey {
 
 /// Who vouches for a verified SHA256SUMS document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trust {
+pub(crate) enum Trust {
     Official,
     Partner,
     Community,
@@ -53,7 +53,7 @@ impl fmt::Display for Trust {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verified {
+pub(crate) struct Verified {
     pub trust: Trust,
     /// The **primary** key ID of the key that verified, 16 uppercase hex digits, even when
     /// a subkey made the signature (as Terraform reports it).
@@ -63,7 +63,7 @@ pub struct Verified {
 /// Why a signature check failed. The messages follow Terraform's so that operators can
 /// search for them.
 #[derive(Debug, thiserror::Error)]
-pub enum SignatureError {
+pub(crate) enum SignatureError {
     /// The signature bytes do not parse, or a key whose ID the signature names does not
     /// verify it: the document or signature was tampered with or corrupted.
     #[error("error checking signature: {0}")]
@@ -92,7 +92,7 @@ pub enum SignatureError {
 /// Keys are tried in order, each through its primary key and then its subkeys. A key
 /// whose IDs the signature does not name is skipped; a key it names must verify, else the
 /// whole check fails.
-pub fn verify_sums(
+pub(crate) fn verify_sums(
     document: &[u8],
     signature: &[u8],
     keys: &[SigningKey],

@@ -94,7 +94,7 @@ impl ZipHashes {
 }
 
 /// Hashes a zip file on disk; see [`hash_zip_stream`].
-pub fn hash_zip_file(path: &Path, limits: &ZipLimits) -> Result<ZipHashes, HashError> {
+pub(crate) fn hash_zip_file(path: &Path, limits: &ZipLimits) -> Result<ZipHashes, HashError> {
     let file = File::open(path).map_err(|source| HashError::Io {
         path: path.to_path_buf(),
         source,

@@ -14,12 +14,13 @@ mod tests;
 #[allow(clippy::module_inception)]
 mod version;
 
-pub use constraints::{ConstraintError, Constraints, Op, Selection};
-pub use version::{Version, VersionError};
+pub(crate) use constraints::ConstraintError;
+pub use constraints::Constraints;
+pub(crate) use version::Version;
 
 /// The highest version in `available` that `constraints` allow (spec §4.4 "Selection"), or
 /// `None` when nothing qualifies. Prereleases qualify only when requested exactly.
-pub fn newest_allowed<'a>(
+pub(crate) fn newest_allowed<'a>(
     available: &'a [Version],
     constraints: &Constraints,
 ) -> Option<&'a Version> {

@@ -26,7 +26,7 @@ pub(crate) struct Raw<'a> {
 
 impl Raw<'_> {
     /// The text the scanner consumed: `input` minus [`Raw::rest`].
-    pub fn consumed<'s>(&self, input: &'s str) -> &'s str {
+    pub(super) fn consumed<'s>(&self, input: &'s str) -> &'s str {
         &input[..input.len() - self.rest.len()]
     }
 }

@@ -88,7 +88,7 @@ fn zip_crate(items: &[Item<'_>]) -> Vec<u8> {
 // what Go's `archive/zip` writer produces, with knobs for the malformed variants.
 
 #[path = "../../../../tests/support/go_zip.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unreachable_pub)]
 mod go_zip;
 use go_zip::{deflate, go, go_dir, go_stored, go_zip, go_zip_full, go_zip_with, Desc, GoEntry};
 
