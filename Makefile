@@ -18,6 +18,9 @@ $(TERRAFORM):
 
 test: oracle
 	$(CARGO) test --locked --all-targets
+	scripts/test-vendored-hcl-edit.sh
+	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
+	  $(CARGO) doc --locked --no-deps --document-private-items --lib
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 	$(MAKE) test-packaging

@@ -1,35 +1,38 @@
 //! tfsum: writes `.terraform.lock.hcl` files for every root module of a repository, with
 //! hashes for every platform, byte for byte as Terraform writes them.
 //!
+//! # The map
+//!
+//! The code is in layers (docs/design.md, "Layers"); a module uses only the layers below
+//! its own, and `tests/it/architecture.rs` checks that. From the top:
+//!
+//! | layer | module | what |
+//! |---|---|---|
+//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`] |
+//! | report | [`report`] | what a command did, as text, JSON or markdown; progress bars; the run record |
+//! | stages | [`stages`] | the `lock` pipeline, below |
+//! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]) |
+//! | package sources | [`sources`] | the registry through the hash cache, filesystem and network mirrors |
+//! | network | [`net`] | HTTP ([`net::registry`]), retries ([`net::retry`]), downloads ([`net::download`]), the CLI configuration ([`net::cliconfig`]), remote modules ([`net::modules`]) |
+//! | disk | [`disk`] | the one directory walker, atomic writes, the persistent cache |
+//! | vocabulary | [`vocab`] | addresses and platforms, versions and constraints, hashes and signatures, the lock-file format, file names |
+//!
 //! # The pipeline
 //!
-//! `tfsum lock` ([`lock::run`]) is five stages; each hands the next a typed value, and a
-//! root that fails stops with a typed [`root::RootError`] while the others go on:
+//! `tfsum lock` ([`commands::lock`]) is five stages; each hands the next a typed value,
+//! and a root that fails stops with a typed [`stages::root::RootError`] while the others
+//! go on:
 //!
-//! | stage    | module        | takes → gives                                             |
-//! |----------|---------------|-----------------------------------------------------------|
-//! | discover | [`discover`]  | paths → [`discover::Discovery`]: module and unit dirs      |
-//! | load     | [`load`]      | → [`root::Root`]`<`[`load::Loaded`]`>`: lock file, flavor, requirements of the whole module tree (remote modules fetched in rounds) |
-//! | resolve  | [`resolve`]   | → [`resolve::Plan`]: versions per root, unique packages    |
-//! | hash     | [`sources`]   | → [`sources::Hashes`]: `h1:`/`zh:` per package, once each  |
-//! | write    | [`write`]     | → [`report::RootReport`]: merged, rendered, written atomically |
+//! | stage    | module                  | takes → gives |
+//! |----------|-------------------------|---------------|
+//! | discover | [`stages::discover`]    | paths → [`stages::discover::Discovery`]: module and unit directories |
+//! | load     | [`stages::load`]        | → [`stages::root::Root`]`<`[`stages::load::Loaded`]`>`: lock file, flavor, requirements of the whole module tree (remote modules fetched in rounds) |
+//! | resolve  | [`stages::resolve`]     | → a `Plan` ([`stages::resolve::plan()`]): versions per root, unique packages |
+//! | hash     | [`stages::hash`]        | → [`stages::hash::Hashes`]: `h1:`/`zh:` per package, once each |
+//! | write    | [`stages::write`]       | → [`stages::write::RootReport`]: merged, rendered, written atomically |
 //!
-//! # The parts they use
-//!
-//! - Reading configuration: [`config`] (modules, module trees, root detection),
-//!   [`modules`] (remote module packages: registry, git, archives), [`terragrunt`]
-//!   (units), [`json`] (an order-keeping JSON reader).
-//! - Settings: [`cli`] (flags only), [`settings`] (flags + environment + settings files →
-//!   one value that builds the cache, client and sources), [`cliconfig`] (Terraform's CLI
-//!   configuration: hosts, credentials, `provider_installation`).
-//! - Network: [`registry`] (HTTP transport, service discovery, the registry protocol),
-//!   [`download`] (a zip streamed and hashed), [`cache`] (the persistent hash cache).
-//! - Vocabulary: [`addr`] (provider addresses, platforms), [`version`] (versions and
-//!   constraints), [`hash`] (hash schemes, SHA256SUMS, signatures), [`lockfile`] (the
-//!   file format).
-//! - Output: [`atomic`] (replacing files safely), [`report`], [`drift`], [`diff`],
-//!   [`progress`], [`progress_bar`], [`state`] (the run record for `--retry-failed`).
-//! - Other commands: [`fmt`] (`tfsum fmt`), [`merge`] (`tfsum merge-driver`).
+//! "spec §N" in a comment is a section of `docs/spec/lock-file.md`; other spec files are
+//! named with their section ("docs/spec/modules.md §7").
 
 #![warn(unreachable_pub)]
 

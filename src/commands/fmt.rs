@@ -3,7 +3,7 @@
 //! The use case is a `.terraform.lock.hcl` whose git merge conflict was resolved by hand:
 //! blocks out of order, hashes duplicated or unsorted, odd spacing. Such a file is still a
 //! valid lock file, so it is read with the lock-file parser and rendered whole again
-//! ([`LockFile::render`]), exactly as Terraform would write it. Nothing is resolved
+//! ([`crate::vocab::lockfile::LockFile::render`]), exactly as Terraform would write it. Nothing is resolved
 //! against a registry and no provider, version or hash is added or dropped: fmt changes
 //! layout, never content. Comments are not kept, just as Terraform drops them on write.
 //!

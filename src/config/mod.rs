@@ -1,5 +1,6 @@
-//! Stage 2 of the pipeline (DESIGN.md "load"): read one module directory into a
-//! [`Module`] that says which providers it needs and which modules it calls.
+//! Terraform configuration, as the load stage ([`crate::stages::load`]) reads it: one
+//! module directory into a [`Module`] that says which providers it needs and which
+//! modules it calls.
 //!
 //! The parts:
 //!

@@ -40,7 +40,7 @@ pub(crate) struct InvalidConstraint {
 /// Parses every requirement's constraint and groups them per lockable provider.
 pub(crate) fn collect(
     requirements: &[Requirement],
-) -> Result<BTreeMap<ProviderAddr, ProviderReqs>, InvalidConstraint> {
+) -> Result<BTreeMap<ProviderAddr, ProviderReqs>, Box<InvalidConstraint>> {
     let mut out: BTreeMap<ProviderAddr, ProviderReqs> = BTreeMap::new();
     for req in requirements {
         if !req.addr.is_lockable() {
@@ -50,11 +50,13 @@ pub(crate) fn collect(
         let Some(raw) = &req.constraint else {
             continue;
         };
-        let parsed = Constraints::parse(&raw.text).map_err(|error| InvalidConstraint {
-            at: raw.at.clone(),
-            text: raw.text.clone(),
-            provider: req.addr.clone(),
-            error,
+        let parsed = Constraints::parse(&raw.text).map_err(|error| {
+            Box::new(InvalidConstraint {
+                at: raw.at.clone(),
+                text: raw.text.clone(),
+                provider: req.addr.clone(),
+                error,
+            })
         })?;
         entry.constraints.extend(&parsed);
         entry.declared.push(Declared {

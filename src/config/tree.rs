@@ -7,8 +7,8 @@
 //! `.terraform/modules/modules.json` while an earlier `init`'s entries still stand, and
 //! otherwise through a [`ModuleReader`] that fetches them (`crate::net::modules`).
 //!
-//! [`find_roots`] decides which discovered directories get a lock file (DESIGN.md stage
-//! "load"): a directory is a root when it has a `.terraform.lock.hcl`, a backend or cloud
+//! [`find_roots`] decides which discovered directories get a lock file (docs/design.md,
+//! stage "load"): a directory is a root when it has a `.terraform.lock.hcl`, a backend or cloud
 //! block, or when no discovered module calls it as a local module.
 
 use std::collections::BTreeSet;

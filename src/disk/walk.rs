@@ -122,8 +122,6 @@ fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
         .any(|re| re.is_match(&relative) || re.is_match(&full))
 }
 
-/// A path with `/` separators regardless of platform, so ignore regexes are portable.
-
 /// Whether `dir` directly contains at least one configuration file.
 pub(crate) fn has_config_files(dir: &Path) -> std::io::Result<bool> {
     for entry in std::fs::read_dir(dir)? {

@@ -1,6 +1,7 @@
 //! One provider zip downloaded and hashed while it streams (spec §2.1, §2.2), retried
-//! from the first byte on transient failures. The registry path ([`crate::index`]) and
-//! the network mirror ([`crate::mirror`]) both fetch packages through here.
+//! from the first byte on transient failures. The registry source
+//! ([`crate::sources::registry`]) and the network mirror ([`crate::sources::net`]) both
+//! fetch packages through here.
 //!
 //! The body goes through a bounded channel into a blocking task running
 //! [`hash_zip_stream`], so memory stays bounded whatever the zip's size and hashing

@@ -1,4 +1,4 @@
-//! Stage 1 of the pipeline (DESIGN.md "discover"): find the directories that hold
+//! Stage 1 of the pipeline (docs/design.md "discover"): find the directories that hold
 //! Terraform/OpenTofu configuration and Terragrunt units, in one walk.
 //!
 //! A module is a directory's top-level `*.tf`, `*.tf.json`, `*.tofu` and `*.tofu.json`

@@ -1,4 +1,4 @@
-//! Stage 4 of the pipeline (DESIGN.md "hash"): the hashes of every unique package of a
+//! Stage 4 of the pipeline (docs/design.md "hash"): the hashes of every unique package of a
 //! plan, each package once, from the package sources ([`crate::sources`]).
 
 use std::collections::{BTreeSet, HashMap};

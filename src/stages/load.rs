@@ -1,4 +1,4 @@
-//! Stage 2 of the pipeline (DESIGN.md "load"): from discovered directories to roots, each
+//! Stage 2 of the pipeline (docs/design.md "load"): from discovered directories to roots, each
 //! with its old lock file, its flavor and the provider requirements of its whole module
 //! tree ([`Loaded`]).
 //!

@@ -74,7 +74,7 @@ pub(crate) enum RootError {
     Link(#[from] LinkEscape),
     /// An invalid version constraint in the configuration.
     #[error(transparent)]
-    Constraint(InvalidConstraint),
+    Constraint(Box<InvalidConstraint>),
     /// No version could be chosen for one or more providers.
     #[error("{}", lines(.0))]
     Selection(Vec<SelectionError>),
@@ -107,7 +107,7 @@ pub(crate) enum SelectionError {
     #[error("{0}")]
     VersionList(String),
     #[error(transparent)]
-    NoMatch(NoMatch),
+    NoMatch(Box<NoMatch>),
 }
 
 /// The details of a provider no available version satisfies.

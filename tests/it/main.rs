@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod architecture;
 mod bad_input;
 mod cache;
 mod cli;

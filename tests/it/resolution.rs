@@ -437,7 +437,7 @@ fn upgrade_moves_a_still_acceptable_locked_version() {
 
 /// A locked version the constraints no longer allow. `terraform init` refuses ("locked
 /// provider … does not match configured version constraint …; must use terraform init
-/// -upgrade"); tfsum, by design (issue 3, DESIGN.md "resolve"), chooses the newest allowed
+/// -upgrade"); tfsum, by design (issue 3, docs/design.md "resolve"), chooses the newest allowed
 /// version without being asked, which is what `init -upgrade` writes. Each case: the
 /// constraint the lock was made with, the new one, the version both must then choose.
 #[test]

@@ -5,14 +5,14 @@
 //! Precedence, lowest first: the user's `config.toml`, the repository's `.tfsum.toml`,
 //! `TFSUM_*` variables, flags, each replacing what the one before said (a list given
 //! later replaces the earlier list). The cache directory is the exception: a repository
-//! may not choose it ([`file`]).
+//! may not choose it ([`mod@file`]).
 //!
-//! - [`file`]: the two settings files;
-//! - [`env`]: the process environment ([`Environment`]) and every variable tfsum reads;
+//! - [`mod@file`]: the two settings files;
+//! - [`mod@env`]: the process environment ([`Environment`]) and every variable tfsum reads;
 //! - this file: [`LockSettings`] and [`lock`], which layers them for `tfsum lock`.
 //!
 //! The resolved value also knows how to make what a run needs: the hash cache, the
-//! registry client, the package sources ([`crate::commands::lock::Services`] builds them from it).
+//! registry client, the package sources ([`build::Services`] builds them from it).
 
 mod build;
 pub(crate) mod env;

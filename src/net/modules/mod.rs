@@ -15,8 +15,8 @@
 //! - [`git`] runs the `git` command; [`archive`] reads archives; [`package`] checks
 //!   what they contain (no escapes) and keeps only configuration files.
 //! - [`cache`] is the persistent module cache under the hash cache's root.
-//! - [`manifest`] decides whether an existing `.terraform/modules/modules.json` entry
-//!   still stands for a call, as `init` without `-upgrade` decides.
+//! - whether an existing `.terraform/modules/modules.json` entry still stands for a
+//!   call, as `init` without `-upgrade` decides, is [`crate::config::manifest`]'s.
 //!
 //! A fetched package is a directory of configuration files; a caller loads it like any
 //! module directory. Local calls inside it resolve with [`resolve_in_package`], which

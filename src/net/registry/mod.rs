@@ -6,7 +6,7 @@
 //! - [`disco`] finds a host's `providers.v1` base URL by service discovery (spec §5.1).
 //! - [`client`] is the [`RegistryClient`]: the provider registry protocol (version lists,
 //!   package metadata, spec §5.2, §5.3) and network-mirror JSON, with credentials.
-//! - [`retry`] is the one place that decides what is transient and how long to wait.
+//! - [`crate::net::retry`] is the one place that decides what is transient and how long to wait.
 //! - [`modules_api`] is the module registry protocol (`modules.v1`), for
 //!   [`crate::net::modules`].
 //! - [`error`] holds [`RegistryError`], which always names the URL and what was being done.

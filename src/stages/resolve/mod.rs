@@ -1,10 +1,10 @@
-//! Stage 3 of the pipeline (DESIGN.md "resolve"): version selection, the way
+//! Stage 3 of the pipeline (docs/design.md "resolve"): version selection, the way
 //! `terraform init` chooses (spec §4.4).
 //!
 //! Input: the requirements a root's module tree declares (from [`crate::config`]) and the
 //! root's existing lock file. Output: per provider, the canonical constraints and the
 //! chosen version. The rules here are pure: [`needs_version_list`] says which providers
-//! need their published versions, [`select`] chooses from them. [`plan`] runs them over
+//! need their published versions, [`select`] chooses from them. [`plan()`] runs them over
 //! every root, fetching each needed version list once.
 
 mod plan;
@@ -37,7 +37,7 @@ pub(crate) fn select(
     locked: Option<&Version>,
     available: &[Version],
     upgrade: bool,
-) -> Result<Version, NoMatch> {
+) -> Result<Version, Box<NoMatch>> {
     if let Some(v) = locked {
         if !upgrade && reqs.constraints.allows(v) {
             return Ok(v.clone());
@@ -45,11 +45,13 @@ pub(crate) fn select(
     }
     newest_allowed(available, &reqs.constraints)
         .cloned()
-        .ok_or_else(|| NoMatch {
-            provider: provider.clone(),
-            declared: reqs.declared.clone(),
-            available: available.to_vec(),
-            locked: locked.cloned(),
+        .ok_or_else(|| {
+            Box::new(NoMatch {
+                provider: provider.clone(),
+                declared: reqs.declared.clone(),
+                available: available.to_vec(),
+                locked: locked.cloned(),
+            })
         })
 }
 

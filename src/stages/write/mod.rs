@@ -1,4 +1,4 @@
-//! Stage 5 of the pipeline (DESIGN.md "write"): each planned root's new lock file, built
+//! Stage 5 of the pipeline (docs/design.md "write"): each planned root's new lock file, built
 //! from its old one by the `providers lock` merge (spec §9) plus `init`'s pruning of
 //! providers no longer required, rendered whole, compared with what is on disk and
 //! replaced atomically ([`crate::disk::atomic`]) only when the bytes differ. In check mode

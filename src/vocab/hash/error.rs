@@ -2,7 +2,7 @@
 //!
 //! Every variant names what an operator can act on: the path or zip entry, and what was
 //! expected against what was found. Signature failures have their own type,
-//! [`super::SignatureError`], because callers treat them differently (spec §5.4).
+//! [`super::signature::SignatureError`], because callers treat them differently (spec §5.4).
 
 use std::io;
 use std::path::PathBuf;

@@ -12,7 +12,7 @@
 //! * [`signature`]: the OpenPGP check of that document and the official / partner /
 //!   community classification.
 //!
-//! [`Hash`] is the string form all of them produce and the lock file stores.
+//! [`struct@Hash`] is the string form all of them produce and the lock file stores.
 
 pub(crate) mod dirhash;
 pub(crate) mod signature;

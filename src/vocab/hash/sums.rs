@@ -17,7 +17,7 @@ pub(crate) struct ShaSums {
 
 impl ShaSums {
     /// Splits the document on `\n`. Parsing never fails: how strictly a line is judged
-    /// depends on the question asked ([`ShaSums::entry`] vs [`ShaSums::acceptable_hashes`]).
+    /// depends on the question asked ([`ShaSums::files`] vs [`ShaSums::acceptable_hashes`]).
     ///
     /// A final `\n` does not start another (empty) line, as with Go's `bufio.Scanner`.
     pub(crate) fn parse(document: &[u8]) -> ShaSums {

@@ -1,7 +1,7 @@
 //! The dependency lock file `.terraform.lock.hcl`: model, reading, writing, merging
 //! (spec §1, §9, §10).
 //!
-//! - [`parse`] reads a file and validates it as Terraform does (spec §1.8); [`read`]
+//! - [`parse()`] reads a file and validates it as Terraform does (spec §1.8); [`read()`]
 //!   first checks the bytes for UTF-8 and leftover merge-conflict markers.
 //! - [`LockFile::render`] writes the whole file from the model, byte for byte as
 //!   Terraform's hclwrite output (spec §1.2–1.7). Files are always rendered, never patched:
