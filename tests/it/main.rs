@@ -26,5 +26,6 @@ mod test_files;
 mod tfsum;
 mod twin;
 mod untrusted;
+mod vendored_parser;
 mod verify;
 mod windows_arm64;

@@ -408,7 +408,7 @@ fn issue_567() {
     );
 }
 
-// Terraform-compatibility fixes carried by tfsum (see tfsum's vendor/README.md).
+// Terraform compatibility: what HCL's own parser (hclsyntax) accepts and rejects.
 
 #[test]
 fn repeated_object_key_takes_the_later_value() {
@@ -440,7 +440,9 @@ fn newlines_inside_for_expressions_and_directives() {
 #[test]
 fn heredoc_closing_line() {
     // An empty heredoc must not run on to a later line holding its delimiter.
-    let body: Body = "a = <<EOT\nEOT\nb = 1\nc = <<EOT\nx\nEOT\n".parse().unwrap();
+    let body: Body = "a = <<EOT\nEOT\nb = 1\nc = <<EOT\nx\nEOT\n"
+        .parse()
+        .unwrap();
     assert_eq!(body.attributes().count(), 3);
     assert_ok!("a = <<-EOT\n  EOT\n");
     // The delimiter closes only alone on its line, whitespace around it allowed.

@@ -6,17 +6,19 @@ use crate::{Decorated, Ident, RawString};
 
 use hcl_primitives::ident::{is_id_continue, is_id_start};
 use std::borrow::Cow;
-use winnow::combinator::{
-    alt, cut_err, delimited, empty, fail, not, opt, peek, preceded, repeat,
-};
+use winnow::combinator::{alt, cut_err, delimited, empty, fail, not, opt, peek, preceded, repeat};
 use winnow::error::ErrMode;
 use winnow::token::{any, one_of, take, take_while};
 
 pub(super) fn string(input: &mut Input) -> ModalResult<String> {
-    delimited('"', opt(build_string(quoted_string_fragment)), quoted_string_end)
-        .map(Option::unwrap_or_default)
-        .output_into()
-        .parse_next(input)
+    delimited(
+        '"',
+        opt(build_string(quoted_string_fragment)),
+        quoted_string_end,
+    )
+    .map(Option::unwrap_or_default)
+    .output_into()
+    .parse_next(input)
 }
 
 /// Parses the closing `"` of a quoted string or template. A line ending in its place is a cut

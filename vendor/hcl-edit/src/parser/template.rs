@@ -5,8 +5,7 @@ use super::nesting::nested;
 use super::repr::{decorated, spanned};
 use super::string::{
     build_string, cut_char, cut_ident, cut_tag, quoted_string_end, quoted_string_fragment,
-    raw_string,
-    template_string_fragment,
+    raw_string, template_string_fragment,
 };
 use super::trivia::ws;
 
@@ -27,8 +26,8 @@ pub(super) fn string_template(input: &mut Input) -> ModalResult<StringTemplate> 
         elements(build_string(quoted_string_fragment)),
         quoted_string_end,
     )
-        .output_into()
-        .parse_next(input)
+    .output_into()
+    .parse_next(input)
 }
 
 pub(super) fn template(input: &mut Input) -> ModalResult<Template> {
@@ -85,7 +84,9 @@ pub(super) fn heredoc_template<'a>(
 ///
 /// A line like `EOT # comment` or `EOT)` is therefore heredoc content, and a delimiter at the end
 /// of the input without a line ending does not close the heredoc.
-pub(super) fn heredoc_end<'a>(delim: &'a str) -> impl ModalParser<Input<'a>, RawString, ContextError> {
+pub(super) fn heredoc_end<'a>(
+    delim: &'a str,
+) -> impl ModalParser<Input<'a>, RawString, ContextError> {
     move |input: &mut Input<'a>| {
         let is_inline_space = |c: char| c.is_whitespace() && c != '\n';
         terminated(
@@ -143,7 +144,10 @@ fn if_directive(input: &mut Input) -> ModalResult<IfDirective> {
         control(
             "%{",
             // Newlines are insignificant inside template directives, as in interpolations.
-            (terminated(raw_string(ws), "if"), decorated(ws, multiline_expr, ws)),
+            (
+                terminated(raw_string(ws), "if"),
+                decorated(ws, multiline_expr, ws),
+            ),
         ),
         spanned(nested(template)),
     )

@@ -53,7 +53,10 @@ fn double_slash_line_comment(input: &mut Input) -> ModalResult<()> {
 fn comment_text(input: &mut Input) -> ModalResult<()> {
     void(repeat(
         0..,
-        alt((take_till(1.., ['\r', '\n']).void(), ('\r', not('\n')).void())),
+        alt((
+            take_till(1.., ['\r', '\n']).void(),
+            ('\r', not('\n')).void(),
+        )),
     ))
     .parse_next(input)
 }
