@@ -1,0 +1,15 @@
+terraform {
+  required_version = "1.9.0"
+
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+    google = {
+      source  = "hashicorp/google"
+      version = "~> 5.0"
+    }
+    random = "3.6.0"
+  }
+}

@@ -1,0 +1,15 @@
+terraform {
+  required_version = ">= 1.5"
+
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "6.0" 0 "
+    }
+  }
+}
+
+module " vpc " {
+  source  = " terraform-aws-modules / vpc / aws "
+  version = " 5.0.0 "
+}

@@ -1,0 +1,11 @@
+// Default region comes from the environment.
+provider "aws" {
+  # version = "~> 4.0"
+  region = "eu-west-1" # Ireland
+}
+
+provider "aws" {
+  alias   = "us"
+  region  = "us-east-1"
+  version = "~> 5.31" # deprecated, still here
+}

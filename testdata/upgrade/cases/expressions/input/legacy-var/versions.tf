@@ -1,0 +1,5 @@
+terraform {
+  required_providers {
+    aws = var.aws_version
+  }
+}

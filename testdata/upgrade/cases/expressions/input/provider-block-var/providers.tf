@@ -1,0 +1,4 @@
+provider "aws" {
+  region  = "us-east-1"
+  version = var.aws_version
+}

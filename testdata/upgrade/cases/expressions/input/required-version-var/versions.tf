@@ -1,0 +1,3 @@
+terraform {
+  required_version = var.terraform_version
+}

@@ -1,0 +1,3 @@
+provider "aws" {
+  version = "6.0.0"
+}

@@ -1,0 +1,7 @@
+terraform {
+  required_providers {
+    aws = {
+      version = "6.0.0"
+    }
+  }
+}

@@ -1,0 +1,14 @@
+terraform {
+  required_version = "1.9.0"
+
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+
+module "vpc" {
+  source = "./modules/vpc"
+}

@@ -1,0 +1,9 @@
+# Copied here by terraform init; never edited by hand.
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 5.0.0"
+    }
+  }
+}

@@ -1,0 +1,3 @@
+provider "aws" {
+  version = "~> 5.0"
+}

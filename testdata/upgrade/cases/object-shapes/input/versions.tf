@@ -1,0 +1,26 @@
+terraform {
+  required_providers {
+    aws = { source = "hashicorp/aws", version = "~> 5.0" }
+    google = {
+      version = "~> 5.10"
+      source  = "hashicorp/google"
+    }
+    tls = {
+      "source"  = "hashicorp/tls"
+      "version" = "4.0.4"
+    }
+    cloudflare = {
+      source  = "cloudflare/cloudflare"
+      version = "~> 4.0"
+
+      configuration_aliases = [
+        cloudflare.zone,
+        cloudflare.account,
+      ]
+    }
+    null = {
+      source  = "hashicorp/null"
+      version = "3.2.2",
+    }
+  }
+}

@@ -1,0 +1,13 @@
+terraform {
+  required_providers {
+    aws = {
+      source  = "example-corp/aws"
+      version = "2.0.0"
+    }
+  }
+}
+
+provider "aws" {
+  version = "~> 1.4"
+  region  = "us-west-2"
+}

@@ -1,0 +1,4 @@
+locals {
+  name   = "network"
+  region = "eu-west-1"
+}

@@ -1,0 +1,4 @@
+output "name" {
+  description = "Name of the network."
+  value       = local.name
+}

@@ -1,0 +1,4 @@
+variable "cidr" {   
+  type    = string 
+  default = "10.0.0.0/16"  
+}

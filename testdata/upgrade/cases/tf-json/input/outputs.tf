@@ -1,0 +1,3 @@
+output "region" {
+  value = "us-east-1"
+}
