@@ -39,6 +39,8 @@ pub enum Verbosity {
 #[derive(Debug)]
 pub struct RunReport {
     pub check: bool,
+    /// `--fail-on-write`: a lock file created or updated fails the run.
+    pub fail_on_write: bool,
     pub roots: Vec<RootReport>,
     pub warnings: Vec<String>,
     pub stats: RegistryStats,
@@ -147,11 +149,23 @@ impl RunReport {
             .count()
     }
 
-    /// Whether the run should exit non-zero: a root failed, or (in check mode) a lock
-    /// file is missing or out of date.
+    /// Whether the run should exit non-zero: a root failed, (in check mode) a lock file
+    /// is missing or out of date, or (with `fail_on_write`) one was written.
     pub fn is_failure(&self) -> bool {
-        self.failed() > 0
-            || (self.check && self.count(Change::Created) + self.count(Change::Updated) > 0)
+        let changed = self.count(Change::Created) + self.count(Change::Updated) > 0;
+        self.failed() > 0 || (changed && (self.check || self.fail_on_write))
+    }
+
+    /// The lock files this run created or updated (none in check mode), in path order.
+    pub fn written(&self) -> Vec<PathBuf> {
+        if self.check {
+            return Vec::new();
+        }
+        self.roots
+            .iter()
+            .filter(|r| matches!(r.outcome.change(), Some(Change::Created | Change::Updated)))
+            .map(|r| r.dir.join(crate::write::LOCK_FILE_NAME))
+            .collect()
     }
 }
 
