@@ -139,6 +139,10 @@ The result is always a canonical lock file; for a conflict it keeps our side and
 each undecided provider on stderr. Settle the configuration, then run `tfsum lock` (it
 recomputes constraints and hashes) and `git add` the file. Nothing is downloaded.
 
+The driver sees lock files, not configuration: a clean merge can still miss a provider
+the merged configuration needs (or keep one it no longer needs). Run `tfsum lock --check`
+after merging.
+
 Exit status:
   0  merged cleanly; OURS holds the result
   1  conflict: OURS holds a valid lock file with our side of each conflict; git marks the
