@@ -3,10 +3,10 @@ CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
 .PHONY: build install test lint oracle bench demo completions man clean
-.PHONY: wheel dist test-packaging test-pre-commit-rust
+.PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
-	$(CARGO) build --release
+	$(CARGO) build --locked --release
 
 install:
 	$(CARGO) install --locked --path .
@@ -16,30 +16,34 @@ oracle: $(TERRAFORM)
 $(TERRAFORM):
 	scripts/fetch-terraform.sh
 
+# `cargo fmt` without --all: --all would also format vendor/hcl-edit (a path dependency),
+# which keeps its upstream layout.
 test: oracle
 	$(CARGO) test --locked --all-targets
 	scripts/test-vendored-hcl-edit.sh
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
 	  $(CARGO) doc --locked --no-deps --document-private-items --lib
-	$(CARGO) fmt --all -- --check
+	$(CARGO) fmt -- --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 	$(MAKE) test-packaging
 
 lint:
-	$(CARGO) fmt --all -- --check
+	$(CARGO) fmt -- --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 
 bench: oracle
 	$(CARGO) bench --locked --bench lock
 
 # Locks the example roots in testdata/demo from the bundled filesystem mirror: offline.
+# Fails when tfsum does (the copy is removed on the way out, whatever happened).
+TFSUM ?= ./target/release/tfsum
 demo:
 	$(CARGO) build --locked --release
-	@d=$$(mktemp -d) && cp -r testdata/demo/roots "$$d/" && \
-	  ./target/release/tfsum lock -r --no-cache --fs-mirror testdata/demo/mirror \
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && cp -r testdata/demo/roots "$$d/" && \
+	  $(TFSUM) lock -r --no-cache --fs-mirror testdata/demo/mirror \
 	    --platform linux_amd64 --platform darwin_arm64 "$$d/roots" && \
-	  for f in "$$d"/roots/*/.terraform.lock.hcl; do echo "==> $${f#$$d/}"; cat "$$f"; done; \
-	  rm -rf "$$d"
+	  for f in "$$d"/roots/*/.terraform.lock.hcl; do echo "==> $${f#$$d/}"; cat "$$f"; done && \
+	  echo "==> tfsum is built: $(TFSUM) --help (make install puts it on your PATH)"
 
 completions:
 	$(CARGO) run --locked --quiet -- completions --write-all completions/
@@ -72,15 +76,22 @@ $(TOOLS)/.done: tests/packaging/requirements.txt tests/packaging/wheelhouse.txt
 wheel: $(TOOLS)/.done
 	cd python && ../$(TOOLS)/bin/maturin build --release --out ../target/wheels
 
+# The source distribution pip builds from where no wheel fits (target/wheels); the
+# packaging tests build a wheel from it offline.
+sdist: $(TOOLS)/.done
+	cd python && ../$(TOOLS)/bin/maturin sdist --out ../target/wheels
+
 # The release recipe of .github/workflows/release.yml, for this machine's target:
 # builds, packs target/archives/tfsum-$(HOST).tar.gz and writes its SHA256SUMS.
 dist:
 	scripts/release-archive.sh build $(HOST) target/archives
 	scripts/release-archive.sh sums target/archives
 
-# The wheel in fresh virtualenvs (pip, pipx, uvx), the *-pypi pre-commit hooks under the
-# real pre-commit, archives + install.sh + binstall metadata, the action's check step,
-# and actionlint/shellcheck. Offline but for the tools' first install from PyPI.
+# The wheel in fresh virtualenvs (pip, pipx, uvx), a wheel built from the sdist with no
+# network (recompiles tfsum in release: minutes), the *-pypi pre-commit hooks under the
+# real pre-commit, archives + install.sh + binstall metadata, the action's steps,
+# `make demo`, the minimum Rust version, and actionlint/shellcheck. Offline but for the
+# tools' first install from PyPI.
 test-packaging: oracle $(TOOLS)/.done
 	$(CARGO) build --locked --release
 	$(MAKE) wheel

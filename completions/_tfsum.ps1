@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date')
+            [CompletionResult]::new('--fail-on-write', '--fail-on-write', [CompletionResultType]::ParameterName, 'Write as usual, but exit 1 naming each lock file created or updated (for pre-commit, which misses new files); a run that writes nothing exits 0')
             [CompletionResult]::new('--retry-failed', '--retry-failed', [CompletionResultType]::ParameterName, 'Re-run only the roots that failed in the last run from this directory')
             [CompletionResult]::new('--upgrade', '--upgrade', [CompletionResultType]::ParameterName, 'Choose the newest allowed version even when the locked one still satisfies the constraints')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')

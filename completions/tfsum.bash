@@ -257,7 +257,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__lock)
-            opts="-r -i -j -q -v -h -V --recursive --check --retry-failed --format --platform --ignore-path --upgrade --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -52,6 +52,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand -r 'Search the paths recursively for root modules'
             cand --recursive 'Search the paths recursively for root modules'
             cand --check 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date'
+            cand --fail-on-write 'Write as usual, but exit 1 naming each lock file created or updated (for pre-commit, which misses new files); a run that writes nothing exits 0'
             cand --retry-failed 'Re-run only the roots that failed in the last run from this directory'
             cand --upgrade 'Choose the newest allowed version even when the locked one still satisfies the constraints'
             cand --no-cache 'Do not read or write the persistent hash cache'

@@ -52,6 +52,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fs-mirror -d 'Take 
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s r -l recursive -d 'Search the paths recursively for root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l check -d 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fail-on-write -d 'Write as usual, but exit 1 naming each lock file created or updated (for pre-commit, which misses new files); a run that writes nothing exits 0'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l retry-failed -d 'Re-run only the roots that failed in the last run from this directory'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l upgrade -d 'Choose the newest allowed version even when the locked one still satisfies the constraints'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-cache -d 'Do not read or write the persistent hash cache'

@@ -2,13 +2,13 @@
 # Install a prebuilt tfsum from the release archives, after checking the archive
 # against the release's SHA256SUMS. action.yml installs tfsum with this script too.
 #
-#   curl -fsSL https://github.com/OWNER/tfsum/releases/latest/download/install.sh | sh
+#   curl -fsSL https://github.com/tfsum/tfsum/releases/latest/download/install.sh | sh
 #   sh install.sh --version 0.1.0 --to /usr/local/bin
 #
 # Options:
 #   --version V     release to install, without the leading v (default: latest)
 #   --to DIR        where to put the binary (default: $HOME/.local/bin)
-#   --repo O/N      GitHub repository the releases belong to (default: OWNER/tfsum)
+#   --repo O/N      GitHub repository the releases belong to (default: tfsum/tfsum)
 #   --base-url URL  releases URL, for a mirror of the release page
 #                   (default: https://github.com/O/N/releases)
 #   --target T      Rust target triple of the archive (default: this machine's)
@@ -19,7 +19,7 @@ set -eu
 
 version=latest
 dest="${HOME:-}/.local/bin"
-repo=OWNER/tfsum
+repo=tfsum/tfsum
 base=""
 target=""
 
@@ -51,14 +51,14 @@ if [ -z "$target" ]; then
     case "$(uname -m)" in
         x86_64 | amd64) arch=x86_64 ;;
         arm64 | aarch64) arch=aarch64 ;;
-        *) die "no prebuilt tfsum for CPU $(uname -m); build it with cargo install" ;;
+        *) die "no prebuilt tfsum for CPU $(uname -m); build it from source: cargo install --locked --git https://github.com/$repo" ;;
     esac
     case "$(uname -s)" in
         # Static musl binaries: one archive for every Linux distribution.
         Linux) target="$arch-unknown-linux-musl" ;;
         Darwin) target="$arch-apple-darwin" ;;
         MINGW* | MSYS* | CYGWIN* | Windows_NT) target="$arch-pc-windows-msvc" ;;
-        *) die "no prebuilt tfsum for $(uname -s); build it with cargo install" ;;
+        *) die "no prebuilt tfsum for $(uname -s); build it from source: cargo install --locked --git https://github.com/$repo" ;;
     esac
 fi
 case "$target" in

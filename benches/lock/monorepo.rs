@@ -324,7 +324,7 @@ impl Monorepo {
             .iter()
             .position(|p| p.type_ == provider.type_)
             .unwrap_or(0);
-        let pick = root.env + root.service + position + usize::from(root.region % 3 == 0);
+        let pick = root.env + root.service + position + usize::from(root.region.is_multiple_of(3));
         Some(provider.tracks[pick % provider.tracks.len()])
     }
 

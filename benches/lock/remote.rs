@@ -49,7 +49,7 @@ fn callees(i: usize) -> Vec<usize> {
         .into_iter()
         .filter(|&j| j > i && j < MODULES)
         .collect();
-    out.truncate(if i % 2 == 0 { 2 } else { 1 });
+    out.truncate(if i.is_multiple_of(2) { 2 } else { 1 });
     out.sort_unstable();
     out.dedup();
     out
@@ -59,7 +59,7 @@ fn callees(i: usize) -> Vec<usize> {
 fn root_calls(r: usize) -> (Vec<usize>, bool) {
     let count = 2 + r % 3;
     let calls = (0..count).map(|k| (r * 3 + k * 7) % MODULES).collect();
-    (calls, r % 2 == 0)
+    (calls, r.is_multiple_of(2))
 }
 
 /// The providers module `i` declares at `version`.

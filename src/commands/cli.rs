@@ -17,7 +17,8 @@ macro_rules! lock_exit_status {
     () => {
         "Exit status:
   0  every root succeeded (with --check: and every lock file is up to date)
-  1  a root failed, or (with --check) a lock file is missing or out of date
+  1  a root failed, or (with --check) a lock file is missing or out of date, or
+     (with --fail-on-write) a lock file was created or updated
   2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist
   130  interrupted (SIGINT/SIGTERM); every lock file is either unchanged or fully written"
     };
@@ -42,6 +43,9 @@ Examples:
 
   # Move every provider to the newest version its constraints allow
   tfsum lock -r --upgrade .
+
+  # pre-commit hook: write, but fail naming each lock file written, so it gets staged
+  tfsum lock --fail-on-write envs/prod/main.tf
 
   # Run again only the roots that failed last time (in this directory)
   tfsum lock --retry-failed
@@ -134,6 +138,10 @@ provider merges on its own, against the ancestor:
 The result is always a canonical lock file; for a conflict it keeps our side and names
 each undecided provider on stderr. Settle the configuration, then run `tfsum lock` (it
 recomputes constraints and hashes) and `git add` the file. Nothing is downloaded.
+
+The driver sees lock files, not configuration: a clean merge can still miss a provider
+the merged configuration needs (or keep one it no longer needs). Run `tfsum lock --check`
+after merging.
 
 Exit status:
   0  merged cleanly; OURS holds the result
@@ -267,6 +275,11 @@ pub(crate) struct LockArgs {
     #[arg(long)]
     pub check: bool,
 
+    /// Write as usual, but exit 1 naming each lock file created or updated (for
+    /// pre-commit, which misses new files); a run that writes nothing exits 0
+    #[arg(long)]
+    pub fail_on_write: bool,
+
     /// Re-run only the roots that failed in the last run from this directory
     #[arg(long, conflicts_with_all = ["paths", "recursive"])]
     pub retry_failed: bool,
@@ -380,6 +393,7 @@ impl VerifyArgs {
             paths: self.paths.clone(),
             recursive: self.recursive,
             check: true,
+            fail_on_write: false,
             retry_failed: false,
             format: self.format,
             platforms: Vec::new(),

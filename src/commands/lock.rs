@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::commands::settings::{LockSettings, SetupError};
+use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
 use crate::report::run_record;
 use crate::report::RunReport;
 use crate::stages::discover;
@@ -73,6 +74,7 @@ pub(crate) async fn run(
     let reports = write::write(plan.roots, &hashes, settings.check, progress.as_ref());
     let mut report = RunReport {
         check: settings.check,
+        fail_on_write: settings.fail_on_write,
         roots: reports,
         warnings,
         stats: services.sources.stats(),
@@ -193,20 +195,30 @@ impl Targets {
     }
 
     /// In changed-files mode, drops the roots no changed file belongs to: a file in one
-    /// of the root's module directories, its lock file, or its Terragrunt unit.
+    /// of the root's module directories, its lock file, its Terragrunt unit, or a test
+    /// file in its test directory. A test file selects its root by name even when the
+    /// root ignores test files or the file was deleted: locking again is then a no-op
+    /// or drops what only that file needed.
     fn keep_affected(&self, roots: &mut Vec<Root<Loaded>>) {
         let Some(files) = &self.changed else {
             return;
         };
         roots.retain(|root| {
             let root_dir = normalize_path(&root.dir);
+            let test_dir = normalize_path(&root_dir.join(DEFAULT_TEST_DIRECTORY));
             let modules = match &root.stage {
                 Ok(loaded) => loaded.modules.as_slice(),
                 Err(_) => &[],
             };
             files.iter().any(|file| {
                 let dir = normalize_path(file.parent().unwrap_or(Path::new(".")));
-                dir == root_dir || modules.iter().any(|m| normalize_path(m) == dir)
+                let is_test = file
+                    .file_name()
+                    .and_then(|name| name.to_str())
+                    .is_some_and(is_test_file_name);
+                dir == root_dir
+                    || modules.iter().any(|m| normalize_path(m) == dir)
+                    || (is_test && dir == test_dir)
             })
         });
     }

@@ -138,7 +138,25 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         Format::Json => report::print_json(&report, &mut stdout),
         Format::Markdown => report::print_markdown(&report, &mut stdout),
     };
-    finish(printed.and_then(|()| stdout.flush()), report.is_failure())
+    let printed = printed.and_then(|()| stdout.flush());
+    if report.fail_on_write {
+        print_written(&report.written());
+    }
+    finish(printed, report.is_failure())
+}
+
+/// `--fail-on-write`: names the lock files written, as a formatter names the files it
+/// changed, so that they are staged before the next commit. Shown even with `-q`: it is
+/// why the run fails.
+fn print_written(written: &[std::path::PathBuf]) {
+    if written.is_empty() {
+        return;
+    }
+    let s = if written.len() == 1 { "" } else { "s" };
+    eprintln!("error: lock file{s} written (--fail-on-write); stage and commit again:");
+    for path in written {
+        eprintln!("  {}", path.display());
+    }
 }
 
 /// The run's settings from `args`, the environment and the settings files, relative to

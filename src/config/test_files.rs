@@ -133,6 +133,12 @@ fn test_files_in(dir: &Path, dialect: Dialect) -> Result<Vec<PathBuf>, ConfigErr
         .collect())
 }
 
+/// Whether `name` is a test file's name for either tool (`*.tftest.hcl`, `*.tftest.json`,
+/// `*.tofutest.hcl`, `*.tofutest.json`).
+pub(crate) fn is_test_file_name(name: &str) -> bool {
+    test_file_stem(name, Dialect::OpenTofu).is_some()
+}
+
 /// The name without its test-file extension, if it is a test file name in `dialect`.
 fn test_file_stem(name: &str, dialect: Dialect) -> Option<&str> {
     let extensions: &[&str] = match dialect {

@@ -15,6 +15,7 @@ pub(crate) mod progress_bar;
 pub(crate) mod run_record;
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use indicatif::{HumanBytes, HumanDuration};
@@ -41,6 +42,8 @@ pub(crate) enum Verbosity {
 #[derive(Debug)]
 pub(crate) struct RunReport {
     pub check: bool,
+    /// `--fail-on-write`: a lock file created or updated fails the run.
+    pub fail_on_write: bool,
     pub roots: Vec<RootReport>,
     pub warnings: Vec<String>,
     pub stats: RegistryStats,
@@ -65,11 +68,23 @@ impl RunReport {
             .count()
     }
 
-    /// Whether the run should exit non-zero: a root failed, or (in check mode) a lock
-    /// file is missing or out of date.
+    /// Whether the run should exit non-zero: a root failed, (in check mode) a lock file
+    /// is missing or out of date, or (with `fail_on_write`) one was written.
     pub(crate) fn is_failure(&self) -> bool {
-        self.failed() > 0
-            || (self.check && self.count(Change::Created) + self.count(Change::Updated) > 0)
+        let changed = self.count(Change::Created) + self.count(Change::Updated) > 0;
+        self.failed() > 0 || (changed && (self.check || self.fail_on_write))
+    }
+
+    /// The lock files this run created or updated (none in check mode), in path order.
+    pub(crate) fn written(&self) -> Vec<PathBuf> {
+        if self.check {
+            return Vec::new();
+        }
+        self.roots
+            .iter()
+            .filter(|r| matches!(r.outcome.change(), Some(Change::Created | Change::Updated)))
+            .map(|r| r.dir.join(crate::stages::write::LOCK_FILE_NAME))
+            .collect()
     }
 }
 

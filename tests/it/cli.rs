@@ -623,6 +623,110 @@ fn pre_commit_changed_files() {
     );
 }
 
+/// `--fail-on-write` (the lock hooks' flag): the run writes as usual but exits 1 naming
+/// each lock file it created or updated, even with `-q`, so pre-commit fails on a new lock
+/// file it would not notice; a run that writes nothing exits 0 and says nothing more.
+#[test]
+fn fail_on_write_names_each_lock_file_written() {
+    let registry = registry();
+    let repo = monorepo(&registry);
+    repo.write(".tfsum.toml", "platforms = [\"linux_amd64\"]\n");
+    let message = |files: &[&str]| {
+        let s = if files.len() == 1 { "" } else { "s" };
+        let mut text =
+            format!("error: lock file{s} written (--fail-on-write); stage and commit again:\n");
+        for f in files {
+            text.push_str(&format!("  {f}/.terraform.lock.hcl\n"));
+        }
+        text
+    };
+
+    let created = repo.tfsum(&["lock", "--fail-on-write", "-r", "."]);
+    created.assert_code(1);
+    assert_eq!(created.stderr, message(&["envs/a", "envs/b", "envs/c"]));
+    assert_eq!(repo.lock_files().len(), 3, "{}", created.text());
+    let again = repo.tfsum(&["lock", "--fail-on-write", "-r", "."]);
+    again.assert_code(0);
+    assert_eq!(again.stderr, "");
+
+    repo.write("modules/shared/main.tf", &requires(&[("null", "~> 3.1.0")]));
+    let updated = repo.tfsum(&["lock", "-q", "--fail-on-write", "modules/shared/main.tf"]);
+    updated.assert_code(1);
+    assert_eq!(updated.stdout, "");
+    assert_eq!(updated.stderr, message(&["envs/a", "envs/b"]));
+    let json = repo.tfsum(&["lock", "--fail-on-write", "--format", "json", "-r", "."]);
+    json.assert_code(0);
+    assert!(json.stdout.contains("\"ok\": true"), "{}", json.text());
+
+    // With --check nothing is written: only drift fails, as without the flag.
+    repo.write("envs/c/main.tf", &requires(&[("random", "~> 3.6.0")]));
+    let check = repo.tfsum(&[
+        "lock",
+        "--check",
+        "--fail-on-write",
+        "--format",
+        "json",
+        "-r",
+        ".",
+    ]);
+    check.assert_code(1);
+    assert!(check.stdout.contains("\"ok\": false"), "{}", check.text());
+    assert_eq!(check.stderr, "");
+    let json = repo.tfsum(&[
+        "lock",
+        "--fail-on-write",
+        "--format",
+        "json",
+        "envs/c/main.tf",
+    ]);
+    json.assert_code(1);
+    assert!(json.stdout.contains("\"ok\": false"), "{}", json.text());
+    assert_eq!(json.stderr, message(&["envs/c"]));
+}
+
+/// Changed-files mode and test files: a test file in a root's `tests/` directory selects
+/// that root, whether it was added (its run block's module adds a provider) or deleted
+/// (the provider goes again).
+#[test]
+fn pre_commit_changed_test_file_selects_its_root() {
+    let registry = registry();
+    let repo = monorepo(&registry);
+    repo.write(".tfsum.toml", "platforms = [\"linux_amd64\"]\n");
+    repo.tfsum(&["lock", "-r", "."]).assert_code(0);
+    let before = repo.lock_files();
+    assert!(!repo
+        .lock_file("envs/c")
+        .unwrap()
+        .contains("/hashicorp/null\""));
+
+    let test = "envs/c/tests/helper.tftest.hcl";
+    repo.write("envs/c/helper/main.tf", &requires(&[("null", "3.1.0")]));
+    repo.write(
+        test,
+        "run \"setup\" {\n  module {\n    source = \"./helper\"\n  }\n}\n",
+    );
+    let added = repo.tfsum(&["lock", test]);
+    added.assert_code(0);
+    assert!(
+        added.stdout.starts_with("updated   envs/c\n"),
+        "{}",
+        added.text()
+    );
+    let lock = repo.lock_file("envs/c").expect("lock file");
+    assert!(lock.contains("/hashicorp/null\""), "{lock}");
+    assert!(lock.contains("version     = \"3.1.0\""), "{lock}");
+
+    std::fs::remove_file(repo.path().join(test)).expect("remove the test file");
+    let removed = repo.tfsum(&["lock", test]);
+    removed.assert_code(0);
+    assert!(
+        removed.stdout.starts_with("updated   envs/c\n"),
+        "{}",
+        removed.text()
+    );
+    assert_eq!(repo.lock_files(), before);
+}
+
 /// The hook definitions pre-commit reads: the file patterns select exactly the files
 /// that can change a lock file.
 #[test]
@@ -659,6 +763,10 @@ fn pre_commit_hook_file_patterns() {
             ".terraform.lock.hcl",
             "envs/prod/.terraform.lock.hcl",
             "live/prod/terragrunt.hcl",
+            "envs/prod/main.tftest.hcl",
+            "envs/prod/tests/main.tftest.json",
+            "envs/prod/tests/main.tofutest.hcl",
+            "envs/prod/tests/main.tofutest.json",
         ] {
             assert!(re.is_match(path), "{pattern} should match {path}");
         }
@@ -669,6 +777,8 @@ fn pre_commit_hook_file_patterns() {
             "terraform.lock.hcl",
             "x/other.hcl",
             "x.tf/readme",
+            "x/main.tftest.hcl.bak",
+            "x/main.tftest.yaml",
         ] {
             assert!(!re.is_match(path), "{pattern} should not match {path}");
         }

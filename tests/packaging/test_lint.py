@@ -1,8 +1,10 @@
-"""Static checks of the release workflow, the GitHub Action and the shell scripts they
-run, with the linters GitHub Actions users rely on."""
+"""Static checks of the release workflow, the GitHub Action, the pull-request workflow
+README.md shows, and the shell scripts they run, with the linters GitHub Actions users
+rely on."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,9 +18,26 @@ ACTION_USAGE = ROOT / "tests" / "packaging" / "action-usage.yml"
 SCRIPTS = sorted((ROOT / "scripts").glob("*.sh"))
 
 
-def test_actionlint_passes_on_the_workflows_and_the_action():
+def readme_workflows(dest: Path) -> list[Path]:
+    """The workflows README.md shows (YAML blocks that open with `# .github/workflows/`),
+    written to `dest`."""
+    blocks = re.findall(r"```yaml\n(# \.github/workflows/([\w.-]+)\n.*?)```", (ROOT / "README.md").read_text(), re.S)
+    paths = []
+    for text, name in blocks:
+        path = dest / name
+        path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+def test_actionlint_passes_on_the_workflows_and_the_action(tmp_path):
+    shown = readme_workflows(tmp_path)
+    assert [p.name for p in shown] == ["lock-files.yml"]
     # actionlint runs shellcheck (installed next to it) on each `run:` script.
-    run([tool("actionlint"), "-oneline", "-shellcheck", tool("shellcheck"), *WORKFLOWS, ACTION_USAGE], cwd=ROOT)
+    run(
+        [tool("actionlint"), "-oneline", "-shellcheck", tool("shellcheck"), *WORKFLOWS, ACTION_USAGE, *shown],
+        cwd=ROOT,
+    )
 
 
 @pytest.mark.parametrize(

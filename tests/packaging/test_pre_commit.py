@@ -1,5 +1,6 @@
 """The hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a scratch
-repository, as a user's `.pre-commit-config.yaml` would run them.
+repository, as a user's `.pre-commit-config.yaml` would run them: with `pre-commit run`,
+and as the git hook `pre-commit install` sets up, on `git commit`.
 
 The hook repository is a snapshot of this working tree (committed or not, as
 `pre-commit try-repo` takes it). The `*-pypi` hooks install pyproject.toml, whose `tfsum`
@@ -14,11 +15,13 @@ only with TFSUM_TEST_RUST_HOOKS=1 (`make test-pre-commit-rust`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import DEMO, DEMO_PLATFORMS, ROOT, clean_env, run, tool
 
@@ -59,23 +62,24 @@ def lock_files(project: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.mark.parametrize("flavour", FLAVOURS)
-def test_hook_relocks_only_the_affected_root_and_a_second_run_is_clean(
-    tmp_path, flavour, wheelhouse, terraform_demo_locks
-):
+@pytest.fixture(params=list(FLAVOURS))
+def hooks(request, tmp_path):
+    """A scratch project configured with one flavour's lock and check hooks, and the
+    environment to run pre-commit and git in: (project, env, lock hook, check hook)."""
+    flavour = request.param
     if flavour == "rust" and os.environ.get("TFSUM_TEST_RUST_HOOKS") != "1":
         pytest.skip("builds tfsum with cargo; run `make test-pre-commit-rust`")
     lock_hook, check_hook = FLAVOURS[flavour]
+    wheelhouse = request.getfixturevalue("wheelhouse")
 
-    hooks = tmp_path / "hooks"
-    rev = hook_repo_snapshot(hooks)
+    repo = tmp_path / "hooks"
+    rev = hook_repo_snapshot(repo)
     project = tmp_path / "project"
-    for root in terraform_demo_locks:
-        shutil.copytree(DEMO / "roots" / root, project / "envs" / root)
+    project.mkdir()
     args = [f"--fs-mirror={DEMO / 'mirror'}"] + [f"--platform={p}" for p in DEMO_PLATFORMS]
     (project / ".pre-commit-config.yaml").write_text(
         f"""repos:
-  - repo: {hooks}
+  - repo: {repo}
     rev: {rev}
     hooks:
       - id: {lock_hook}
@@ -97,20 +101,32 @@ def test_hook_relocks_only_the_affected_root_and_a_second_run_is_clean(
         env["RUSTUP_HOME"] = os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup"))
         env["CARGO_TARGET_DIR"] = str(ROOT / "target" / "packaging" / "cargo-install")
     git(project, "init", "-q")
+    return project, env, lock_hook, check_hook
+
+
+def test_hook_relocks_only_the_affected_root_and_a_second_run_is_clean(hooks, terraform_demo_locks):
+    project, env, lock_hook, check_hook = hooks
+    for root in terraform_demo_locks:
+        shutil.copytree(DEMO / "roots" / root, project / "envs" / root)
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "roots without lock files")
 
     def pre_commit(*args: str) -> subprocess.CompletedProcess:
         return run([tool("pre-commit"), "run", *args], cwd=project, env=env, check=False)
 
-    # First run over every file: a lock file for each root, as Terraform writes it.
-    # (pre-commit fails a hook that changes tracked files; new files are left to `git add`.)
+    # First run over every file: a lock file for each root, as Terraform writes it. The
+    # hook fails naming them (pre-commit itself sees only changes to tracked files) ...
     first = pre_commit(lock_hook, "--all-files")
-    assert first.returncode == 0, first.stdout
+    assert first.returncode == 1, first.stdout
+    for root in terraform_demo_locks:
+        assert f"envs/{root}/.terraform.lock.hcl" in first.stdout, first.stdout
     assert lock_files(project) == {
         f"envs/{root}/.terraform.lock.hcl": lock for root, lock in terraform_demo_locks.items()
     }
+    # ... and passes once they are staged.
     git(project, "add", "-A")
+    again = pre_commit(lock_hook, "--all-files")
+    assert again.returncode == 0, again.stdout
     git(project, "commit", "-q", "-m", "lock files")
     assert pre_commit(check_hook, "--all-files").returncode == 0
 
@@ -128,6 +144,7 @@ def test_hook_relocks_only_the_affected_root_and_a_second_run_is_clean(
     second = pre_commit(lock_hook)
     assert second.returncode == 1, second.stdout
     assert "files were modified by this hook" in second.stdout, second.stdout
+    assert "envs/app/.terraform.lock.hcl" in second.stdout, second.stdout
     after = lock_files(project)
     assert [name for name in after if after[name] != before[name]] == ["envs/app/.terraform.lock.hcl"]
     assert 'constraints = ">= 3.6.0"' in after["envs/app/.terraform.lock.hcl"].decode()
@@ -146,3 +163,77 @@ def test_hook_relocks_only_the_affected_root_and_a_second_run_is_clean(
         "M  envs/app/.terraform.lock.hcl",
         "M  envs/app/main.tf",
     ]
+
+
+def test_commit_that_creates_a_lock_file_fails_until_it_is_staged(hooks, terraform_demo_locks):
+    """`git commit` with the hooks installed: a new root's new lock file (untracked, so
+    invisible to pre-commit's own check) fails the commit, named; staged, it passes. A new
+    test file under a root's tests/ selects that root the same way."""
+    project, env, _, _ = hooks
+    (project / "README.md").write_text("scratch\n")
+    # A module only a test will call (committed before the hooks are installed).
+    helper = project / "modules" / "null-helper" / "main.tf"
+    helper.parent.mkdir(parents=True)
+    helper.write_text('terraform {\n  required_providers {\n    null = { source = "hashicorp/null" }\n  }\n}\n')
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "start")
+    run([tool("pre-commit"), "install"], cwd=project, env=env)
+
+    def commit(message: str) -> subprocess.CompletedProcess:
+        return run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-m", message],
+            cwd=project,
+            env=env,
+            check=False,
+        )
+
+    def commits() -> int:
+        return int(git(project, "rev-list", "--count", "HEAD").strip())
+
+    shutil.copytree(DEMO / "roots" / "app", project / "envs" / "app")
+    git(project, "add", "envs/app/main.tf")
+    refused = commit("a new root")
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0, output
+    assert commits() == 1
+    assert "envs/app/.terraform.lock.hcl" in output, output
+    lock = project / "envs" / "app" / ".terraform.lock.hcl"
+    assert lock.read_bytes() == terraform_demo_locks["app"]
+
+    git(project, "add", "envs/app/.terraform.lock.hcl")
+    accepted = commit("a new root, with its lock file")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert commits() == 2
+    assert git(project, "show", "--name-only", "--format=", "HEAD").split() == [
+        "envs/app/.terraform.lock.hcl",
+        "envs/app/main.tf",
+    ]
+
+    # A test file in the root's tests/, the only staged file, whose run block calls the
+    # module that needs null: it selects the root, whose lock file gains null.
+    assert "hashicorp/null" not in lock.read_text()
+    test = project / "envs" / "app" / "tests" / "setup.tftest.hcl"
+    test.parent.mkdir()
+    test.write_text('run "setup" {\n  module {\n    source = "../../modules/null-helper"\n  }\n}\n')
+    git(project, "add", "envs/app/tests/setup.tftest.hcl")
+    refused = commit("a test that needs null")
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0, output
+    assert "envs/app/.terraform.lock.hcl" in output, output
+    assert 'provider "registry.terraform.io/hashicorp/null"' in lock.read_text()
+    git(project, "add", "envs/app/.terraform.lock.hcl")
+    accepted = commit("a test that needs null, with the lock file")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert commits() == 3
+
+
+def test_readme_local_hook_runs_what_the_published_lock_hooks_run():
+    published = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    lock_hooks = [h for h in published if h["id"] in ("tfsum-lock", "tfsum-lock-pypi")]
+    assert {h["entry"] for h in lock_hooks} == {"tfsum lock --fail-on-write"}
+    assert {h["files"] for h in published} == {lock_hooks[0]["files"]}
+    readme = (ROOT / "README.md").read_text()
+    [block] = re.findall(r"```yaml\n(# \.pre-commit-config\.yaml\nrepos:\n  - repo: local\n.*?)```", readme, re.S)
+    [local] = yaml.safe_load(block)["repos"][0]["hooks"]
+    assert local["entry"] == lock_hooks[0]["entry"]
+    assert local["files"] == lock_hooks[0]["files"]

@@ -1,6 +1,7 @@
 """The release assets as a user meets them: the archives scripts/release-archive.sh
 packs, SHA256SUMS, scripts/install.sh downloading from a release page (served here on
-127.0.0.1), the cargo-binstall metadata, and the check step of action.yml.
+127.0.0.1), the cargo-binstall metadata, and the check step of action.yml (lock and
+verify).
 
 Only this machine's binary exists here, so every target's archive packs it: what is
 tested for the other targets is the naming and layout, which the release workflow, the
@@ -187,6 +188,43 @@ def test_action_check_step_reports_drift_then_success(tmp_path, release_binary):
     clean = run(["bash", check], env=env)
     assert summary.read_text().startswith("### tfsum lock --check\n\n:white_check_mark: ")
     assert "0 missing, 0 out of date, 2 up to date" in clean.stdout, clean.stdout
+
+
+def test_action_verify_step_passes_genuine_hashes_and_names_a_planted_one(tmp_path, release_binary):
+    roots = demo_copy(tmp_path)
+    run([release_binary, "lock", "-r", *demo_lock_args(), roots], env=clean_env(tmp_path / "home"))
+    summary = tmp_path / "summary.md"
+    env = clean_env(
+        tmp_path / "home",
+        PATH=f"{release_binary.parent}:{SYSTEM_PATH}",
+        GITHUB_STEP_SUMMARY=str(summary),
+        INPUT_COMMAND="verify",
+        INPUT_PATHS=str(roots),
+        INPUT_ARGS=" ".join(demo_lock_args()[:2]),
+    )
+    check = ROOT / "scripts" / "action-check.sh"
+
+    genuine = run(["bash", check], env=env)
+    assert "tfsum verify -r --fs-mirror" in genuine.stderr, genuine.stderr
+    assert summary.read_text().startswith("### tfsum verify\n\n:white_check_mark: "), summary.read_text()
+
+    lock = roots / "app" / ".terraform.lock.hcl"
+    lines = lock.read_text().splitlines(keepends=True)
+    [line] = [i for i, text in enumerate(lines) if '"h1:' in text][:1]
+    lines[line] = '    "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",\n'
+    lock.write_text("".join(lines))
+    summary.unlink()
+    planted = run(["bash", check], env=env, check=False)
+    assert planted.returncode == 1, planted.stdout + planted.stderr
+    text = summary.read_text()
+    assert text.startswith("### tfsum verify\n\n:x: "), text
+    assert f"{lock}:{line + 1}:" in text, text
+
+    # platforms are a lock check's; a typo in command is no silent lock check either.
+    for bad in [{"INPUT_PLATFORMS": "linux_amd64"}, {"INPUT_COMMAND": "verfy"}]:
+        out = run(["bash", check], env=env | bad, check=False)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert out.stderr.startswith("action: "), out.stderr
 
 
 def test_release_version_check_accepts_only_the_tag_of_cargo_toml_version(version):

@@ -20,9 +20,14 @@
 //! only the merged `.tf` files can settle. Versions: when only one side moved the version
 //! its version is preferred, when both did the higher one; either way the merged
 //! constraints must allow it, else the other side's version is taken, and when neither is
-//! allowed it is a conflict. So a clean merge is always a file `tfsum lock` (without
-//! `--upgrade`) keeps. The header (`terraform init` or `tofu init`) merges the same way; two
-//! different headers on both sides are a conflict.
+//! allowed it is a conflict. The header (`terraform init` or `tofu init`) merges the same
+//! way; two different headers on both sides are a conflict.
+//!
+//! The driver sees the three lock files, never the configuration, so a clean merge can
+//! still be stale: one branch adds a resource that needs `random`, the other removes the
+//! last use of `random` and re-locks without it; only one side changed the `random` entry,
+//! so the merge drops it, and the merged configuration needs it. That is why README.md
+//! tells users to run `tfsum lock --check` after a merge.
 //!
 //! A conflict still yields a complete lock file: our entry for each undecided provider (our
 //! header for an undecided header), so that `tfsum lock`, which recomputes constraints and

@@ -96,6 +96,8 @@ pub(crate) struct LockSettings {
     pub ignore: Vec<regex::Regex>,
     pub upgrade: bool,
     pub check: bool,
+    /// Exit 1 when a lock file was created or updated (`--fail-on-write`).
+    pub fail_on_write: bool,
     pub offline: bool,
     pub format: Format,
     /// Forces the flavor of every root; `None` detects it per root.
@@ -163,6 +165,7 @@ pub(crate) fn lock(
         ignore: ignore(args, &file)?,
         upgrade: args.upgrade,
         check: args.check,
+        fail_on_write: args.fail_on_write,
         offline: args.sources.offline,
         format: args.format,
         flavor: flavor(args, env, &file)?,
