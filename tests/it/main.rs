@@ -14,6 +14,7 @@ mod faults;
 mod harness;
 mod hcl_shapes;
 mod interrupt;
+mod limits;
 mod merge_driver;
 mod mirrors;
 mod modules_fetch;
