@@ -375,13 +375,17 @@ mod tests {
     use super::*;
     use clap::Parser as _;
 
-    fn verify_args(flags: &[&str]) -> VerifyArgs {
-        let mut argv = vec!["tfsum", "verify"];
+    /// `tfsum COMMAND FLAGS…` as clap parses it.
+    fn parse(command: &str, flags: &[&str]) -> crate::commands::cli::Command {
+        let mut argv = vec!["tfsum", command];
         argv.extend_from_slice(flags);
-        match crate::commands::cli::Cli::try_parse_from(argv)
+        crate::commands::cli::Cli::try_parse_from(argv)
             .unwrap()
             .command
-        {
+    }
+
+    fn verify_args(flags: &[&str]) -> VerifyArgs {
+        match parse("verify", flags) {
             crate::commands::cli::Command::Verify(args) => args,
             other => panic!("not verify: {other:?}"),
         }
@@ -431,12 +435,7 @@ flavor = \"opentofu\"\n",
     }
 
     fn lock_args(flags: &[&str]) -> LockArgs {
-        let mut argv = vec!["tfsum", "lock"];
-        argv.extend_from_slice(flags);
-        match crate::commands::cli::Cli::try_parse_from(argv)
-            .unwrap()
-            .command
-        {
+        match parse("lock", flags) {
             crate::commands::cli::Command::Lock(args) => args,
             other => panic!("not lock: {other:?}"),
         }
