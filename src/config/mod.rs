@@ -448,6 +448,21 @@ pub(crate) fn requirement(
     })
 }
 
+/// An attribute of a `required_providers` object other than `source`, `version` and
+/// `configuration_aliases`: Terraform's "Invalid required_providers object" (a misspelt
+/// `version` would otherwise drop the constraint without a word).
+pub(crate) fn invalid_entry_key(local_name: &str, key: &str, at: Location) -> ConfigError {
+    ConfigError::invalid(
+        at,
+        format!(
+            "invalid required_providers object {local_name:?}: it has {key:?}, but \
+             required_providers objects can only contain \"version\", \"source\" and \
+             \"configuration_aliases\" attributes; to configure a provider, use a \
+             \"provider\" block"
+        ),
+    )
+}
+
 /// The local name a resource type implies: the part before the first `_`
 /// (`addrs.Resource.ImpliedProvider`).
 pub(crate) fn implied_local_name(resource_type: &str) -> &str {
