@@ -9,21 +9,33 @@
 //! 3. `git ls-tree -r -t -z <commit>` and `git cat-file --batch` for the configuration
 //!    files and symlinks only, into a checked [`PackageTree`].
 //!
-//! Every command runs with `GIT_TERMINAL_PROMPT=0` (a missing credential fails instead
-//! of waiting for a password), no standard input, and a timeout.
+//! Every command is built by [`command::GitCommand`]: it runs in a repository tfsum made,
+//! never one it found in a checkout, may use only the transports a source may name,
+//! and is stopped at a deadline; its output is read as a stream under caps (bytes,
+//! refs, tree entries), so a hostile repository or server costs bounded time and memory.
+//! A step (listing refs, fetching a commit, reading its tree) has a deadline of its own,
+//! retries included; a timeout or a cap is never retried.
 
-use std::collections::BTreeMap;
+mod command;
+
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
+use tempfile::TempDir;
+use tokio::sync::OnceCell;
 
+use self::command::{Deadline, GitCommand, Repo, Running};
 use super::package::{is_kept, PackageTree};
+use super::source::redacted;
 use super::ArchiveLimits;
 use crate::net::retry::{retrying, RetryPolicy, Retryable};
+
+/// The longest line of `ls-remote` or record of `ls-tree` tfsum reads (a ref name or a
+/// path, with its object id and mode).
+const MAX_RECORD: usize = 16 << 10;
 
 /// How to run git; plain values filled by the caller.
 #[derive(Debug, Clone)]
@@ -32,12 +44,20 @@ pub struct GitOptions {
     pub program: PathBuf,
     /// The longest one git command may run.
     pub timeout: Duration,
+    /// The longest one step may take, retries and backoff included: listing a
+    /// repository's refs, fetching a commit, or reading its tree.
+    pub step_timeout: Duration,
     /// Extra environment for every git command (tests point `GIT_CONFIG_GLOBAL` at an
-    /// empty file); the process environment is inherited otherwise.
+    /// empty file); the process environment is inherited otherwise, but for the
+    /// variables that would point git at another repository.
     pub env: Vec<(OsString, OsString)>,
     /// How `ls-remote` and `fetch` are retried after a failure that looks transient
     /// (the registry's policy when the fetcher has a client).
     pub retry: RetryPolicy,
+    /// Refs one `ls-remote` may list.
+    pub max_refs: usize,
+    /// Bytes of output one listing (`ls-remote`, `ls-tree`) may have.
+    pub max_output_bytes: u64,
 }
 
 impl Default for GitOptions {
@@ -45,8 +65,11 @@ impl Default for GitOptions {
         GitOptions {
             program: PathBuf::from("git"),
             timeout: Duration::from_secs(300),
+            step_timeout: Duration::from_secs(600),
             env: Vec::new(),
             retry: RetryPolicy::default(),
+            max_refs: 200_000,
+            max_output_bytes: 64 << 20,
         }
     }
 }
@@ -62,8 +85,18 @@ pub(crate) enum GitError {
         status: String,
         stderr: String,
     },
-    #[error("{what}: git did not finish within {after:?}")]
+    #[error("{what}: git did not finish within {after:?}; it was stopped and is not retried")]
     TimedOut { what: String, after: Duration },
+    #[error("{what}: no success within {after:?}, retries included; the last attempt: {last}")]
+    GaveUp {
+        what: String,
+        after: Duration,
+        last: String,
+    },
+    #[error("{what}: {limit}; tfsum stopped git there")]
+    Capped { what: String, limit: String },
+    #[error("{what}: git's output ended early")]
+    Truncated { what: String },
     #[error("{what}: {reason}")]
     Other { what: String, reason: String },
     #[error("the repository has no ref {reference:?} (branches and tags it has: {available})")]
@@ -150,94 +183,110 @@ pub(crate) fn resolve_ref(
 #[derive(Debug, Clone)]
 pub(crate) struct Git {
     options: GitOptions,
+    /// tfsum's own empty repository, where `ls-remote` runs; made on first use.
+    home: Arc<OnceCell<Home>>,
+    /// The scratch repositories [`fetch`](Self::fetch) made, by directory: the only ones
+    /// [`read_tree`](Self::read_tree) reads.
+    made: Arc<Mutex<HashMap<PathBuf, Repo>>>,
+}
+
+#[derive(Debug)]
+struct Home {
+    repo: Repo,
+    _dir: TempDir,
 }
 
 impl Git {
     pub(crate) fn new(options: GitOptions) -> Git {
-        Git { options }
+        Git {
+            options,
+            home: Arc::new(OnceCell::new()),
+            made: Arc::new(Mutex::new(HashMap::new())),
+        }
     }
 
-    fn command(&self, cwd: Option<&Path>) -> Command {
-        let mut command = Command::new(&self.options.program);
-        command
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        for (key, value) in &self.options.env {
-            command.env(key, value);
-        }
-        if let Some(cwd) = cwd {
-            command.arg("-C").arg(cwd);
-        }
-        command
+    fn step(&self) -> Deadline {
+        Deadline::after(self.options.step_timeout)
     }
 
-    /// Runs to completion and returns standard output.
-    async fn run(&self, mut command: Command, what: &str) -> Result<Vec<u8>, GitError> {
-        let spawned = command.spawn().map_err(|e| self.spawn_error(e, what))?;
-        let after = self.options.timeout;
-        let output = tokio::time::timeout(after, spawned.wait_with_output())
-            .await
-            .map_err(|_| GitError::TimedOut {
-                what: what.to_string(),
-                after,
-            })?
-            .map_err(|e| GitError::Other {
-                what: what.to_string(),
-                reason: e.to_string(),
-            })?;
-        if !output.status.success() {
-            return Err(GitError::Failed {
-                what: what.to_string(),
-                status: output.status.to_string(),
-                stderr: last_lines(&output.stderr),
-            });
-        }
-        Ok(output.stdout)
+    /// When a command started now must be done: its own timeout or the end of `step`.
+    fn deadline(&self, step: Deadline) -> Deadline {
+        Deadline::after(self.options.timeout).min(step)
     }
 
-    /// [`run`](Self::run) for commands that talk to the remote: a failure whose message
-    /// looks transient (see [`is_transient`]) is retried with backoff.
-    async fn run_remote(
+    fn command(&self, repo: &Repo, step: Deadline, what: &str) -> GitCommand {
+        GitCommand::new(&self.options, repo, self.deadline(step), what)
+    }
+
+    async fn home(&self, step: Deadline, what: &str) -> Result<&Repo, GitError> {
+        let home = self
+            .home
+            .get_or_try_init(|| async {
+                let dir = tempfile::Builder::new()
+                    .prefix("tfsum-git-")
+                    .tempdir()
+                    .map_err(|e| GitError::Other {
+                        what: what.to_string(),
+                        reason: format!("cannot create a temporary directory: {e}"),
+                    })?;
+                let home = dir.path().join("home");
+                let repo = Repo::init(&self.options, &home, self.deadline(step), what).await?;
+                Ok::<Home, GitError>(Home { repo, _dir: dir })
+            })
+            .await?;
+        Ok(&home.repo)
+    }
+
+    /// Runs `attempt` with the retry policy while `step` has time left: a transient
+    /// failure is tried again, a timeout or a cap is not.
+    async fn retried<T, F, Fut>(
         &self,
-        build: impl Fn() -> Command,
+        step: Deadline,
         what: &str,
-    ) -> Result<Vec<u8>, GitError> {
-        retrying(&self.options.retry, || self.run(build(), what))
-            .await
-            .map_err(|gave_up| gave_up.error)
-    }
-
-    fn spawn_error(&self, e: std::io::Error, what: &str) -> GitError {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            GitError::Missing(self.options.program.clone())
-        } else {
-            GitError::Other {
-                what: what.to_string(),
-                reason: format!("cannot run {}: {e}", self.options.program.display()),
+        attempt: F,
+    ) -> Result<T, GitError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, GitError>>,
+    {
+        let last = Mutex::new(None::<GitError>);
+        retrying(&self.options.retry, || async {
+            if step.passed() {
+                let last = last.lock().unwrap_or_else(|p| p.into_inner()).take();
+                return Err(GitError::GaveUp {
+                    what: what.to_string(),
+                    after: step.span(),
+                    last: last.map_or_else(String::new, |e| {
+                        let text = e.to_string();
+                        let prefix = format!("{what}: ");
+                        text.strip_prefix(&prefix).unwrap_or(&text).to_string()
+                    }),
+                });
             }
-        }
+            let result = attempt().await;
+            if let Err(e) = &result {
+                *last.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+            }
+            result
+        })
+        .await
+        .map_err(|gave_up| gave_up.error)
     }
 
-    /// `git ls-remote <url>`: every ref the remote advertises.
+    /// `git ls-remote <url>`: every ref the remote advertises, at most
+    /// [`GitOptions::max_refs`] of them.
     pub(crate) async fn ls_remote(&self, url: &str) -> Result<RemoteRefs, GitError> {
-        let what = format!("listing the refs of {}", super::source::redacted(url));
-        let build = || {
-            let mut command = self.command(None);
-            command.arg("ls-remote").arg("--").arg(url);
-            command
-        };
-        let stdout = self.run_remote(build, &what).await?;
-        let text = String::from_utf8_lossy(&stdout);
-        let mut refs = RemoteRefs::new();
-        for line in text.lines() {
-            if let Some((commit, name)) = line.split_once('\t') {
-                refs.insert(name.trim().to_string(), commit.trim().to_string());
-            }
-        }
-        Ok(refs)
+        let what = format!("listing the refs of {}", redacted(url));
+        let step = self.step();
+        let home = self.home(step, &what).await?;
+        self.retried(step, &what, || async {
+            let mut command = self.command(home, step, &what);
+            command.args(["ls-remote", "--", url]);
+            let mut running = command.spawn(self.options.max_output_bytes)?;
+            let read = read_refs(&mut running, self.options.max_refs, &what).await;
+            running.end(read).await
+        })
+        .await
     }
 
     /// Fetches one commit of `url` into a new bare repository at `scratch` and returns
@@ -250,57 +299,59 @@ impl Git {
         want: Option<&str>,
         expand: Option<&str>,
     ) -> Result<String, GitError> {
-        let shown = super::source::redacted(url);
-        let mut init = self.command(None);
-        init.args(["init", "-q", "--bare"]).arg(scratch);
-        self.run(init, &format!("preparing a repository for {shown}"))
-            .await?;
+        let shown = redacted(url);
+        let step = self.step();
+        let preparing = format!("preparing a repository for {shown}");
+        let repo = Repo::init(&self.options, scratch, self.deadline(step), &preparing).await?;
+        self.made
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(scratch.to_path_buf(), repo.clone());
 
         let what = match want {
             Some(want) => format!("fetching {want} from {shown}"),
             None => format!("fetching {shown}"),
         };
-        let build = || {
-            let mut fetch = self.command(Some(scratch));
+        self.retried(step, &what, || async {
+            let mut fetch = self.command(&repo, step, &what);
             fetch.args(["fetch", "-q", "--no-tags"]);
             match want {
                 Some(want) => {
-                    fetch.arg("--depth=1").arg("--").arg(url).arg(want);
+                    fetch.args(["--depth=1", "--", url, want]);
                 }
                 None => {
-                    fetch
-                        .arg("--")
-                        .arg(url)
-                        .arg("+refs/heads/*:refs/heads/*")
-                        .arg("+refs/tags/*:refs/tags/*");
+                    fetch.args([
+                        "--",
+                        url,
+                        "+refs/heads/*:refs/heads/*",
+                        "+refs/tags/*:refs/tags/*",
+                    ]);
                 }
             }
-            fetch
-        };
-        self.run_remote(build, &what).await?;
+            fetch.output(1 << 20).await
+        })
+        .await?;
 
         let rev = match (want, expand) {
             (Some(_), _) => "FETCH_HEAD^{commit}".to_string(),
             (None, Some(short)) => format!("{short}^{{commit}}"),
             (None, None) => "HEAD^{commit}".to_string(),
         };
-        let mut parse = self.command(Some(scratch));
-        parse.args(["rev-parse", "--verify", "--quiet"]).arg(&rev);
-        let out = self
-            .run(parse, &format!("finding commit {rev} of {shown}"))
-            .await
-            .map_err(|e| match (e, expand) {
-                (GitError::Failed { .. }, Some(short)) => GitError::UnknownRef {
-                    reference: short.to_string(),
-                    available: "no commit with that abbreviated id".to_string(),
-                },
-                (e, _) => e,
-            })?;
+        let mut parse = self.command(&repo, step, &format!("finding commit {rev} of {shown}"));
+        parse.args(["rev-parse", "--verify", "--quiet", &rev]);
+        let out = parse.output(1 << 16).await.map_err(|e| match (e, expand) {
+            (GitError::Failed { .. }, Some(short)) => GitError::UnknownRef {
+                reference: short.to_string(),
+                available: "no commit with that abbreviated id".to_string(),
+            },
+            (e, _) => e,
+        })?;
         Ok(String::from_utf8_lossy(&out).trim().to_ascii_lowercase())
     }
 
-    /// Reads the tree of `commit` in `scratch`: directories, configuration files and
-    /// symlinks (whose targets are blobs too).
+    /// Reads the tree of `commit` in `scratch` (a repository [`fetch`](Self::fetch)
+    /// made): directories, configuration files and symlinks (whose targets are blobs
+    /// too). The listing is read as it comes, and git is stopped at the entry cap.
     pub(crate) async fn read_tree(
         &self,
         scratch: &Path,
@@ -308,48 +359,38 @@ impl Git {
         limits: &ArchiveLimits,
     ) -> Result<PackageTree, GitError> {
         let what = format!("reading commit {commit}");
-        let mut ls = self.command(Some(scratch));
-        ls.args(["ls-tree", "-r", "-t", "-z", "--full-tree"])
-            .arg(commit);
-        let listing = self.run(ls, &what).await?;
-        let mut tree = PackageTree::new(limits.max_entries, limits.max_config_bytes);
-        let mut wanted: Vec<(String, String, bool)> = Vec::new();
+        let repo = self
+            .made
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(scratch)
+            .cloned()
+            .ok_or_else(|| GitError::Other {
+                what: what.clone(),
+                reason: format!("{} is not a repository tfsum made", scratch.display()),
+            })?;
+        let step = self.step();
+        let mut ls = self.command(&repo, step, &what);
+        ls.args(["ls-tree", "-r", "-t", "-z", "--full-tree", commit]);
+        let mut running = ls.spawn(self.options.max_output_bytes)?;
+        let read = read_listing(&mut running, limits, &what).await;
+        let (mut tree, wanted) = running.end(read).await?;
         let bad = |reason: String| GitError::Other {
             what: what.clone(),
             reason,
         };
-        for record in listing.split(|b| *b == 0).filter(|r| !r.is_empty()) {
-            let record = std::str::from_utf8(record)
-                .map_err(|_| bad("a path in the repository is not UTF-8".to_string()))?;
-            let (meta, path) = record
-                .split_once('\t')
-                .ok_or_else(|| bad(format!("unexpected ls-tree line {record:?}")))?;
-            let mut fields = meta.split(' ');
-            let (Some(mode), Some(_kind), Some(oid)) =
-                (fields.next(), fields.next(), fields.next())
-            else {
-                return Err(bad(format!("unexpected ls-tree line {record:?}")));
-            };
-            let package = |e: super::package::PackageError| bad(e.to_string());
-            match mode {
-                "040000" => tree.add_dir(path).map_err(package)?,
-                // A submodule: an empty directory, as submodules are not fetched.
-                "160000" => tree.add_dir(path).map_err(package)?,
-                "120000" => wanted.push((path.to_string(), oid.to_string(), true)),
-                _ if is_kept(path) => wanted.push((path.to_string(), oid.to_string(), false)),
-                _ => tree.add_file(path, None).map_err(package)?,
-            }
-        }
         let blobs = self
             .cat_blobs(
-                scratch,
-                wanted.iter().map(|(_, oid, _)| oid.as_str()),
+                &repo,
+                step,
+                wanted.iter().map(|w| w.oid.as_str()),
                 limits,
                 &what,
             )
             .await?;
-        for ((path, _, is_link), content) in wanted.into_iter().zip(blobs) {
-            let result = if is_link {
+        for (entry, content) in wanted.into_iter().zip(blobs) {
+            let path = entry.path;
+            let result = if entry.is_link {
                 let target = String::from_utf8(content)
                     .map_err(|_| bad(format!("symlink {path:?} has a target that is not UTF-8")))?;
                 tree.add_symlink(&path, &target)
@@ -362,11 +403,11 @@ impl Git {
     }
 
     /// `git cat-file --batch` for `oids`, in order. The kept-bytes cap bounds what is
-    /// read; the requests are written from a separate task so neither pipe can fill up
-    /// while the other waits.
+    /// read, checked before each blob is allocated.
     async fn cat_blobs<'a>(
         &self,
-        scratch: &Path,
+        repo: &Repo,
+        step: Deadline,
         oids: impl Iterator<Item = &'a str>,
         limits: &ArchiveLimits,
         what: &str,
@@ -378,92 +419,162 @@ impl Git {
             return Ok(Vec::new());
         }
         let count = requests.iter().filter(|b| **b == b'\n').count();
-        let mut command = self.command(Some(scratch));
-        command.args(["cat-file", "--batch"]).stdin(Stdio::piped());
-        let mut child = command.spawn().map_err(|e| self.spawn_error(e, what))?;
-        let bad = |reason: String| GitError::Other {
-            what: what.to_string(),
-            reason,
-        };
-        let mut stdin = child.stdin.take().ok_or_else(|| bad("no stdin".into()))?;
-        let writer = tokio::spawn(async move {
-            let _ = stdin.write_all(&requests).await;
-        });
-        let mut stdout = child.stdout.take().ok_or_else(|| bad("no stdout".into()))?;
-        let read = async {
-            let mut out = Vec::with_capacity(count);
-            let mut total = 0u64;
-            let mut reader = tokio::io::BufReader::new(&mut stdout);
-            for _ in 0..count {
-                let mut header = Vec::new();
-                loop {
-                    let byte = reader.read_u8().await.map_err(|e| bad(e.to_string()))?;
-                    if byte == b'\n' {
-                        break;
-                    }
-                    header.push(byte);
-                    if header.len() > 200 {
-                        return Err(bad("unexpected cat-file output".into()));
-                    }
-                }
-                let header = String::from_utf8_lossy(&header).into_owned();
-                let size: u64 = match header.split(' ').collect::<Vec<_>>()[..] {
-                    [_, "blob", size] => size
-                        .parse()
-                        .map_err(|_| bad(format!("bad header {header:?}")))?,
-                    _ => return Err(bad(format!("cannot read object: {header}"))),
-                };
-                total = total.saturating_add(size);
-                if total > limits.max_config_bytes {
-                    return Err(bad(format!(
-                        "configuration files larger than {} bytes in total",
-                        limits.max_config_bytes
-                    )));
-                }
-                let mut content = vec![0; size as usize];
-                reader
-                    .read_exact(&mut content)
-                    .await
-                    .map_err(|e| bad(e.to_string()))?;
-                let mut newline = [0u8; 1];
-                reader
-                    .read_exact(&mut newline)
-                    .await
-                    .map_err(|e| bad(e.to_string()))?;
-                out.push(content);
-            }
-            Ok(out)
-        };
-        let result = tokio::time::timeout(self.options.timeout, read)
-            .await
-            .map_err(|_| GitError::TimedOut {
-                what: what.to_string(),
-                after: self.options.timeout,
-            })?;
-        let _ = writer.await;
-        let _ = child.kill().await;
-        result
+        let mut command = self.command(repo, step, what);
+        command.args(["cat-file", "--batch"]).input(requests);
+        // Each answer is a header line, the blob and a newline.
+        let most = limits
+            .max_config_bytes
+            .saturating_add((count as u64).saturating_mul(MAX_HEADER as u64 + 2));
+        let mut running = command.spawn(most)?;
+        let read = read_blobs(&mut running, count, limits.max_config_bytes, what).await;
+        running.end(read).await
     }
 }
 
-/// Whether a failed git command is worth repeating: a timeout, or what git and curl say
-/// when a connection breaks or a server has a bad moment. A missing repository, a
-/// refused credential or an unknown host is not.
+/// The longest `cat-file --batch` header: `<oid> <type> <size>`.
+const MAX_HEADER: usize = 200;
+
+/// `ls-remote` lines (`<oid>\t<ref>`), at most `max_refs` of them.
+async fn read_refs(
+    running: &mut Running,
+    max_refs: usize,
+    what: &str,
+) -> Result<RemoteRefs, GitError> {
+    let mut refs = RemoteRefs::new();
+    while let Some(line) = running.record(b'\n', MAX_RECORD).await? {
+        if refs.len() == max_refs {
+            return Err(GitError::Capped {
+                what: what.to_string(),
+                limit: format!("the remote lists more than {max_refs} refs"),
+            });
+        }
+        let line = String::from_utf8_lossy(&line);
+        if let Some((commit, name)) = line.split_once('\t') {
+            refs.insert(name.trim().to_string(), commit.trim().to_string());
+        }
+    }
+    Ok(refs)
+}
+
+/// A blob `read_tree` needs: a kept file or a symlink's target.
+struct Wanted {
+    path: String,
+    oid: String,
+    is_link: bool,
+}
+
+/// `ls-tree -r -t -z` records into a tree (directories, files not kept) and the blobs
+/// still to read, at most `limits.max_entries` records.
+async fn read_listing(
+    running: &mut Running,
+    limits: &ArchiveLimits,
+    what: &str,
+) -> Result<(PackageTree, Vec<Wanted>), GitError> {
+    let mut tree = PackageTree::new(limits.max_entries, limits.max_config_bytes);
+    let mut wanted = Vec::new();
+    let mut records = 0usize;
+    let bad = |reason: String| GitError::Other {
+        what: what.to_string(),
+        reason,
+    };
+    while let Some(record) = running.record(0, MAX_RECORD).await? {
+        records += 1;
+        if records > limits.max_entries {
+            return Err(GitError::Capped {
+                what: what.to_string(),
+                limit: format!("more than {} entries", limits.max_entries),
+            });
+        }
+        let record = String::from_utf8(record)
+            .map_err(|_| bad("a path in the repository is not UTF-8".to_string()))?;
+        let (meta, path) = record
+            .split_once('\t')
+            .ok_or_else(|| bad(format!("unexpected ls-tree line {record:?}")))?;
+        let mut fields = meta.split(' ');
+        let (Some(mode), Some(_kind), Some(oid)) = (fields.next(), fields.next(), fields.next())
+        else {
+            return Err(bad(format!("unexpected ls-tree line {record:?}")));
+        };
+        let package = |e: super::package::PackageError| bad(e.to_string());
+        let want = |is_link| Wanted {
+            path: path.to_string(),
+            oid: oid.to_string(),
+            is_link,
+        };
+        match mode {
+            "040000" => tree.add_dir(path).map_err(package)?,
+            // A submodule: an empty directory, as submodules are not fetched.
+            "160000" => tree.add_dir(path).map_err(package)?,
+            "120000" => wanted.push(want(true)),
+            _ if is_kept(path) => wanted.push(want(false)),
+            _ => tree.add_file(path, None).map_err(package)?,
+        }
+    }
+    Ok((tree, wanted))
+}
+
+/// `count` answers of `cat-file --batch`, at most `max_total` blob bytes in all.
+async fn read_blobs(
+    running: &mut Running,
+    count: usize,
+    max_total: u64,
+    what: &str,
+) -> Result<Vec<Vec<u8>>, GitError> {
+    let bad = |reason: String| GitError::Other {
+        what: what.to_string(),
+        reason,
+    };
+    let truncated = || GitError::Truncated {
+        what: what.to_string(),
+    };
+    let mut out = Vec::with_capacity(count);
+    let mut total = 0u64;
+    for _ in 0..count {
+        let header = running
+            .record(b'\n', MAX_HEADER)
+            .await?
+            .ok_or_else(truncated)?;
+        let header = String::from_utf8_lossy(&header).into_owned();
+        let size: u64 = match header.split(' ').collect::<Vec<_>>()[..] {
+            [_, "blob", size] => size
+                .parse()
+                .map_err(|_| bad(format!("bad header {header:?}")))?,
+            _ => return Err(bad(format!("cannot read object: {header}"))),
+        };
+        total = total.saturating_add(size);
+        if total > max_total {
+            return Err(GitError::Capped {
+                what: what.to_string(),
+                limit: format!("configuration files larger than {max_total} bytes in total"),
+            });
+        }
+        let size = usize::try_from(size).map_err(|_| bad(format!("bad header {header:?}")))?;
+        let content = running.exact(size).await?;
+        running.exact(1).await?;
+        out.push(content);
+    }
+    Ok(out)
+}
+
+/// Whether a failed git command is worth repeating: what git and curl say when a
+/// connection breaks or a server has a bad moment. A missing repository, a refused
+/// credential or an unknown host is not; nor is a timeout (tfsum's deadline, or git's
+/// or curl's own), which would only spend the same minutes again, nor a cap.
 fn is_transient(error: &GitError) -> bool {
-    const SIGNS: [&str; 9] = [
+    const TIMEOUTS: [&str; 3] = ["timed out", "Operation too slow", "curl 28 "];
+    const SIGNS: [&str; 7] = [
         "RPC failed",
         "early EOF",
         "Connection reset",
-        "Connection timed out",
-        "Operation timed out",
         "remote end hung up unexpectedly",
         "The requested URL returned error: 502",
         "The requested URL returned error: 503",
         "The requested URL returned error: 504",
     ];
     match error {
-        GitError::TimedOut { .. } => true,
-        GitError::Failed { stderr, .. } => SIGNS.iter().any(|s| stderr.contains(s)),
+        GitError::Failed { stderr, .. } => {
+            !TIMEOUTS.iter().any(|s| stderr.contains(s)) && SIGNS.iter().any(|s| stderr.contains(s))
+        }
         _ => false,
     }
 }
@@ -504,6 +615,21 @@ mod tests {
             "fatal: unable to access 'x': Could not resolve host: x"
         )));
         assert!(!is_transient(&GitError::Missing("git".into())));
+        // Timeouts, tfsum's or curl's, are not retried: they would cost the same again.
+        assert!(!is_transient(&GitError::TimedOut {
+            what: "w".into(),
+            after: Duration::from_secs(1),
+        }));
+        assert!(!is_transient(&failed(
+            "error: RPC failed; curl 28 Operation timed out after 300000 milliseconds"
+        )));
+        assert!(!is_transient(&failed(
+            "fatal: unable to access 'x': Failed to connect to h port 443: Connection timed out"
+        )));
+        assert!(!is_transient(&GitError::Capped {
+            what: "w".into(),
+            limit: "more than 1 refs".into(),
+        }));
     }
 
     #[test]
