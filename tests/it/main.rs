@@ -11,6 +11,7 @@ mod conformance;
 mod credentials;
 mod fake_registry;
 mod faults;
+mod git_hostile;
 mod harness;
 mod hcl_shapes;
 mod interrupt;
