@@ -9,9 +9,12 @@
 //!   `tfr://`), into a [`ModuleSource`].
 //! - [`goversion`] is hashicorp/go-version: module versions, constraints, and the
 //!   installer's version choice (prereleases only when requested exactly).
-//! - [`fetcher`] is the [`ModuleFetcher`]: registry protocol (through
-//!   [`crate::net::registry::RegistryClient`]), git, archives, per-run deduplication, the
-//!   shared download semaphore, `--offline`, statistics.
+//! - [`fetcher`] is the [`ModuleFetcher`]: dispatch by source kind, the shared download
+//!   semaphore, `--offline` and statistics in `fetcher/mod.rs`; the per-run memo
+//!   (`memo.rs`), registry modules (`registry.rs`, through
+//!   [`crate::net::registry::RegistryClient`]), git sources (`from_git.rs`), http(s)
+//!   archives and `X-Terraform-Get` pages (`http.rs`), and where packages are kept
+//!   (`store.rs`).
 //! - [`git`] runs the `git` command; [`archive`] reads archives; [`package`] checks
 //!   what they contain (no escapes) and keeps only configuration files.
 //! - [`cache`] is the persistent module cache under the hash cache's root.
