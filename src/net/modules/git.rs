@@ -146,6 +146,14 @@ pub(crate) fn resolve_ref(
     })
 }
 
+/// The raw objects behind a fetched commit, for checking a cached copy later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CommitObjects {
+    pub commit: Vec<u8>,
+    pub listing: Vec<u8>,
+    pub links: BTreeMap<String, String>,
+}
+
 /// Runs git commands.
 #[derive(Debug, Clone)]
 pub(crate) struct Git {
@@ -359,6 +367,44 @@ impl Git {
             result.map_err(|e| bad(e.to_string()))?;
         }
         Ok(tree)
+    }
+
+    /// What proves `commit`'s content for the module cache
+    /// ([`super::git_objects::verify_listing`]): the raw commit object, the full
+    /// `ls-tree` listing from which every tree object can be rebuilt, and the target of
+    /// every symlink (path → target).
+    pub(crate) async fn commit_objects(
+        &self,
+        scratch: &Path,
+        commit: &str,
+        limits: &ArchiveLimits,
+    ) -> Result<CommitObjects, GitError> {
+        let what = format!("reading commit {commit}");
+        let mut cat = self.command(Some(scratch));
+        cat.args(["cat-file", "commit"]).arg(commit);
+        let object = self.run(cat, &what).await?;
+        let mut ls = self.command(Some(scratch));
+        ls.args(["ls-tree", "-r", "-t", "-z", "--full-tree"])
+            .arg(commit);
+        let listing = self.run(ls, &what).await?;
+        let entries =
+            super::git_objects::parse_listing(&listing).map_err(|reason| GitError::Other {
+                what: what.clone(),
+                reason,
+            })?;
+        let links: Vec<_> = entries.iter().filter(|e| e.mode == "120000").collect();
+        let targets = self
+            .cat_blobs(scratch, links.iter().map(|e| e.id.as_str()), limits, &what)
+            .await?;
+        Ok(CommitObjects {
+            commit: object,
+            listing,
+            links: links
+                .iter()
+                .zip(targets)
+                .map(|(e, t)| (e.path.clone(), String::from_utf8_lossy(&t).into_owned()))
+                .collect(),
+        })
     }
 
     /// `git cat-file --batch` for `oids`, in order. The kept-bytes cap bounds what is
