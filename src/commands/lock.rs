@@ -82,6 +82,7 @@ pub(crate) async fn run(
         elapsed: started.elapsed(),
     };
     report.warnings.extend(services.cache.warnings());
+    report.warnings.extend(services.modules.warnings());
     if services.cache.root().is_some() {
         let record = run_record::RunState::from_report(&settings.cwd, &report);
         if let Err(e) = run_record::save(&services.cache, &record) {

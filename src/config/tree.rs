@@ -22,6 +22,7 @@ use super::{
     manifest_entry_for_call, read_modules_manifest, ConfigError, Location, Module, ModuleCall,
     ModulesManifest, Requirement,
 };
+use crate::net::modules::redacted_source;
 use crate::net::modules::source::is_local_source;
 use crate::net::modules::{
     parse_source_for, resolve_in_package, FetchedModule, ModuleError, ModuleSource as RemoteSource,
@@ -249,7 +250,8 @@ impl<R: ModuleReader> Walker<'_, R> {
                 call.at.clone(),
                 format!(
                     "module {:?}: the source {} is an expression tfsum cannot evaluate; write it as a literal string, or run `terraform init` so that .terraform/modules/modules.json maps the call",
-                    call.name, call.source
+                    call.name,
+                    redacted_source(&call.source)
                 ),
             ));
         }
@@ -357,7 +359,8 @@ impl<R: ModuleReader> Walker<'_, R> {
                     at: call.at.clone(),
                     message: format!(
                         "module {:?} (source {:?}) is empty and requires no providers: {e}",
-                        call.name, call.source
+                        call.name,
+                        redacted_source(&call.source)
                     ),
                 });
                 Ok(None)

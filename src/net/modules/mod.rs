@@ -29,6 +29,7 @@ pub(crate) mod archive;
 pub(crate) mod cache;
 pub(crate) mod fetcher;
 pub(crate) mod git;
+pub(crate) mod git_objects;
 pub(crate) mod goversion;
 pub(crate) mod package;
 pub(crate) mod source;
@@ -40,11 +41,13 @@ pub use package::resolve_in_package;
 pub use source::{parse_source, parse_terragrunt_source};
 pub(crate) use source::{parse_source_for, ModuleSource, SourceError, TerragruntSource};
 
+pub(crate) use source::redacted_source;
+
 use crate::net::registry::RegistryError;
 
 /// Why a module source could not be fetched. Each message names the source (or the URL
 /// or registry module it led to) and the cause; the caller adds the module call and its
-/// file:line.
+/// file:line. Sources and URLs are shown through [`redacted_source`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModuleError {
     #[error(transparent)]
@@ -54,12 +57,12 @@ pub enum ModuleError {
     #[error("{0:?} is a local path, not a remote module")]
     NotRemote(String),
 
-    #[error("module source {source_str:?} needs the {getter} getter, which tfsum does not implement; run `terraform init` so that .terraform/modules/modules.json maps this call")]
+    #[error("module source {:?} needs the {getter} getter, which tfsum does not implement; run `terraform init` so that .terraform/modules/modules.json maps this call", redacted_source(source_str))]
     Unsupported { getter: String, source_str: String },
 
     /// Terraform 1.0.3: "Cannot apply a version constraint to module … because it has
     /// a non Registry URL."
-    #[error("cannot apply a version constraint to module source {source_str:?} because it is not a module registry address")]
+    #[error("cannot apply a version constraint to module source {:?} because it is not a module registry address", redacted_source(source_str))]
     VersionOnNonRegistry { source_str: String },
 
     #[error(
@@ -79,7 +82,7 @@ pub enum ModuleError {
         error: RegistryError,
     },
 
-    #[error("module registry {host} returned an invalid source location {location:?} for {module} v{version}: {reason}")]
+    #[error("module registry {host} returned an invalid source location {:?} for {module} v{version}: {reason}", redacted_source(location))]
     BadLocation {
         host: String,
         module: String,
@@ -88,13 +91,13 @@ pub enum ModuleError {
         reason: String,
     },
 
-    #[error("module source {source_str}: {reason}")]
+    #[error("module source {}: {reason}", redacted_source(source_str))]
     Git { source_str: String, reason: String },
 
-    #[error("downloading module package {url}: {reason}")]
+    #[error("downloading module package {}: {reason}", redacted_source(url))]
     Download { url: String, reason: String },
 
-    #[error("module package {url}: {reason}")]
+    #[error("module package {}: {reason}", redacted_source(url))]
     Package { url: String, reason: String },
 
     #[error("{what} is not in the module cache, and --offline forbids fetching it")]

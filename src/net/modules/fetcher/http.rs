@@ -13,16 +13,26 @@ use url::Url;
 
 use super::super::archive::read_archive;
 use super::super::cache::StoredPackage;
-use super::super::git::RefTarget;
 use super::super::package::Materialized;
 use super::super::source::{
     parse_package_location, redacted, ArchiveFormat, Checksum, HttpSource, ModuleSource,
 };
 use super::super::ModuleError;
-use super::store::write_package;
+use super::store::{stored_base, write_package};
 use super::{join_subdir, ModuleFetcher};
 use crate::net::registry::{RegistryClient, RegistryError};
 use crate::net::retry::{retrying, GaveUp, Retryable};
+
+/// What a go-getter address led to.
+pub(super) enum Got {
+    /// An archive, unpacked and checked, not stored yet.
+    Unpacked(Materialized),
+    /// A git commit's package, already stored (the commit memo's).
+    Git {
+        package: StoredPackage,
+        commit: String,
+    },
+}
 
 /// How many `X-Terraform-Get` redirections one source may go through.
 const MAX_INDIRECTIONS: usize = 5;
@@ -54,48 +64,50 @@ impl ModuleFetcher {
                     subdir: String::new(),
                     ..http.clone()
                 });
-                let (package, subdir) = self.download(&bare, 0).await?;
-                self.inner.fetched.fetch_add(1, Ordering::Relaxed);
-                let base = package
-                    .find_dir(&subdir)
-                    .map_err(|e| ModuleError::Package {
-                        url: redacted(http.url.as_str()),
-                        reason: e.to_string(),
-                    })?;
-                let dir = self.new_work_dir()?.keep();
-                write_package(&dir, &package)?;
-                Ok(StoredPackage { root: dir, base })
+                let bad = |reason: String| ModuleError::Package {
+                    url: redacted(http.url.as_str()),
+                    reason,
+                };
+                match self.download(&bare, 0).await? {
+                    (Got::Unpacked(package), subdir) => {
+                        self.inner.fetched.fetch_add(1, Ordering::Relaxed);
+                        let base = package.find_dir(&subdir).map_err(|e| bad(e.to_string()))?;
+                        let dir = self.new_work_dir()?.keep();
+                        write_package(&dir, &package)?;
+                        Ok(StoredPackage { root: dir, base })
+                    }
+                    (Got::Git { package, .. }, subdir) => {
+                        let base = stored_base(&package, &subdir).map_err(bad)?;
+                        Ok(StoredPackage {
+                            root: package.root,
+                            base,
+                        })
+                    }
+                }
             })
             .await
     }
 
-    /// Downloads what a go-getter address names (a registry's location, an
-    /// `X-Terraform-Get` target) and returns it with the subdirectory it selects.
+    /// Gets what a go-getter address names (a registry's location, an
+    /// `X-Terraform-Get` target) and returns it with the subdirectory it selects. A git
+    /// commit goes through the commit memo, so it is fetched once however it is reached.
     pub(super) fn download<'a>(
         &'a self,
         source: &'a ModuleSource,
         depth: usize,
-    ) -> BoxFuture<'a, Result<(Materialized, String), ModuleError>> {
+    ) -> BoxFuture<'a, Result<(Got, String), ModuleError>> {
         Box::pin(async move {
             match source {
                 ModuleSource::Git(git) => {
-                    let (want, expand) = match self.git_target(git).await? {
-                        RefTarget::Commit { commit, fetch } => {
-                            (Some(fetch.unwrap_or(commit)), None)
-                        }
-                        RefTarget::Abbreviated(short) => (None, Some(short)),
-                    };
-                    let (package, _) = self
-                        .download_git(&git.url, want.as_deref(), expand.as_deref())
-                        .await?;
-                    Ok((package, git.subdir.clone()))
+                    let (package, commit) = self.git_package(git).await?;
+                    Ok((Got::Git { package, commit }, git.subdir.clone()))
                 }
                 ModuleSource::Http(http) => match http.archive {
                     Some(format) => {
                         let package = self
                             .download_archive(&http.url, format, http.checksum.as_ref())
                             .await?;
-                        Ok((package, http.subdir.clone()))
+                        Ok((Got::Unpacked(package), http.subdir.clone()))
                     }
                     None => {
                         if depth >= MAX_INDIRECTIONS {
@@ -107,8 +119,8 @@ impl ModuleFetcher {
                             });
                         }
                         let target = self.terraform_get(&http.url).await?;
-                        let (package, subdir) = self.download(&target, depth + 1).await?;
-                        Ok((package, join_subdir(&subdir, &http.subdir)))
+                        let (got, subdir) = self.download(&target, depth + 1).await?;
+                        Ok((got, join_subdir(&subdir, &http.subdir)))
                     }
                 },
                 ModuleSource::Unsupported { getter, address } => Err(ModuleError::Unsupported {

@@ -34,6 +34,7 @@ use url::Url;
 use super::archive::ArchiveLimits;
 use super::cache::{ModuleCache, PackageKey, StoredPackage};
 use super::git::{Git, GitOptions, RemoteRefs};
+use super::goversion::VersionList;
 use super::package::find_subdir;
 use super::source::{redacted, ModuleSource, RegistryModule};
 use super::ModuleError;
@@ -106,13 +107,22 @@ struct Inner {
     git: Git,
     /// Run-scoped packages and git scratch repositories; removed when the fetcher goes.
     scratch: OnceLock<Result<TempDir, String>>,
-    versions: Memo<String, Arc<Vec<String>>>,
+    /// Parsed version lists, by lowercase `host/ns/name/system`.
+    versions: Memo<String, Arc<VersionList>>,
     bases: Memo<String, Url>,
+    /// `ls-remote` answers, by [`from_git::repository_key`].
     refs: Memo<String, Arc<RemoteRefs>>,
+    /// Registry packages, by (module, version).
     packages: Memo<PackageKey, StoredPackage>,
+    /// Git packages, by commit id (whatever URL or subdirectory reached them).
+    commits: Memo<String, StoredPackage>,
+    /// Abbreviated ids, by (repository, abbreviation): the package and the full id.
+    abbreviated: Memo<(String, String), (StoredPackage, String)>,
     http: Memo<String, StoredPackage>,
     fetched: AtomicUsize,
     from_cache: AtomicUsize,
+    /// Version lists parsed (once per module per run).
+    lists_parsed: AtomicUsize,
 }
 
 impl std::fmt::Debug for ModuleFetcher {
@@ -130,7 +140,7 @@ impl ModuleFetcher {
         ModuleFetcher {
             inner: Arc::new(Inner {
                 client,
-                cache: ModuleCache::new(options.cache_root.as_deref()),
+                cache: ModuleCache::new(options.cache_root.as_deref(), options.limits.clone()),
                 git: Git::new(options.git.clone()),
                 options,
                 scratch: OnceLock::new(),
@@ -138,9 +148,12 @@ impl ModuleFetcher {
                 bases: Memo::new(),
                 refs: Memo::new(),
                 packages: Memo::new(),
+                commits: Memo::new(),
+                abbreviated: Memo::new(),
                 http: Memo::new(),
                 fetched: AtomicUsize::new(0),
                 from_cache: AtomicUsize::new(0),
+                lists_parsed: AtomicUsize::new(0),
             }),
         }
     }
@@ -150,6 +163,12 @@ impl ModuleFetcher {
             modules_fetched: self.inner.fetched.load(Ordering::Relaxed),
             modules_from_cache: self.inner.from_cache.load(Ordering::Relaxed),
         }
+    }
+
+    /// Module cache entries refused so far (links, other users' files), for the run's
+    /// warnings.
+    pub fn warnings(&self) -> Vec<String> {
+        self.inner.cache.warnings()
     }
 
     /// The directory holding the code of one remote module call, fetching it when
@@ -179,7 +198,8 @@ impl ModuleFetcher {
         match source {
             ModuleSource::Registry(module) => self.fetch_registry(module, version).await,
             ModuleSource::Git(git) => {
-                let (package, identity) = self.git_package(git).await?;
+                let (package, commit) = self.git_package(git).await?;
+                let identity = format!("{} at {commit}", redacted(&git.url));
                 finish(&package, &git.subdir, None, identity, &source.to_string())
             }
             ModuleSource::Http(http) => {
@@ -218,13 +238,14 @@ impl ModuleFetcher {
         let made = self.inner.scratch.get_or_init(|| {
             let builder = tempfile::Builder::new().prefix("run-").to_owned();
             match self.inner.cache.staging_dir() {
-                Some(staging) => std::fs::create_dir_all(&staging)
-                    .and_then(|()| {
-                        remove_stale(&staging);
-                        builder.tempdir_in(&staging)
-                    })
-                    .map_err(|e| format!("cannot create {}: {e}", staging.display())),
-                None => builder.tempdir().map_err(|e| e.to_string()),
+                Ok(Some(staging)) => {
+                    remove_stale(&staging);
+                    builder
+                        .tempdir_in(&staging)
+                        .map_err(|e| format!("cannot create {}: {e}", staging.display()))
+                }
+                Ok(None) => builder.tempdir().map_err(|e| e.to_string()),
+                Err(e) => Err(format!("cannot create the module staging directory: {e}")),
             }
         });
         match made {

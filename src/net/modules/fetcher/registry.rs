@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use url::Url;
 
-use super::super::cache::{PackageKey, StoredPackage};
-use super::super::goversion::select_version;
+use super::super::cache::{GitAlias, PackageKey, StoredPackage};
+use super::super::goversion::{select_version, VersionList};
 use super::super::source::{parse_package_location, RegistryModule};
 use super::super::ModuleError;
+use super::http::Got;
+use super::store::stored_base;
 use super::{finish, module_name, FetchedModule, ModuleFetcher};
 use crate::net::registry::RegistryError;
 
@@ -57,14 +59,18 @@ impl ModuleFetcher {
     async fn registry_versions(
         &self,
         module: &RegistryModule,
-    ) -> Result<Arc<Vec<String>>, ModuleError> {
+    ) -> Result<Arc<VersionList>, ModuleError> {
         self.inner
             .versions
             .get(&module.package_id(), || async {
+                let parsed = |versions: &[String]| {
+                    self.inner.lists_parsed.fetch_add(1, Ordering::Relaxed);
+                    Arc::new(VersionList::parse(versions))
+                };
                 let cache = &self.inner.cache;
                 let ttl = (!self.inner.options.offline).then_some(self.inner.options.versions_ttl);
                 if let Some(versions) = cache.versions(module, ttl) {
-                    return Ok(Arc::new(versions));
+                    return Ok(parsed(&versions));
                 }
                 if self.inner.options.offline {
                     return Err(ModuleError::Offline {
@@ -82,7 +88,7 @@ impl ModuleFetcher {
                         host: module.host.display(),
                     })?;
                 cache.put_versions(module, &versions);
-                Ok(Arc::new(versions))
+                Ok(parsed(&versions))
             })
             .await
     }
@@ -108,9 +114,23 @@ impl ModuleFetcher {
         version: &str,
         key: &PackageKey,
     ) -> Result<StoredPackage, ModuleError> {
-        if let Some(stored) = self.inner.cache.package(key) {
+        let cache = &self.inner.cache;
+        if let Some(stored) = cache.package(key) {
             self.inner.from_cache.fetch_add(1, Ordering::Relaxed);
             return Ok(stored);
+        }
+        // Served from a git commit: that commit's package, checked against its id.
+        if let Some(alias) = cache.git_alias(key) {
+            let commit = PackageKey::Git {
+                commit: alias.commit.clone(),
+            };
+            if let Some(stored) = cache.package(&commit) {
+                self.inner.from_cache.fetch_add(1, Ordering::Relaxed);
+                return Ok(StoredPackage {
+                    root: stored.root,
+                    base: alias.base,
+                });
+            }
         }
         if self.inner.options.offline {
             return Err(ModuleError::Offline {
@@ -131,16 +151,33 @@ impl ModuleFetcher {
             host: module.host.display(),
             module: module_name(module),
             version: version.to_string(),
-            location: location.clone(),
+            location: crate::net::modules::source::redacted_source(&location),
             reason,
         };
         let located = parse_package_location(&location).map_err(|e| bad_location(e.to_string()))?;
-        let (package, subdir) = self.download(&located, 0).await?;
-        self.inner.fetched.fetch_add(1, Ordering::Relaxed);
-        let base = package
-            .find_dir(&subdir)
-            .map_err(|e| bad_location(e.to_string()))?;
-        self.keep(key, &package, &base)
+        match self.download(&located, 0).await? {
+            (Got::Unpacked(package), subdir) => {
+                self.inner.fetched.fetch_add(1, Ordering::Relaxed);
+                let base = package
+                    .find_dir(&subdir)
+                    .map_err(|e| bad_location(e.to_string()))?;
+                self.keep(key, &package, &base, None)
+            }
+            (Got::Git { package, commit }, subdir) => {
+                let base = stored_base(&package, &subdir).map_err(bad_location)?;
+                cache.put_git_alias(
+                    key,
+                    &GitAlias {
+                        commit,
+                        base: base.clone(),
+                    },
+                );
+                Ok(StoredPackage {
+                    root: package.root,
+                    base,
+                })
+            }
+        }
     }
 }
 

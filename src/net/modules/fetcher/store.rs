@@ -5,27 +5,27 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::super::cache::{PackageKey, StoredPackage};
-use super::super::package::Materialized;
+use super::super::git::CommitObjects;
+use super::super::package::{find_subdir, Materialized};
 use super::super::ModuleError;
 use super::ModuleFetcher;
 
 impl ModuleFetcher {
-    /// Keeps a package: in the persistent cache when there is one, else in the run's
-    /// scratch directory.
+    /// Keeps a package: in the persistent cache when there is one (a git commit only
+    /// with what proves it), else in the run's scratch directory. A cache that cannot
+    /// take it (a damaged entry in the way, a full disk) costs a refetch next run, not
+    /// this run.
     pub(super) fn keep(
         &self,
         key: &PackageKey,
         package: &Materialized,
         base: &str,
+        proof: Option<&CommitObjects>,
     ) -> Result<StoredPackage, ModuleError> {
-        let cache_error = |e: std::io::Error| ModuleError::Cache(format!("storing {key}: {e}"));
-        if let Some(stored) = self
-            .inner
-            .cache
-            .store(key, package, base)
-            .map_err(cache_error)?
-        {
-            return Ok(stored);
+        match self.inner.cache.store(key, package, base, proof) {
+            Ok(Some(stored)) => return Ok(stored),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("cannot store {key} in the module cache: {e}"),
         }
         let dir = self.new_work_dir()?.keep();
         write_package(&dir, package)?;
@@ -34,6 +34,25 @@ impl ModuleFetcher {
             base: base.to_string(),
         })
     }
+}
+
+/// The directory a download location's `//subdir` names inside a stored package, as a
+/// `/`-separated path below its root (`""`: the root).
+pub(super) fn stored_base(package: &StoredPackage, subdir: &str) -> Result<String, String> {
+    let top = if package.base.is_empty() {
+        package.root.clone()
+    } else {
+        package.root.join(&package.base)
+    };
+    let dir = find_subdir(&top, subdir).map_err(|e| e.to_string())?;
+    let relative = dir
+        .strip_prefix(&package.root)
+        .map_err(|_| format!("{subdir:?} leaves the package"))?;
+    Ok(relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/"))
 }
 
 /// Removes what killed runs left in the staging area (a day old: no run lasts that long,
