@@ -3,11 +3,10 @@
 //! locations and those answers name, followed to the package they lead to.
 
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use futures::StreamExt as _;
+use bytes::Bytes;
 use tokio::io::AsyncWriteExt as _;
 use url::Url;
 
@@ -20,8 +19,8 @@ use super::super::source::{
 use super::super::ModuleError;
 use super::store::{stored_base, write_package};
 use super::{join_subdir, ModuleFetcher};
-use crate::net::registry::{RegistryClient, RegistryError};
-use crate::net::retry::{retrying, GaveUp, Retryable};
+use crate::net::download::{download, Sink};
+use crate::vocab::progress::NoProgress;
 
 /// What a go-getter address led to.
 pub(super) enum Got {
@@ -185,19 +184,15 @@ impl ModuleFetcher {
         let file = work.path().join("archive");
         {
             let _permit = self.permit().await?;
-            let policy = client.http().retry_policy();
-            retrying(policy, || self.download_once(client, url, &file))
-                .await
-                .map_err(|GaveUp { error, attempts }| match error {
-                    Attempt::Transient(e) => ModuleError::Download {
-                        url: shown.clone(),
-                        reason: format!("{e} (gave up after {attempts} attempts)"),
-                    },
-                    Attempt::Permanent(reason) => ModuleError::Download {
-                        url: shown.clone(),
-                        reason,
-                    },
-                })?;
+            let cap = self.inner.options.limits.max_download_bytes;
+            download(client.http(), url, cap, &NoProgress, "", || {
+                Ok(FileSink::new(file.clone()))
+            })
+            .await
+            .map_err(|e| ModuleError::Download {
+                url: shown.clone(),
+                reason: e.to_string(),
+            })?;
         }
         let limits = self.inner.options.limits.clone();
         let checksum = checksum.cloned();
@@ -215,76 +210,56 @@ impl ModuleFetcher {
         drop(work);
         read.map_err(|reason| ModuleError::Package { url: shown, reason })
     }
+}
 
-    async fn download_once(
-        &self,
-        client: &RegistryClient,
-        url: &Url,
-        file: &Path,
-    ) -> Result<(), Attempt> {
-        let cap = self.inner.options.limits.max_download_bytes;
-        let (length, stream) = client
-            .http()
-            .get_stream(url)
-            .await
-            .map_err(Attempt::from_registry)?;
-        let too_large = || {
-            Attempt::Permanent(format!(
-                "the archive is larger than the limit of {cap} bytes"
-            ))
-        };
-        if length.is_some_and(|n| n > cap) {
-            return Err(too_large());
-        }
-        let mut out = tokio::fs::File::create(file)
-            .await
-            .map_err(|e| Attempt::Permanent(format!("cannot write {}: {e}", file.display())))?;
-        let mut stream = std::pin::pin!(stream);
-        let mut received = 0u64;
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(Attempt::from_registry)?;
-            received += chunk.len() as u64;
-            if received > cap {
-                return Err(too_large());
-            }
-            out.write_all(&chunk)
+/// A module archive written to a file as it arrives.
+struct FileSink {
+    path: PathBuf,
+    file: Option<tokio::fs::File>,
+}
+
+impl FileSink {
+    fn new(path: PathBuf) -> FileSink {
+        FileSink { path, file: None }
+    }
+
+    fn error(&self, e: std::io::Error) -> String {
+        format!("cannot write {}: {e}", self.path.display())
+    }
+}
+
+impl Sink for FileSink {
+    type Output = ();
+
+    async fn write(&mut self, chunk: Bytes) -> Result<(), String> {
+        if self.file.is_none() {
+            let file = tokio::fs::File::create(&self.path)
                 .await
-                .map_err(|e| Attempt::Permanent(format!("cannot write {}: {e}", file.display())))?;
+                .map_err(|e| self.error(e))?;
+            self.file = Some(file);
         }
-        out.flush()
-            .await
-            .map_err(|e| Attempt::Permanent(format!("cannot write {}: {e}", file.display())))?;
-        Ok(())
-    }
-}
-
-enum Attempt {
-    Transient(RegistryError),
-    Permanent(String),
-}
-
-impl Attempt {
-    fn from_registry(e: RegistryError) -> Attempt {
-        if e.is_transient() {
-            Attempt::Transient(e)
-        } else {
-            Attempt::Permanent(e.to_string())
+        match &mut self.file {
+            Some(file) => file
+                .write_all(&chunk)
+                .await
+                .map_err(|e| format!("cannot write: {e}")),
+            None => Ok(()),
         }
     }
-}
 
-impl Retryable for Attempt {
-    fn is_transient(&self) -> bool {
-        matches!(self, Attempt::Transient(_))
-    }
-
-    fn retry_after(&self) -> Option<Duration> {
-        match self {
-            Attempt::Transient(e) => e.retry_after(),
-            Attempt::Permanent(_) => None,
+    async fn finish(mut self) -> Result<(), String> {
+        match self.file.take() {
+            Some(mut file) => file.flush().await.map_err(|e| self.error(e)),
+            // An empty body: an empty file, which the archive reader refuses.
+            None => tokio::fs::write(&self.path, b"")
+                .await
+                .map_err(|e| self.error(e)),
         }
     }
+
+    async fn abandon(self) {}
 }
+
 /// go-getter's `?checksum=`: the downloaded archive must have the digest given.
 fn verify_checksum(file: &Path, checksum: Option<&Checksum>) -> Result<(), String> {
     use sha2::Digest as _;
