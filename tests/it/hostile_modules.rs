@@ -294,7 +294,8 @@ fn credentials_in_sources_are_never_printed() {
     let cli = work.path().join("terraformrc");
     std::fs::write(&cli, "").unwrap();
     let repo = work.path().join("repo");
-    let runs: [(&[&str], &[(&str, &str)]); 5] = [
+    type Run<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let runs: [Run; 5] = [
         (&["lock", "-r", "."], &[]),
         (&["lock", "-r", "--format=json", "."], &[]),
         (&["lock", "-r", "--format=markdown", "."], &[]),

@@ -17,7 +17,9 @@
 //!   (`store.rs`).
 //! - [`git`] runs the `git` command; [`archive`] reads archives; [`package`] checks
 //!   what they contain (no escapes) and keeps only configuration files.
-//! - [`cache`] is the persistent module cache under the hash cache's root.
+//! - [`cache`] is the module namespace of the one persistent cache
+//!   ([`crate::disk::cache::Cache`]); [`git_objects`] checks cached git packages against
+//!   their commit id.
 //! - whether an existing `.terraform/modules/modules.json` entry still stands for a
 //!   call, as `init` without `-upgrade` decides, is [`crate::config::manifest`]'s.
 //!

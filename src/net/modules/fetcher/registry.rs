@@ -187,3 +187,52 @@ fn registry_error(module: &RegistryModule, error: RegistryError) -> ModuleError 
         error,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FetcherOptions, ModuleFetcher};
+    use crate::net::modules::cache::{ModuleCache, PackageKey};
+    use crate::net::modules::package::Materialized;
+    use crate::net::modules::source::{parse_source, ModuleSource};
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+
+    /// Calls at many distinct constraints read the module's version list once: parsed
+    /// once, then each call only compares (it was parsed again per call, O(N²)).
+    #[tokio::test]
+    async fn a_version_list_is_parsed_once_per_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = parse_source("example.com/acme/big/aws").unwrap();
+        let ModuleSource::Registry(module) = &source else {
+            panic!()
+        };
+        let versions: Vec<String> = (0..3000).map(|i| format!("1.0.{i}")).collect();
+        let cache = ModuleCache::new(Some(dir.path()), Default::default());
+        cache.put_versions(module, &versions);
+        let mut package = Materialized::default();
+        package
+            .files
+            .insert("main.tf".into(), Arc::new(b"# big\n".to_vec()));
+        let key = PackageKey::Registry {
+            package_id: module.package_id(),
+            version: "1.0.2999".into(),
+        };
+        cache.store(&key, &package, "", None).unwrap();
+        let fetcher = ModuleFetcher::new(
+            None,
+            FetcherOptions {
+                cache_root: Some(dir.path().to_path_buf()),
+                offline: true,
+                ..FetcherOptions::default()
+            },
+        );
+        for i in 0..100 {
+            let got = fetcher
+                .fetch(&source, Some(&format!("!= 1.0.{i}")))
+                .await
+                .unwrap();
+            assert_eq!(got.version.as_deref(), Some("1.0.2999"));
+        }
+        assert_eq!(fetcher.inner.lists_parsed.load(Ordering::Relaxed), 1);
+    }
+}
