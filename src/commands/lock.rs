@@ -94,7 +94,10 @@ pub(crate) async fn run(
         modules: services.modules.stats(),
         elapsed: started.elapsed(),
     };
-    let refused = services.cache.warnings().into_iter().map(Warning::Cache);
+    let refused = services.cache.warnings().into_iter();
+    let refused = refused
+        .chain(services.modules.warnings())
+        .map(Warning::Cache);
     report.warnings.extend(refused);
     if services.cache.root().is_some() {
         let record = run_record::RunState::from_report(&settings.cwd, &report);

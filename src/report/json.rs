@@ -251,6 +251,7 @@ fn lossy(path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::config::Location;
+    use crate::net::download::DownloadError;
     use crate::sources::testing::hashicorp;
     use crate::sources::{PackageProblem, SourceWarning};
     use crate::vocab::version::Version;
@@ -265,7 +266,7 @@ mod tests {
         let url = url::Url::parse("https://example.com/null.zip").unwrap();
         let download = PackageProblem::Download {
             url: url.clone(),
-            message: "connection reset".to_string(),
+            error: DownloadError::Content("connection reset".to_string()),
         };
         let offline = VersionsError::Offline {
             provider: hashicorp("random"),

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use url::Url;
 
+use crate::net::download::DownloadError;
 use crate::net::registry::{RegistryError, SafeUrl};
 use crate::vocab::addr::{AddrError, Platform, ProviderAddr};
 use crate::vocab::hash::{Hash, HashError};
@@ -160,10 +161,9 @@ pub(crate) enum PackageProblem {
     /// The signed SHA256SUMS does not vouch for the registry's `shasum` (spec §5.4).
     #[error(transparent)]
     Unvouched(SumsMismatch),
-    /// The download failed (network, size limit, not a zip); the message is the
-    /// downloader's.
-    #[error("{message}")]
-    Download { url: Url, message: String },
+    /// The download failed (network, size limit, deadline, not a zip).
+    #[error("{error}")]
+    Download { url: Url, error: DownloadError },
     /// The zip's SHA-256 is not the registry's `shasum`.
     #[error(
         "the zip downloaded from {url} has sha256 {} but the registry reports {}",
@@ -272,9 +272,13 @@ pub(crate) enum MirrorError {
     /// A downloaded archive does not match the hashes the mirror gave for it.
     #[error("{}", .0)]
     Mismatch(Box<Mismatch>),
-    /// The download failed; the message is the downloader's.
-    #[error("network mirror: downloading {url}: {message}")]
-    Download { url: Url, message: String },
+    /// The download failed (network, size limit, deadline, not a zip); the error names
+    /// the URL.
+    #[error("network mirror: {error}")]
+    Download { url: Url, error: DownloadError },
+    /// The run ended before the download could start.
+    #[error("network mirror: {url}: the run's download slots were closed")]
+    Cancelled { url: Url },
     #[error(
         "invalid network mirror URL {given:?}: it must start with https:// (as Terraform requires)"
     )]
@@ -485,9 +489,9 @@ impl MirrorError {
         match self {
             MirrorError::Registry(e) => registry_url(e),
             MirrorError::Invalid { url, .. } => Some(url.to_string()),
-            MirrorError::Uncheckable { url } | MirrorError::Download { url, .. } => {
-                Some(url.to_string())
-            }
+            MirrorError::Uncheckable { url }
+            | MirrorError::Download { url, .. }
+            | MirrorError::Cancelled { url } => Some(url.to_string()),
             MirrorError::Mismatch(mismatch) => Some(mismatch.url.to_string()),
             _ => None,
         }

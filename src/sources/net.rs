@@ -244,9 +244,8 @@ impl NetMirror {
                 .jobs
                 .acquire()
                 .await
-                .map_err(|_| MirrorError::Download {
+                .map_err(|_| MirrorError::Cancelled {
                     url: archive.url.clone(),
-                    message: "the run's download slots were closed".to_string(),
                 })?;
             self.hash_archive(archive).await
         }))
@@ -263,9 +262,9 @@ impl NetMirror {
             archive.url.as_str(),
         )
         .await
-        .map_err(|message| MirrorError::Download {
+        .map_err(|error| MirrorError::Download {
             url: archive.url.clone(),
-            message,
+            error,
         })?;
         if !archive.hashes.is_empty() {
             verify(archive, &hashed.h1, &hashed.zh())?;

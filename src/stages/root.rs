@@ -60,7 +60,7 @@ pub(crate) enum RootError {
     #[error(transparent)]
     Terragrunt(#[from] TerragruntError),
     /// A unit's remote `terraform.source` could not be fetched.
-    #[error("{}: terraform.source {module_source:?}: {error}", unit.display())]
+    #[error("{}: terraform.source {:?}: {error}", unit.display(), crate::net::modules::redacted_source(module_source))]
     UnitSource {
         unit: PathBuf,
         module_source: String,

@@ -448,9 +448,9 @@ impl RegistrySource {
             label,
         )
         .await
-        .map_err(|message| PackageProblem::Download {
+        .map_err(|error| PackageProblem::Download {
             url: meta.download_url.clone(),
-            message,
+            error,
         })?;
         if hashed.sha256 != meta.shasum {
             return Err(PackageProblem::Checksum {

@@ -351,13 +351,14 @@ impl Git {
 
     /// Reads the tree of `commit` in `scratch` (a repository [`fetch`](Self::fetch)
     /// made): directories, configuration files and symlinks (whose targets are blobs
-    /// too). The listing is read as it comes, and git is stopped at the entry cap.
+    /// too), and what proves that content for the module cache ([`CommitObjects`]). The
+    /// listing is read as it comes, and git is stopped at the entry cap.
     pub(crate) async fn read_tree(
         &self,
         scratch: &Path,
         commit: &str,
         limits: &ArchiveLimits,
-    ) -> Result<PackageTree, GitError> {
+    ) -> Result<(PackageTree, CommitObjects), GitError> {
         let what = format!("reading commit {commit}");
         let repo = self
             .made
@@ -374,7 +375,10 @@ impl Git {
         ls.args(["ls-tree", "-r", "-t", "-z", "--full-tree", commit]);
         let mut running = ls.spawn(self.options.max_output_bytes)?;
         let read = read_listing(&mut running, limits, &what).await;
-        let (mut tree, wanted) = running.end(read).await?;
+        let (mut tree, wanted, listing) = running.end(read).await?;
+        let mut cat = self.command(&repo, step, &what);
+        cat.args(["cat-file", "commit", commit]);
+        let commit_object = cat.output(MAX_COMMIT_OBJECT).await?;
         let bad = |reason: String| GitError::Other {
             what: what.clone(),
             reason,
@@ -388,18 +392,26 @@ impl Git {
                 &what,
             )
             .await?;
+        let mut links = BTreeMap::new();
         for (entry, content) in wanted.into_iter().zip(blobs) {
             let path = entry.path;
             let result = if entry.is_link {
                 let target = String::from_utf8(content)
                     .map_err(|_| bad(format!("symlink {path:?} has a target that is not UTF-8")))?;
-                tree.add_symlink(&path, &target)
+                let added = tree.add_symlink(&path, &target);
+                links.insert(path, target);
+                added
             } else {
                 tree.add_file(&path, Some(content))
             };
             result.map_err(|e| bad(e.to_string()))?;
         }
-        Ok(tree)
+        let proof = CommitObjects {
+            commit: commit_object,
+            listing,
+            links,
+        };
+        Ok((tree, proof))
     }
 
     /// `git cat-file --batch` for `oids`, in order. The kept-bytes cap bounds what is
@@ -430,6 +442,20 @@ impl Git {
         running.end(read).await
     }
 }
+
+/// The raw objects behind a fetched commit, for checking a cached copy later
+/// ([`super::git_objects::verify_listing`]): the commit object, the full `ls-tree -r -t
+/// -z` listing from which every tree object can be rebuilt, and the target of every
+/// symlink (path → target).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CommitObjects {
+    pub commit: Vec<u8>,
+    pub listing: Vec<u8>,
+    pub links: BTreeMap<String, String>,
+}
+
+/// A commit object is a few hundred bytes; a long message is allowed for.
+const MAX_COMMIT_OBJECT: u64 = 1 << 20;
 
 /// The longest `cat-file --batch` header: `<oid> <type> <size>`.
 const MAX_HEADER: usize = 200;
@@ -469,9 +495,10 @@ async fn read_listing(
     running: &mut Running,
     limits: &ArchiveLimits,
     what: &str,
-) -> Result<(PackageTree, Vec<Wanted>), GitError> {
+) -> Result<(PackageTree, Vec<Wanted>, Vec<u8>), GitError> {
     let mut tree = PackageTree::new(limits.max_entries, limits.max_config_bytes);
     let mut wanted = Vec::new();
+    let mut listing = Vec::new();
     let mut records = 0usize;
     let bad = |reason: String| GitError::Other {
         what: what.to_string(),
@@ -485,6 +512,8 @@ async fn read_listing(
                 limit: format!("more than {} entries", limits.max_entries),
             });
         }
+        listing.extend_from_slice(&record);
+        listing.push(0);
         let record = String::from_utf8(record)
             .map_err(|_| bad("a path in the repository is not UTF-8".to_string()))?;
         let (meta, path) = record
@@ -510,7 +539,7 @@ async fn read_listing(
             _ => tree.add_file(path, None).map_err(package)?,
         }
     }
-    Ok((tree, wanted))
+    Ok((tree, wanted, listing))
 }
 
 /// `count` answers of `cat-file --batch`, at most `max_total` blob bytes in all.
