@@ -266,7 +266,7 @@ mod tests {
         let url = url::Url::parse("https://example.com/null.zip").unwrap();
         let download = PackageProblem::Download {
             url: url.clone(),
-            error: DownloadError::Content("connection reset".to_string()),
+            error: Box::new(DownloadError::Content("connection reset".to_string())),
         };
         let offline = VersionsError::Offline {
             provider: hashicorp("random"),

@@ -163,7 +163,7 @@ pub(crate) enum PackageProblem {
     Unvouched(SumsMismatch),
     /// The download failed (network, size limit, deadline, not a zip).
     #[error("{error}")]
-    Download { url: Url, error: DownloadError },
+    Download { url: Url, error: Box<DownloadError> },
     /// The zip's SHA-256 is not the registry's `shasum`.
     #[error(
         "the zip downloaded from {url} has sha256 {} but the registry reports {}",
@@ -275,7 +275,7 @@ pub(crate) enum MirrorError {
     /// The download failed (network, size limit, deadline, not a zip); the error names
     /// the URL.
     #[error("network mirror: {error}")]
-    Download { url: Url, error: DownloadError },
+    Download { url: Url, error: Box<DownloadError> },
     /// The run ended before the download could start.
     #[error("network mirror: {url}: the run's download slots were closed")]
     Cancelled { url: Url },

@@ -264,7 +264,7 @@ impl NetMirror {
         .await
         .map_err(|error| MirrorError::Download {
             url: archive.url.clone(),
-            error,
+            error: Box::new(error),
         })?;
         if !archive.hashes.is_empty() {
             verify(archive, &hashed.h1, &hashed.zh())?;

@@ -450,7 +450,7 @@ impl RegistrySource {
         .await
         .map_err(|error| PackageProblem::Download {
             url: meta.download_url.clone(),
-            error,
+            error: Box::new(error),
         })?;
         if hashed.sha256 != meta.shasum {
             return Err(PackageProblem::Checksum {
