@@ -144,7 +144,7 @@ fn network_mirror_packages_are_held_to_the_package_limits() {
         registry.mirror_url(),
         registry.zip_filename("hashicorp", "null", "3.2.1", "linux_amd64")
     );
-    let needed = format!("{host}/hashicorp/null 3.2.1: network mirror: downloading {url}");
+    let needed = format!("{host}/hashicorp/null 3.2.1: network mirror: {url}: ");
     let env = [("SSL_CERT_FILE", ca.to_str().expect("UTF-8 path"))];
     held_to_the_package_limits(&repo, &flag, &env, &needed);
 }
