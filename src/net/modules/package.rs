@@ -15,11 +15,15 @@
 //! paths a caller asks for inside a package: the `//subdir` (with go-getter's glob
 //! patterns) and local `./…` calls, neither of which may leave the package.
 
+mod glob;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::vocab::paths::{is_config_file_name, normalize_path};
+
+use glob::{glob_match, BadPattern};
 
 /// Why a package's content is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -331,26 +335,36 @@ impl Materialized {
     /// The directory `subdir` names in this package (go-getter's glob rules, as
     /// [`find_subdir`]), as a package path (`""`: the root).
     pub(crate) fn find_dir(&self, subdir: &str) -> Result<String, SubdirError> {
-        let cleaned =
-            clean_entry_path(subdir).map_err(|_| SubdirError::Escapes(subdir.to_string()))?;
+        let parts = subdir_parts(subdir)?;
         let mut candidates = vec![String::new()];
-        for part in cleaned.split('/').filter(|p| !p.is_empty()) {
-            candidates = candidates
-                .iter()
-                .flat_map(|dir| {
-                    let prefix = if dir.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{dir}/")
+        for part in parts {
+            let mut next = Vec::new();
+            for dir in &candidates {
+                if !has_glob_meta(part) {
+                    let path = join(dir, part);
+                    if self.dirs.contains(&path) {
+                        next.push(path);
+                    }
+                    continue;
+                }
+                // The directories below `dir` are one contiguous range of the set, and
+                // the candidates of one level are disjoint, so a level reads each
+                // directory at most once.
+                let prefix = if dir.is_empty() {
+                    String::new()
+                } else {
+                    format!("{dir}/")
+                };
+                for path in self.dirs.range(prefix.clone()..) {
+                    let Some(rest) = path.strip_prefix(&prefix) else {
+                        break;
                     };
-                    self.dirs
-                        .iter()
-                        .filter_map(move |d| d.strip_prefix(&prefix).map(|rest| (d, rest)))
-                        .filter(|(_, rest)| !rest.contains('/') && glob_match(part, rest))
-                        .map(|(d, _)| d.clone())
-                        .collect::<Vec<_>>()
-                })
-                .collect();
+                    if !rest.contains('/') && glob_match(part, rest) == Ok(true) {
+                        next.push(path.clone());
+                    }
+                }
+            }
+            candidates = next;
         }
         match candidates.len() {
             0 => Err(SubdirError::NotFound(subdir.to_string())),
@@ -384,18 +398,40 @@ pub enum SubdirError {
     NotFound(String),
     #[error("subdirectory {0:?} matches more than one path in the package")]
     Ambiguous(String),
+    #[error("subdirectory {0:?} is not a valid pattern (syntax error in pattern)")]
+    BadPattern(String),
+}
+
+/// The components of a `//subdir`, checked: none may leave the package, and each
+/// pattern must be well-formed (as `filepath.Glob` checks first).
+fn subdir_parts(subdir: &str) -> Result<Vec<&str>, SubdirError> {
+    if subdir.starts_with('/') || subdir.contains('\0') {
+        return Err(SubdirError::Escapes(subdir.to_string()));
+    }
+    let mut parts = Vec::new();
+    for part in subdir.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(SubdirError::Escapes(subdir.to_string())),
+            part => {
+                if has_glob_meta(part) {
+                    glob_match(part, "")
+                        .map_err(|BadPattern| SubdirError::BadPattern(subdir.to_string()))?;
+                }
+                parts.push(part);
+            }
+        }
+    }
+    Ok(parts)
 }
 
 /// The directory `subdir` names below `root`, with go-getter's `SubdirGlob` rules:
 /// each component may be a `filepath.Match` pattern, and a pattern must match exactly
 /// one path. Unlike go-getter, a subdir may not leave the package.
 pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirError> {
-    let cleaned = match clean_entry_path(subdir) {
-        Ok(cleaned) => cleaned,
-        Err(_) => return Err(SubdirError::Escapes(subdir.to_string())),
-    };
+    let parts = subdir_parts(subdir)?;
     let mut candidates = vec![root.to_path_buf()];
-    for part in cleaned.split('/').filter(|p| !p.is_empty()) {
+    for part in parts {
         let mut next = Vec::new();
         for dir in &candidates {
             if !has_glob_meta(part) {
@@ -411,7 +447,7 @@ pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirEr
             let mut names: Vec<String> = entries
                 .flatten()
                 .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|name| glob_match(part, name))
+                .filter(|name| glob_match(part, name) == Ok(true))
                 .collect();
             names.sort();
             next.extend(names.into_iter().map(|name| dir.join(name)));
@@ -425,98 +461,9 @@ pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirEr
     }
 }
 
+/// Go's `hasMeta` (Unix): whether a component is a pattern rather than a name.
 fn has_glob_meta(part: &str) -> bool {
     part.contains(['*', '?', '[', '\\'])
-}
-
-/// Go's `filepath.Match` for one path component: `*`, `?`, `[…]` (ranges, `^`
-/// negation) and `\` escapes. A malformed pattern matches nothing.
-pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    glob_at(&p, &n).unwrap_or(false)
-}
-
-fn glob_at(p: &[char], n: &[char]) -> Option<bool> {
-    let Some((&first, rest)) = p.split_first() else {
-        return Some(n.is_empty());
-    };
-    match first {
-        '*' => {
-            for skip in 0..=n.len() {
-                if glob_at(rest, &n[skip..])? {
-                    return Some(true);
-                }
-            }
-            Some(false)
-        }
-        '?' => match n.split_first() {
-            Some((_, n_rest)) => glob_at(rest, n_rest),
-            None => Some(false),
-        },
-        '[' => {
-            let (matched, after) = class_match(rest, *n.first()?)?;
-            if matched {
-                glob_at(after, &n[1..])
-            } else {
-                Some(false)
-            }
-        }
-        '\\' => {
-            let (&escaped, after) = rest.split_first()?;
-            if n.first() == Some(&escaped) {
-                glob_at(after, &n[1..])
-            } else {
-                Some(false)
-            }
-        }
-        c => {
-            if n.first() == Some(&c) {
-                glob_at(rest, &n[1..])
-            } else {
-                Some(false)
-            }
-        }
-    }
-}
-
-/// Matches `c` against a class body (after `[`); returns the result and the pattern
-/// after `]`, or `None` when the class is malformed.
-fn class_match(p: &[char], c: char) -> Option<(bool, &[char])> {
-    let (negated, mut p) = match p.split_first() {
-        Some(('^', rest)) => (true, rest),
-        _ => (false, p),
-    };
-    let mut matched = false;
-    let mut first = true;
-    loop {
-        let (&lo, rest) = p.split_first()?;
-        if lo == ']' && !first {
-            return Some((matched != negated, rest));
-        }
-        first = false;
-        let (lo, rest) = if lo == '\\' {
-            let (&e, r) = rest.split_first()?;
-            (e, r)
-        } else {
-            (lo, rest)
-        };
-        let (hi, rest) = match rest {
-            ['-', hi, r @ ..] if *hi != ']' => {
-                if *hi == '\\' {
-                    let (&e, r) = r.split_first()?;
-                    (e, r)
-                } else {
-                    (*hi, r)
-                }
-            }
-            _ => (lo, rest),
-        };
-        if lo <= c && c <= hi {
-            matched = true;
-        }
-        p = rest;
-    }
 }
 
 /// Resolves a local call (`./x`, `../x`) made by a module at `module_dir`, which lies in
@@ -664,23 +611,45 @@ mod tests {
             m.find_dir("../x").unwrap_err(),
             SubdirError::Escapes("../x".into())
         );
+        assert_eq!(
+            m.find_dir("two/[").unwrap_err(),
+            SubdirError::BadPattern("two/[".into())
+        );
+        // Malformed even where an earlier component already matches nothing.
+        assert_eq!(
+            m.find_dir("nope/a[").unwrap_err(),
+            SubdirError::BadPattern("nope/a[".into())
+        );
+        // An escaped meta character names itself.
+        assert_eq!(m.find_dir("tw\\o/\\a").unwrap(), "two/a");
     }
 
+    /// `*/*/…` over a wide, deep tree and a star-heavy pattern against long names
+    /// (through `X-Terraform-Get`, both come from a server) answer at once.
     #[test]
-    fn globs_like_filepath_match() {
-        for (pattern, name, want) in [
-            ("*", "org-repo-1a2b3c", true),
-            ("org-*", "org-repo", true),
-            ("?x", "ax", true),
-            ("?x", "abx", false),
-            ("[a-c]z", "bz", true),
-            ("[^a-c]z", "bz", false),
-            ("\\*", "*", true),
-            ("\\*", "a", false),
-            ("[", "[", false),
-        ] {
-            assert_eq!(glob_match(pattern, name), want, "{pattern} vs {name}");
+    fn finding_a_subdir_is_not_exponential_or_quadratic() {
+        let mut t = PackageTree::new(100_000, 1 << 20);
+        for i in 0..20_000 {
+            t.add_dir(&format!("top{}/mid{i}/leaf", i % 100)).unwrap();
         }
+        t.add_dir(&format!("{}/x", "a".repeat(100))).unwrap();
+        let m = t.materialize().unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(
+            m.find_dir("*/*/*").unwrap_err(),
+            SubdirError::Ambiguous("*/*/*".into())
+        );
+        assert_eq!(m.find_dir("top7/mid1207/*").unwrap(), "top7/mid1207/leaf");
+        let stars = format!("{}b", "*a".repeat(12));
+        assert_eq!(
+            m.find_dir(&stars).unwrap_err(),
+            SubdirError::NotFound(stars.clone())
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]
@@ -706,6 +675,16 @@ mod tests {
         assert_eq!(
             find_subdir(root, "../x"),
             Err(SubdirError::Escapes("../x".into()))
+        );
+        let stars = format!("{}b", "*a".repeat(12));
+        std::fs::create_dir(root.join("a".repeat(100))).unwrap();
+        assert_eq!(
+            find_subdir(root, &stars),
+            Err(SubdirError::NotFound(stars.clone()))
+        );
+        assert_eq!(
+            find_subdir(root, "two/[a"),
+            Err(SubdirError::BadPattern("two/[a".into()))
         );
 
         let pkg = Path::new("/cache/pkg");
