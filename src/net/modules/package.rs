@@ -2,9 +2,12 @@
 //! `*.tf.json`, `*.tofu`, `*.tofu.json`) and every directory, nothing else.
 //!
 //! Archives and git trees are untrusted, so nothing from them touches the disk until it
-//! has been checked here, in memory ([`PackageTree`]):
+//! has been checked here, in memory ([`PackageTree`]). [`clean_entry_path`] is the one
+//! place every entry name (tar, zip, git) passes:
 //!
-//! - an entry path must be relative and may not contain `..` (no escape by name);
+//! - an entry path must be relative, may not contain `..`, and must be a plain name on
+//!   every operating system tfsum runs on ([`names`]): no `\`, `:`, Windows device names
+//!   or characters Windows refuses, at most 4096 bytes;
 //! - a symlink may not point outside the package (absolute target, or `..` past the
 //!   root), and is never created: a link to a configuration file becomes a copy of it, a
 //!   link to a directory a copy of that directory's configuration;
@@ -16,6 +19,7 @@
 //! patterns) and local `./…` calls, neither of which may leave the package.
 
 mod glob;
+mod names;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -24,6 +28,7 @@ use std::sync::Arc;
 use crate::vocab::paths::{is_config_file_name, normalize_path};
 
 use glob::{glob_match, BadPattern};
+pub(crate) use names::MAX_PATH_BYTES;
 
 /// Why a package's content is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,6 +37,10 @@ pub(crate) enum PackageError {
     AbsolutePath(String),
     #[error("entry {0:?} contains \"..\"")]
     DotDot(String),
+    #[error("entry {entry:?} is not a safe name on every operating system: {reason}")]
+    UnsafeName { entry: String, reason: String },
+    #[error("entry {start:?}… has a name of {len} bytes, longer than {MAX_PATH_BYTES}")]
+    NameTooLong { start: String, len: usize },
     #[error("symlink {link:?} points outside the package (to {target:?})")]
     SymlinkEscapes { link: String, target: String },
     #[error("symlink {0:?} is part of a loop or too long a chain")]
@@ -76,9 +85,13 @@ pub(crate) struct Materialized {
 }
 
 /// Checks an entry name and returns it cleaned (`./a//b/` → `a/b`); `""` is the root.
+/// Every entry of every package (archive or git tree) goes through here.
 pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
-    if raw.starts_with('/') || raw.starts_with('\\') || raw.contains('\0') {
+    if raw.starts_with('/') || raw.contains('\0') {
         return Err(PackageError::AbsolutePath(raw.to_string()));
+    }
+    if raw.len() > MAX_PATH_BYTES {
+        return Err(name_too_long(raw));
     }
     let mut parts = Vec::new();
     for part in raw.split('/') {
@@ -88,7 +101,24 @@ pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
             other => parts.push(other),
         }
     }
+    if let Some(reason) = names::unportable_name(raw) {
+        return Err(PackageError::UnsafeName {
+            entry: raw.to_string(),
+            reason,
+        });
+    }
     Ok(parts.join("/"))
+}
+
+fn name_too_long(name: &str) -> PackageError {
+    let mut end = 64.min(name.len());
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    PackageError::NameTooLong {
+        start: name[..end].to_string(),
+        len: name.len(),
+    }
 }
 
 /// Whether tfsum keeps a file's content: configuration files only.
@@ -205,6 +235,9 @@ impl PackageTree {
         let path = clean_entry_path(raw)?;
         if path.is_empty() || matches!(self.nodes.get(&path), Some(Node::Dir)) {
             return Err(PackageError::Conflict(raw.to_string()));
+        }
+        if target.len() > MAX_PATH_BYTES {
+            return Err(name_too_long(target));
         }
         if link_target(&path, target).is_none() {
             return Err(PackageError::SymlinkEscapes {
@@ -400,10 +433,14 @@ pub enum SubdirError {
     Ambiguous(String),
     #[error("subdirectory {0:?} is not a valid pattern (syntax error in pattern)")]
     BadPattern(String),
+    #[error("subdirectory {subdir:?} is not a safe path on every operating system: {reason}")]
+    Unsafe { subdir: String, reason: String },
 }
 
-/// The components of a `//subdir`, checked: none may leave the package, and each
-/// pattern must be well-formed (as `filepath.Glob` checks first).
+/// The components of a `//subdir`, checked: none may leave the package, each pattern
+/// must be well-formed (as `filepath.Glob` checks first), and a literal name must be
+/// one the package could hold (on Windows, `C:` or `a\..\..` would leave it when
+/// joined).
 fn subdir_parts(subdir: &str) -> Result<Vec<&str>, SubdirError> {
     if subdir.starts_with('/') || subdir.contains('\0') {
         return Err(SubdirError::Escapes(subdir.to_string()));
@@ -413,10 +450,17 @@ fn subdir_parts(subdir: &str) -> Result<Vec<&str>, SubdirError> {
         match part {
             "" | "." => {}
             ".." => return Err(SubdirError::Escapes(subdir.to_string())),
+            part if has_glob_meta(part) => {
+                glob_match(part, "")
+                    .map_err(|BadPattern| SubdirError::BadPattern(subdir.to_string()))?;
+                parts.push(part);
+            }
             part => {
-                if has_glob_meta(part) {
-                    glob_match(part, "")
-                        .map_err(|BadPattern| SubdirError::BadPattern(subdir.to_string()))?;
+                if let Some(reason) = names::unportable_component(part) {
+                    return Err(SubdirError::Unsafe {
+                        subdir: subdir.to_string(),
+                        reason,
+                    });
                 }
                 parts.push(part);
             }
@@ -508,6 +552,44 @@ mod tests {
         ] {
             assert_eq!(clean_entry_path(raw), want.map(str::to_string), "{raw}");
         }
+    }
+
+    /// Names that are paths, devices or streams on Windows are refused on every system,
+    /// naming the entry; so is a name longer than `PATH_MAX`.
+    #[test]
+    fn names_unsafe_on_any_system_are_refused_with_the_entry() {
+        for raw in [
+            "sub\\..\\..\\x.tf",
+            "C:/Windows/x.tf",
+            "C:x.tf",
+            "mod/CON",
+            "mod/nul.tf",
+            "mod/aux.tf.json",
+            "COM1/main.tf",
+            "lpt9",
+            "main.tf:hidden",
+            "mod./main.tf",
+            "mod /main.tf",
+        ] {
+            let want = format!("entry {raw:?} is not a safe name on every operating system");
+            let mut t = tree();
+            for err in [
+                t.add_file(raw, Some(b"x".to_vec())).unwrap_err(),
+                t.add_file(raw, None).unwrap_err(),
+                t.add_dir(raw).unwrap_err(),
+                t.add_symlink(raw, "main.tf").unwrap_err(),
+            ] {
+                assert!(
+                    matches!(err, PackageError::UnsafeName { .. }),
+                    "{raw}: {err}"
+                );
+                assert!(err.to_string().starts_with(&want), "{err}");
+            }
+        }
+        let long = format!("{}/x.tf", "d/".repeat(2100));
+        let err = clean_entry_path(&long).unwrap_err();
+        assert!(matches!(err, PackageError::NameTooLong { len, .. } if len == long.len()));
+        assert!(err.to_string().contains("longer than 4096"), "{err}");
     }
 
     #[test]
@@ -620,6 +702,12 @@ mod tests {
             m.find_dir("nope/a[").unwrap_err(),
             SubdirError::BadPattern("nope/a[".into())
         );
+        for unsafe_subdir in ["C:", "two/nul", "a:b/c"] {
+            assert!(
+                matches!(m.find_dir(unsafe_subdir), Err(SubdirError::Unsafe { .. })),
+                "{unsafe_subdir}"
+            );
+        }
         // An escaped meta character names itself.
         assert_eq!(m.find_dir("tw\\o/\\a").unwrap(), "two/a");
     }
@@ -682,6 +770,10 @@ mod tests {
             find_subdir(root, &stars),
             Err(SubdirError::NotFound(stars.clone()))
         );
+        assert!(matches!(
+            find_subdir(root, "C:"),
+            Err(SubdirError::Unsafe { .. })
+        ));
         assert_eq!(
             find_subdir(root, "two/[a"),
             Err(SubdirError::BadPattern("two/[a".into()))
