@@ -11,17 +11,20 @@
 //! - a symlink may not point outside the package (absolute target, or `..` past the
 //!   root), and is never created: a link to a configuration file becomes a copy of it, a
 //!   link to a directory a copy of that directory's configuration;
-//! - entry count and kept bytes are capped ([`super::ArchiveLimits`]).
+//! - entries (directories implied by deeper names included) and kept bytes are capped
+//!   ([`super::ArchiveLimits`]), and so is the tree the copies make: symlinks count
+//!   toward the same entry and byte caps, so a few links cannot multiply a package;
+//! - paths held in memory and the work of resolving symlinks are bounded too.
 //!
 //! [`Materialized::write_to`] then writes plain files and directories into a fresh
 //! staging directory, which the cache renames into place. The same module resolves the
 //! paths a caller asks for inside a package: the `//subdir` (with go-getter's glob
-//! patterns) and local `./…` calls, neither of which may leave the package.
+//! patterns, [`glob`]) and local `./…` calls, neither of which may leave the package.
 
 mod glob;
 mod names;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{btree_map, BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -29,6 +32,15 @@ use crate::vocab::paths::{is_config_file_name, normalize_path};
 
 use glob::{glob_match, BadPattern};
 pub(crate) use names::MAX_PATH_BYTES;
+
+/// Bytes of paths one package may hold in memory, in its tree and again in what
+/// materializes: far above real repositories (100 000 paths of 300 bytes), far below
+/// what would strain memory.
+const MAX_TOTAL_PATH_BYTES: usize = 32 << 20;
+
+/// Bytes of paths looked up while resolving the symlinks of one package; real packages
+/// need a few hundred KiB.
+const MAX_RESOLVE_BYTES: usize = 256 << 20;
 
 /// Why a package's content is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,8 +65,16 @@ pub(crate) enum PackageError {
     Conflict(String),
     #[error("more than {0} entries")]
     TooManyEntries(usize),
+    #[error("entry names of more than {0} bytes in total")]
+    PathsTooLong(usize),
     #[error("configuration files larger than {0} bytes in total")]
     TooLarge(u64),
+    #[error("more than {0} entries once symlinks are copied")]
+    CopiesTooMany(usize),
+    #[error("configuration files larger than {0} bytes in total once symlinks are copied")]
+    CopiesTooLarge(u64),
+    #[error("symlinks that take more than {MAX_RESOLVE_BYTES} bytes of lookups to resolve")]
+    SymlinksTooComplex,
     #[error("the package is empty")]
     Empty,
 }
@@ -72,6 +92,7 @@ enum Node {
 pub(crate) struct PackageTree {
     nodes: BTreeMap<String, Node>,
     entries: usize,
+    path_bytes: usize,
     kept_bytes: u64,
     max_entries: usize,
     max_kept_bytes: u64,
@@ -159,6 +180,14 @@ fn link_target(link: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// What materializing may still spend.
+struct Budget {
+    entries_left: usize,
+    bytes: u64,
+    path_bytes: usize,
+    resolve_bytes: usize,
+}
+
 impl PackageTree {
     pub(crate) fn new(max_entries: usize, max_kept_bytes: u64) -> PackageTree {
         PackageTree {
@@ -176,6 +205,28 @@ impl PackageTree {
         Ok(())
     }
 
+    /// Stores a node; a new path counts toward the entry and path-bytes caps (a
+    /// directory implied by a deeper name is an entry too).
+    fn insert(&mut self, path: String, node: Node) -> Result<(), PackageError> {
+        let full = self.nodes.len() >= self.max_entries;
+        match self.nodes.entry(path) {
+            btree_map::Entry::Occupied(mut slot) => {
+                slot.insert(node);
+            }
+            btree_map::Entry::Vacant(slot) => {
+                if full {
+                    return Err(PackageError::TooManyEntries(self.max_entries));
+                }
+                self.path_bytes += slot.key().len();
+                if self.path_bytes > MAX_TOTAL_PATH_BYTES {
+                    return Err(PackageError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
+                }
+                slot.insert(node);
+            }
+        }
+        Ok(())
+    }
+
     /// Records `path` and its ancestors as directories.
     pub(crate) fn add_dir(&mut self, raw: &str) -> Result<(), PackageError> {
         self.count()?;
@@ -183,17 +234,23 @@ impl PackageTree {
         self.ensure_dirs(&path, raw)
     }
 
+    /// Makes `path` and its ancestors directories. Every node's ancestors are
+    /// directories, so the search stops at the deepest one that exists.
     fn ensure_dirs(&mut self, path: &str, raw: &str) -> Result<(), PackageError> {
-        let mut current = String::new();
-        for part in path.split('/').filter(|p| !p.is_empty()) {
-            current = join(&current, part);
-            match self.nodes.get(&current) {
-                None => {
-                    self.nodes.insert(current.clone(), Node::Dir);
-                }
-                Some(Node::Dir) => {}
+        let mut missing = Vec::new();
+        let mut current = path;
+        while !current.is_empty() {
+            match self.nodes.get(current) {
+                Some(Node::Dir) => break,
                 Some(_) => return Err(PackageError::Conflict(raw.to_string())),
+                None => {
+                    missing.push(current);
+                    current = parent(current);
+                }
             }
+        }
+        for dir in missing.into_iter().rev() {
+            self.insert(dir.to_string(), Node::Dir)?;
         }
         Ok(())
     }
@@ -225,8 +282,7 @@ impl PackageTree {
             }
             _ => None,
         };
-        self.nodes.insert(path, Node::File(content));
-        Ok(())
+        self.insert(path, Node::File(content))
     }
 
     /// Records a symlink, refusing one whose target leaves the package.
@@ -246,16 +302,24 @@ impl PackageTree {
             });
         }
         self.ensure_dirs(parent(&path), raw)?;
-        self.nodes.insert(path, Node::Symlink(target.to_string()));
-        Ok(())
+        self.insert(path, Node::Symlink(target.to_string()))
     }
 
     /// Follows symlinks in every component of `path`. `None` for a path that does not
     /// exist (a dangling link).
-    fn resolve(&self, path: &str, hops: &mut u32) -> Result<Option<String>, PackageError> {
+    fn resolve(
+        &self,
+        path: &str,
+        hops: &mut u32,
+        budget: &mut Budget,
+    ) -> Result<Option<String>, PackageError> {
         let mut current = String::new();
         for part in path.split('/').filter(|p| !p.is_empty()) {
             let candidate = join(&current, part);
+            budget.resolve_bytes += candidate.len();
+            if budget.resolve_bytes > MAX_RESOLVE_BYTES {
+                return Err(PackageError::SymlinksTooComplex);
+            }
             match self.nodes.get(&candidate) {
                 None => return Ok(None),
                 Some(Node::Symlink(target)) => {
@@ -269,7 +333,7 @@ impl PackageTree {
                             target: target.clone(),
                         });
                     };
-                    match self.resolve(&target_path, hops)? {
+                    match self.resolve(&target_path, hops, budget)? {
                         Some(resolved) => current = resolved,
                         None => return Ok(None),
                     }
@@ -280,13 +344,20 @@ impl PackageTree {
         Ok(Some(current))
     }
 
-    /// Resolves every symlink and returns what tfsum keeps.
+    /// Resolves every symlink and returns what tfsum keeps. The copies symlinks make
+    /// count toward the package's caps: entries (`max_entries`), configuration bytes
+    /// (`max_kept_bytes`) and path bytes, so that what is written stays within them.
     pub(crate) fn materialize(&self) -> Result<Materialized, PackageError> {
         if self.nodes.is_empty() {
             return Err(PackageError::Empty);
         }
         let mut out = Materialized::default();
-        let mut budget = self.max_entries;
+        let mut budget = Budget {
+            entries_left: self.max_entries,
+            bytes: 0,
+            path_bytes: 0,
+            resolve_bytes: 0,
+        };
         for (path, node) in &self.nodes {
             self.place(path, path, node, &mut out, &mut budget, 0)?;
         }
@@ -300,32 +371,28 @@ impl PackageTree {
         src: &str,
         node: &Node,
         out: &mut Materialized,
-        budget: &mut usize,
+        budget: &mut Budget,
         depth: u32,
     ) -> Result<(), PackageError> {
-        if *budget == 0 {
-            return Err(PackageError::TooManyEntries(self.max_entries));
+        if budget.entries_left == 0 {
+            return Err(PackageError::CopiesTooMany(self.max_entries));
         }
-        *budget -= 1;
+        budget.entries_left -= 1;
         match node {
-            Node::Dir => {
-                out.dirs.insert(dst.to_string());
-            }
-            Node::File(Some(content)) => {
-                out.files.insert(dst.to_string(), content.clone());
-            }
+            Node::Dir => self.put_dir(dst, out, budget)?,
+            Node::File(Some(content)) => self.put_file(dst, content, out, budget)?,
             Node::File(None) => {}
             Node::Symlink(target) => {
                 if depth > 8 {
                     return Err(PackageError::SymlinkLoop(src.to_string()));
                 }
                 let mut hops = 0;
-                let Some(resolved) = self.resolve(src, &mut hops)? else {
+                let Some(resolved) = self.resolve(src, &mut hops, budget)? else {
                     return Ok(()); // dangling: nothing to read there
                 };
                 match self.nodes.get(&resolved) {
                     Some(Node::File(Some(content))) if is_kept(dst) => {
-                        out.files.insert(dst.to_string(), content.clone());
+                        self.put_file(dst, content, out, budget)?;
                     }
                     Some(Node::File(None)) if is_kept(dst) => {
                         return Err(PackageError::SymlinkToUnkept {
@@ -334,17 +401,13 @@ impl PackageTree {
                         })
                     }
                     Some(Node::Dir) | None if resolved.is_empty() || self.is_dir(&resolved) => {
-                        out.dirs.insert(dst.to_string());
+                        self.put_dir(dst, out, budget)?;
                         // A link to its own ancestor would copy itself without end;
                         // nothing a module call can name needs it, so it stays empty.
                         if resolved.is_empty() || src.starts_with(&format!("{resolved}/")) {
                             return Ok(());
                         }
-                        let prefix = if resolved.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{resolved}/")
-                        };
+                        let prefix = format!("{resolved}/");
                         for (path, child) in self.nodes.range(prefix.clone()..) {
                             let Some(rest) = path.strip_prefix(&prefix) else {
                                 break;
@@ -355,6 +418,45 @@ impl PackageTree {
                     _ => {}
                 }
             }
+        }
+        Ok(())
+    }
+
+    fn put_dir(
+        &self,
+        dst: &str,
+        out: &mut Materialized,
+        budget: &mut Budget,
+    ) -> Result<(), PackageError> {
+        self.charge_path(dst, budget)?;
+        out.dirs.insert(dst.to_string());
+        Ok(())
+    }
+
+    fn put_file(
+        &self,
+        dst: &str,
+        content: &Arc<Vec<u8>>,
+        out: &mut Materialized,
+        budget: &mut Budget,
+    ) -> Result<(), PackageError> {
+        self.charge_path(dst, budget)?;
+        budget.bytes += content.len() as u64;
+        if budget.bytes > self.max_kept_bytes {
+            return Err(PackageError::CopiesTooLarge(self.max_kept_bytes));
+        }
+        out.files.insert(dst.to_string(), content.clone());
+        Ok(())
+    }
+
+    /// Copies under a symlinked directory get longer paths than any entry had.
+    fn charge_path(&self, dst: &str, budget: &mut Budget) -> Result<(), PackageError> {
+        if dst.len() > MAX_PATH_BYTES {
+            return Err(name_too_long(dst));
+        }
+        budget.path_bytes += dst.len();
+        if budget.path_bytes > MAX_TOTAL_PATH_BYTES {
+            return Err(PackageError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
         }
         Ok(())
     }
@@ -648,6 +750,58 @@ mod tests {
         t.add_symlink("b", "a").unwrap();
         t.add_symlink("main.tf", "a/x.tf").unwrap();
         assert!(matches!(t.materialize(), Err(PackageError::SymlinkLoop(_))));
+    }
+
+    /// One 2 MiB file and 150 links to its directory would materialize 302 MiB: the
+    /// copies count toward the byte cap, and toward the entry cap.
+    #[test]
+    fn symlink_copies_count_toward_the_caps() {
+        let caps = crate::net::modules::ArchiveLimits::default();
+        let amplified = |links: usize, max_entries: usize, max_bytes: u64| {
+            let mut t = PackageTree::new(max_entries, max_bytes);
+            t.add_file("shared/big.tf", Some(vec![b'#'; 2 << 20]))
+                .unwrap();
+            for i in 0..links {
+                t.add_symlink(&format!("l{i}"), "shared").unwrap();
+            }
+            t.materialize()
+        };
+        assert_eq!(
+            amplified(150, caps.max_entries, caps.max_config_bytes),
+            Err(PackageError::CopiesTooLarge(caps.max_config_bytes))
+        );
+        let small = amplified(3, caps.max_entries, caps.max_config_bytes).unwrap();
+        assert_eq!(small.files.len(), 4);
+        // Entries: 2 nodes + 10 links fit in 12, but their copies (2 each) do not.
+        assert_eq!(
+            amplified(10, 12, u64::MAX),
+            Err(PackageError::CopiesTooMany(12))
+        );
+        // Links to links to directories multiply too.
+        let mut t = PackageTree::new(100_000, 1 << 20);
+        t.add_file("d0/x.tf", Some(vec![0; 1000])).unwrap();
+        for level in 1..8 {
+            for i in 0..4 {
+                t.add_symlink(&format!("d{level}/l{i}"), &format!("../d{}", level - 1))
+                    .unwrap();
+            }
+        }
+        assert_eq!(t.materialize(), Err(PackageError::CopiesTooLarge(1 << 20)));
+    }
+
+    /// Directories implied by deep names are entries: they cannot bypass the cap.
+    #[test]
+    fn implied_directories_count_as_entries() {
+        let mut t = PackageTree::new(10, 1 << 20);
+        let deep = format!("{}x.tf", "d/".repeat(20));
+        assert_eq!(
+            t.add_file(&deep, None),
+            Err(PackageError::TooManyEntries(10))
+        );
+        let mut t = PackageTree::new(10, 1 << 20);
+        t.add_file(&format!("{}x.tf", "d/".repeat(9)), None)
+            .unwrap();
+        assert_eq!(t.nodes.len(), 10);
     }
 
     #[test]
