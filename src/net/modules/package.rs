@@ -197,6 +197,11 @@ impl PackageTree {
         }
     }
 
+    /// How many more bytes of configuration the package may keep.
+    pub(crate) fn kept_room(&self) -> u64 {
+        self.max_kept_bytes.saturating_sub(self.kept_bytes)
+    }
+
     fn count(&mut self) -> Result<(), PackageError> {
         self.entries += 1;
         if self.entries > self.max_entries {
