@@ -13,6 +13,7 @@ mod fake_registry;
 mod faults;
 mod harness;
 mod hcl_shapes;
+mod hostile_archives;
 mod interrupt;
 mod merge_driver;
 mod mirrors;
