@@ -51,6 +51,14 @@ fn io_corrupt(e: io::Error) -> ArchiveError {
     corrupt(e.to_string())
 }
 
+/// Fills `buf` from offset `at`.
+fn read_at<R: Read + Seek>(reader: &mut R, at: u64, buf: &mut [u8]) -> Result<(), ArchiveError> {
+    reader
+        .seek(SeekFrom::Start(at))
+        .and_then(|_| reader.read_exact(buf))
+        .map_err(io_corrupt)
+}
+
 fn u16_at(bytes: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([bytes[at], bytes[at + 1]])
 }
@@ -143,10 +151,7 @@ fn find_directory<R: Read + Seek>(
     let tail_len = file_len.min((END_LEN + 0xFFFF) as u64);
     let tail_start = file_len - tail_len;
     let mut tail = vec![0u8; tail_len as usize];
-    reader
-        .seek(SeekFrom::Start(tail_start))
-        .and_then(|_| reader.read_exact(&mut tail))
-        .map_err(io_corrupt)?;
+    read_at(reader, tail_start, &mut tail)?;
     let last = tail
         .len()
         .checked_sub(END_LEN)
@@ -166,10 +171,7 @@ fn find_directory<R: Read + Seek>(
     if records == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF {
         if let Some(end64_at) = zip64_end(reader, end_at, file_len)? {
             let mut end64 = [0u8; END64_LEN];
-            reader
-                .seek(SeekFrom::Start(end64_at))
-                .and_then(|_| reader.read_exact(&mut end64))
-                .map_err(io_corrupt)?;
+            read_at(reader, end64_at, &mut end64)?;
             if u32_at(&end64, 0) != END64_SIG {
                 return Err(corrupt("no zip64 end of central directory record"));
             }
@@ -208,10 +210,7 @@ fn zip64_end<R: Read + Seek>(
         return Ok(None);
     };
     let mut locator = [0u8; LOCATOR_LEN];
-    reader
-        .seek(SeekFrom::Start(locator_at))
-        .and_then(|_| reader.read_exact(&mut locator))
-        .map_err(io_corrupt)?;
+    read_at(reader, locator_at, &mut locator)?;
     if u32_at(&locator, 0) != LOCATOR_SIG {
         return Ok(None);
     }
@@ -231,10 +230,7 @@ fn signature_at<R: Read + Seek>(
         return Ok(None);
     }
     let mut sig = [0u8; 4];
-    reader
-        .seek(SeekFrom::Start(at))
-        .and_then(|_| reader.read_exact(&mut sig))
-        .map_err(io_corrupt)?;
+    read_at(reader, at, &mut sig)?;
     Ok(Some(u32::from_le_bytes(sig)))
 }
 
@@ -376,10 +372,7 @@ impl Record {
             .filter(|at| at.saturating_add(LOCAL_LEN as u64) <= file_len)
             .ok_or_else(|| corrupt(format!("entry {name:?} lies outside the file")))?;
         let mut local = [0u8; LOCAL_LEN];
-        reader
-            .seek(SeekFrom::Start(header_at))
-            .and_then(|_| reader.read_exact(&mut local))
-            .map_err(io_corrupt)?;
+        read_at(reader, header_at, &mut local)?;
         if u32_at(&local, 0) != LOCAL_SIG {
             return Err(corrupt(format!("entry {name:?} has no local header")));
         }
