@@ -123,23 +123,24 @@ fn read_from<R: Read + Seek>(
     let name = format.name();
     match format {
         ArchiveFormat::Zip => unzip::read_zip(BufReader::new(reader), limits),
+        // Concatenated members or streams go on, as Go's readers (and so go-getter's)
+        // read them: the first alone would be a different package.
         ArchiveFormat::TarGz => untar::read_tar(
-            flate2::read::GzDecoder::new(BufReader::new(reader)),
+            flate2::read::MultiGzDecoder::new(BufReader::new(reader)),
             name,
             limits,
         ),
         ArchiveFormat::TarBz2 => untar::read_tar(
-            bzip2::read::BzDecoder::new(BufReader::new(reader)),
+            bzip2::read::MultiBzDecoder::new(BufReader::new(reader)),
             name,
             limits,
         ),
         ArchiveFormat::TarXz => {
-            let stream =
-                xz2::stream::Stream::new_stream_decoder(XZ_MEMORY_LIMIT, 0).map_err(|e| {
-                    ArchiveError::Corrupt {
-                        format: name,
-                        reason: e.to_string(),
-                    }
+            let concatenated = xz2::stream::CONCATENATED;
+            let stream = xz2::stream::Stream::new_stream_decoder(XZ_MEMORY_LIMIT, concatenated)
+                .map_err(|e| ArchiveError::Corrupt {
+                    format: name,
+                    reason: e.to_string(),
                 })?;
             untar::read_tar(
                 xz2::read::XzDecoder::new_stream(BufReader::new(reader), stream),
@@ -542,6 +543,33 @@ mod tests {
                 .materialize()
                 .unwrap();
             assert_eq!(m.files["v.tf"].as_slice(), b"1", "{format:?}");
+        }
+    }
+
+    /// A tar split over two gzip members (or bzip2/xz streams) is one archive, as Go
+    /// reads it: go-getter would unpack both halves.
+    #[test]
+    fn concatenated_members_are_one_archive() {
+        let whole = tar_plain(&[
+            ("a.tf", tar::EntryType::Regular, b"a", None),
+            ("b.tf", tar::EntryType::Regular, b"b", None),
+        ]);
+        let (first, second) = whole.split_at(1024);
+        let mut gz = gzip(first);
+        gz.extend(gzip(second));
+        let mut bz = Vec::new();
+        let mut xz = Vec::new();
+        for half in [first, second] {
+            let mut b = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+            b.write_all(half).unwrap();
+            bz.extend(b.finish().unwrap());
+            let mut x = xz2::write::XzEncoder::new(Vec::new(), 1);
+            x.write_all(half).unwrap();
+            xz.extend(x.finish().unwrap());
+        }
+        for (bytes, format) in [(gz, "tar.gz"), (bz, "tar.bz2"), (xz, "tar.xz")] {
+            let files = unpack_archive(&bytes, format, &ArchiveLimits::default()).unwrap();
+            assert_eq!(files.len(), 2, "{format}: {files:?}");
         }
     }
 
