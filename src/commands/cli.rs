@@ -385,26 +385,6 @@ pub(crate) struct VerifyArgs {
     pub sources: SourceArgs,
 }
 
-impl VerifyArgs {
-    /// The `lock` arguments that build the same settings (one settings layer for both
-    /// commands): the package-source flags as given, the rest at their defaults.
-    pub(crate) fn as_lock_args(&self) -> LockArgs {
-        LockArgs {
-            paths: self.paths.clone(),
-            recursive: self.recursive,
-            check: true,
-            fail_on_write: false,
-            retry_failed: false,
-            format: self.format,
-            platforms: Vec::new(),
-            ignore_paths: Vec::new(),
-            upgrade: false,
-            flavor: None,
-            sources: self.sources.clone(),
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub(crate) struct FmtArgs {
     /// Lock files, or directories holding one (with -r: directories to search) [default: .]

@@ -25,6 +25,7 @@ use crate::stages::hash;
 use crate::stages::load::{self, LoadOptions, Loaded};
 use crate::stages::resolve;
 use crate::stages::root::Root;
+use crate::stages::warning::Warning;
 use crate::stages::write::{self, LOCK_FILE_NAME};
 use crate::vocab::paths::normalize_path;
 use crate::vocab::progress::Progress;
@@ -39,7 +40,18 @@ pub(crate) enum FatalError {
     #[error(transparent)]
     Setup(#[from] SetupError),
     #[error("--retry-failed: {0}")]
-    Retry(String),
+    Retry(RetryError),
+}
+
+/// Why `--retry-failed` has no run to retry.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RetryError {
+    #[error("it needs a cache directory to read the last run from; set --cache-dir")]
+    NoCache,
+    #[error("no earlier `tfsum lock` run from {} is recorded (looked in {})", cwd.display(), file.display())]
+    NoRecord { cwd: PathBuf, file: PathBuf },
+    #[error(transparent)]
+    Unreadable(run_record::RecordError),
 }
 
 impl FatalError {
@@ -56,20 +68,21 @@ pub(crate) async fn run(
     progress: Arc<dyn Progress>,
 ) -> Result<RunReport, FatalError> {
     let started = Instant::now();
-    let services = settings.services(progress.clone())?;
+    let services = settings.sources.services(progress.clone())?;
     let mut warnings = services.warnings.clone();
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
     let within = trees(&targets.search);
     let options = LoadOptions {
-        flavor: settings.flavor,
+        flavor: settings.sources.flavor,
         recursive: targets.recursive,
         within,
     };
     let (mut roots, found) = load::roots(&discovery, &options, &services.modules).await;
     warnings.extend(found);
     targets.keep_affected(&mut roots);
-    let plan = resolve::plan(roots, &services.sources, settings.upgrade, &mut warnings).await;
+    let plan = resolve::plan(roots, &services.sources, settings.upgrade).await;
+    warnings.extend(plan.warnings);
     let hashes = hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
     let reports = write::write(plan.roots, &hashes, settings.check, progress.as_ref());
     let mut report = RunReport {
@@ -81,15 +94,18 @@ pub(crate) async fn run(
         modules: services.modules.stats(),
         elapsed: started.elapsed(),
     };
-    report.warnings.extend(services.cache.warnings());
+    let refused = services.cache.warnings().into_iter();
+    let refused = refused
+        .chain(services.modules.warnings())
+        .map(Warning::Cache);
+    report.warnings.extend(refused);
     if services.cache.root().is_some() {
         let record = run_record::RunState::from_report(&settings.cwd, &report);
         if let Err(e) = run_record::save(&services.cache, &record) {
-            let file = run_record::path(&services.cache, &settings.cwd);
-            report.warnings.push(format!(
-                "cannot save the run record for --retry-failed to {}: {e}",
-                file.display()
-            ));
+            report.warnings.push(Warning::RunRecord {
+                file: run_record::path(&services.cache, &settings.cwd),
+                error: e.to_string(),
+            });
         }
     }
     Ok(report)
@@ -100,23 +116,20 @@ pub(crate) async fn run(
 pub(crate) fn roots_to_retry(
     settings: &LockSettings,
 ) -> Result<(Vec<PathBuf>, Vec<String>), FatalError> {
-    let cache = settings.cache().map_err(SetupError::from)?;
+    let cache = settings.sources.cache().map_err(SetupError::from)?;
     if cache.root().is_none() {
-        return Err(FatalError::Retry(
-            "it needs a cache directory to read the last run from; set --cache-dir".to_string(),
-        ));
+        return Err(FatalError::Retry(RetryError::NoCache));
     }
     let file = run_record::path(&cache, &settings.cwd);
     let record = match run_record::load(&cache, &settings.cwd) {
         Ok(Some(record)) => record,
         Ok(None) => {
-            return Err(FatalError::Retry(format!(
-                "no earlier `tfsum lock` run from {} is recorded (looked in {})",
-                settings.cwd.display(),
-                file.display()
-            )))
+            return Err(FatalError::Retry(RetryError::NoRecord {
+                cwd: settings.cwd.clone(),
+                file,
+            }))
         }
-        Err(e) => return Err(FatalError::Retry(e)),
+        Err(e) => return Err(FatalError::Retry(RetryError::Unreadable(e))),
     };
     let mut paths = Vec::new();
     let mut notes = Vec::new();

@@ -27,7 +27,7 @@ use cli::{
     Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs, VerifyArgs,
 };
 use fmt::{self as lockfmt, FmtOptions};
-use settings::{Environment, LockSettings};
+use settings::{Environment, LockSettings, VerifySettings};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -97,7 +97,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         Ok(settings) => settings,
         Err(code) => return code,
     };
-    tracing::debug!(files = ?settings.files, "settings files read");
+    tracing::debug!(files = ?settings.sources.files, "settings files read");
     tracing::debug!(?settings, "effective settings");
     crate::disk::atomic::set_test_delay(settings.write_delay);
     if settings.retry_failed {
@@ -162,13 +162,22 @@ fn print_written(written: &[std::path::PathBuf]) {
 /// The run's settings from `args`, the environment and the settings files, relative to
 /// the current directory; a usage error exits 2.
 fn settings_here(args: &LockArgs) -> Result<LockSettings, ExitCode> {
-    let cwd = std::env::current_dir().map_err(|e| {
+    settings::lock(args, &Environment::capture(), &current_dir()?).map_err(|e| exit(EXIT_USAGE, e))
+}
+
+/// As [`settings_here`], for `tfsum verify`.
+fn verify_settings_here(args: &VerifyArgs) -> Result<VerifySettings, ExitCode> {
+    settings::verify(args, &Environment::capture(), &current_dir()?)
+        .map_err(|e| exit(EXIT_USAGE, e))
+}
+
+fn current_dir() -> Result<std::path::PathBuf, ExitCode> {
+    std::env::current_dir().map_err(|e| {
         exit(
             EXIT_FAILED,
             format!("cannot read the current directory: {e}"),
         )
-    })?;
-    settings::lock(args, &Environment::capture(), &cwd).map_err(|e| exit(EXIT_USAGE, e))
+    })
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
@@ -194,7 +203,7 @@ fn finish(printed: std::io::Result<()>, failed: bool) -> ExitCode {
 /// `tfsum verify`: exit 0 when every hash is vouched for, 1 when not (or a file cannot
 /// be read or checked), 2 on a usage error.
 fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
-    let settings = match settings_here(&args.as_lock_args()) {
+    let settings = match verify_settings_here(&args) {
         Ok(settings) => settings,
         Err(code) => return code,
     };
@@ -209,7 +218,7 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
         Err(e) => return exit(EXIT_FAILED, e),
     };
     let mut stdout = std::io::stdout().lock();
-    let printed = match args.format {
+    let printed = match settings.format {
         Format::Text => verify::print_text(&report, verbosity == Verbosity::Quiet, &mut stdout),
         Format::Json => verify::print_json(&report, &mut stdout),
         Format::Markdown => verify::print_markdown(&report, &mut stdout),

@@ -10,14 +10,15 @@
 //!   platform the signed SHA256SUMS lists (or the configured mirror holds), each hashed
 //!   once, through the cache.
 //!
-//! It reuses the stages of `lock` rather than copying them: `fmt`'s discovery of lock
-//! files, the lock-file parser (with lines), and the hash stage's [`Sources`], so the
-//! registry, mirrors, cache and their checks are exactly those of `lock`. Each unique
-//! (provider, version, flavor) is checked once for all files. A hash nobody vouches for,
-//! a version its registry does not publish, and a package that cannot be checked are
-//! each a finding that names the file, line, provider and version.
+//! It reuses the stages of `lock` rather than copying them: the one lock-file finder, the
+//! lock-file parser (with lines), and the hash stage's [`Sources`], so the registry,
+//! mirrors, cache and their checks are exactly those of `lock`. Each provider's versions
+//! are listed once, and each unique (provider, version) is checked once for all files,
+//! Terraform's and OpenTofu's alike. A hash nobody vouches for, a version its registry
+//! does not publish, and a package that cannot be checked are each a finding that names
+//! the file, line, provider and version.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,12 +27,18 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::commands::lock::FatalError;
-use crate::commands::settings::LockSettings;
-use crate::sources::{Package, PackageHashes, RegistryStats, Sources};
+use crate::commands::settings::VerifySettings;
+use crate::disk::atomic::LinkEscape;
+use crate::disk::walk::FindError;
+use crate::report::json::JsonWarning;
+use crate::sources::{
+    PackageError, PackageHashes, SourceStats, Sources, VersionsError, VersionsFound,
+};
+use crate::stages::warning::Warning;
 use crate::stages::write::changes::display;
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
-use crate::vocab::lockfile::{self, LockFile};
+use crate::vocab::lockfile::{self, Flavor, LockFile};
 use crate::vocab::progress::Progress;
 use crate::vocab::version::Version;
 
@@ -39,8 +46,8 @@ use crate::vocab::version::Version;
 #[derive(Debug)]
 pub(crate) struct VerifyReport {
     pub files: Vec<VerifiedFile>,
-    pub warnings: Vec<String>,
-    pub stats: RegistryStats,
+    pub warnings: Vec<Warning>,
+    pub stats: SourceStats,
     pub elapsed: Duration,
 }
 
@@ -48,11 +55,27 @@ pub(crate) struct VerifyReport {
 #[derive(Debug)]
 pub(crate) struct VerifiedFile {
     pub path: PathBuf,
-    pub outcome: Result<Vec<Finding>, String>,
+    pub outcome: Result<Vec<Finding>, FileError>,
+}
+
+/// Why a lock file could not be verified at all.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FileError {
+    /// A given path stands for no lock file, or a directory could not be searched.
+    #[error("{0}")]
+    Find(FindError),
+    /// A lock file that is a link leading out of the trees.
+    #[error("{0}")]
+    Link(LinkEscape),
+    #[error("cannot read it: {0}")]
+    Read(std::io::Error),
+    /// Not a lock file (not UTF-8, merge conflict markers, invalid HCL, …).
+    #[error("{0}")]
+    Invalid(lockfile::ReadError),
 }
 
 /// Something wrong with one entry or hash of a lock file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct Finding {
     /// 1-based: the hash's line, or the provider block's for a whole-entry finding.
     pub line: usize,
@@ -64,7 +87,7 @@ pub(crate) struct Finding {
     pub problem: Problem,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum Problem {
     /// A hash that is neither a signed SHA256SUMS line nor the `h1:` of a published
@@ -79,7 +102,26 @@ pub(crate) enum Problem {
     /// The provider's sources do not publish this version.
     VersionMissing { available: Vec<String> },
     /// The version could not be checked (network, signature, offline, …).
-    Unchecked { reason: String },
+    Unchecked {
+        #[serde(serialize_with = "display")]
+        reason: Unchecked,
+    },
+}
+
+/// Why a version could not be checked.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum Unchecked {
+    /// Its provider's versions could not be listed.
+    #[error("{0}")]
+    Versions(VersionsError),
+    /// Its packages could not be listed or hashed; the finding already names the
+    /// provider and version, so only the platform and the problem are said.
+    #[error("{}{}", .0.platform.as_ref().map(|p| format!("{p}: ")).unwrap_or_default(), .0.problem)]
+    Package(PackageError),
+    #[error("its sources list no package for it")]
+    NoPackages,
+    #[error("it was not checked")]
+    NotChecked,
 }
 
 impl std::fmt::Display for Finding {
@@ -137,7 +179,7 @@ enum Verdict {
         platforms: Vec<Platform>,
     },
     Missing(Vec<String>),
-    Unchecked(String),
+    Unchecked(Unchecked),
 }
 
 /// A parsed lock file and the lines of its parts.
@@ -149,7 +191,7 @@ struct Parsed {
 /// Runs `tfsum verify` over `settings.paths` (lock files, directories holding one, or
 /// with `recursive` trees to search).
 pub(crate) async fn run(
-    settings: &LockSettings,
+    settings: &VerifySettings,
     progress: Arc<dyn Progress>,
 ) -> Result<VerifyReport, FatalError> {
     let started = Instant::now();
@@ -158,10 +200,10 @@ pub(crate) async fn run(
             return Err(FatalError::NotFound(path.clone()));
         }
     }
-    let services = settings.services(progress)?;
+    let services = settings.sources.services(progress)?;
     let within = crate::disk::atomic::link_trees(&settings.paths);
     let mut seen = HashSet::new();
-    let mut files: Vec<(PathBuf, Result<Parsed, String>)> = Vec::new();
+    let mut files: Vec<(PathBuf, Result<Parsed, FileError>)> = Vec::new();
     for path in &settings.paths {
         for found in crate::disk::walk::lock_files(path, settings.recursive) {
             match found {
@@ -172,41 +214,56 @@ pub(crate) async fn run(
                         files.push((file, parsed));
                     }
                 }
-                Err((path, error)) => files.push((path, Err(error.to_string()))),
+                Err((path, error)) => files.push((path, Err(FileError::Find(error)))),
             }
         }
     }
-    let mut packages: BTreeMap<Package, Option<Verdict>> = BTreeMap::new();
+    // Each (provider, version) once, under the rules of the roots that lock it: when a
+    // Terraform file names it, every package is downloaded, and those hashes vouch for an
+    // OpenTofu file's entry too; OpenTofu files alone may take the `packages` map.
+    let mut packages: BTreeMap<(ProviderAddr, Version), Flavor> = BTreeMap::new();
     for (_, parsed) in &files {
         let Ok(parsed) = parsed else { continue };
         for (addr, entry) in &parsed.lock.providers {
-            let package = Package {
-                addr: addr.clone(),
-                version: entry.version.clone(),
-                flavor: parsed.lock.flavor,
-            };
-            packages.insert(package, None);
+            let flavor = packages
+                .entry((addr.clone(), entry.version.clone()))
+                .or_insert(parsed.lock.flavor);
+            if parsed.lock.flavor == Flavor::Terraform {
+                *flavor = Flavor::Terraform;
+            }
         }
     }
     let sources = &services.sources;
-    let verdicts = futures::future::join_all(
-        packages
-            .keys()
-            .map(|package| async move { (package.clone(), check(sources, package).await) }),
-    )
-    .await;
-    for (package, verdict) in verdicts {
-        packages.insert(package, Some(verdict));
-    }
+    let providers: BTreeSet<&ProviderAddr> = packages.keys().map(|(addr, _)| addr).collect();
+    let listed: HashMap<&ProviderAddr, Result<VersionsFound, VersionsError>> =
+        futures::future::join_all(
+            providers
+                .into_iter()
+                .map(|addr| async move { (addr, sources.versions(addr).await) }),
+        )
+        .await
+        .into_iter()
+        .collect();
+    let verdicts: Verdicts =
+        futures::future::join_all(packages.iter().map(|((addr, version), flavor)| {
+            let listed = listed.get(addr);
+            async move {
+                let verdict = check(sources, addr, version, *flavor, listed).await;
+                ((addr.clone(), version.clone()), verdict)
+            }
+        }))
+        .await
+        .into_iter()
+        .collect();
     let files = files
         .into_iter()
         .map(|(path, parsed)| VerifiedFile {
             path,
-            outcome: parsed.map(|parsed| findings(&parsed, &packages)),
+            outcome: parsed.map(|parsed| findings(&parsed, &verdicts)),
         })
         .collect();
     let mut warnings = services.warnings.clone();
-    warnings.extend(services.cache.warnings());
+    warnings.extend(services.cache.warnings().into_iter().map(Warning::Cache));
     Ok(VerifyReport {
         files,
         warnings,
@@ -217,10 +274,10 @@ pub(crate) async fn run(
 
 /// Reads and parses one lock file, as `fmt` reads it (a link only within the trees,
 /// UTF-8, no conflict markers), keeping the lines of its hashes.
-fn read(path: &std::path::Path, within: &[PathBuf]) -> Result<Parsed, String> {
-    let target = crate::disk::atomic::link_target(path, within).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&target).map_err(|e| format!("cannot read it: {e}"))?;
-    let lock = lockfile::read(&bytes).map_err(|e| e.to_string())?;
+fn read(path: &std::path::Path, within: &[PathBuf]) -> Result<Parsed, FileError> {
+    let target = crate::disk::atomic::link_target(path, within).map_err(FileError::Link)?;
+    let bytes = std::fs::read(&target).map_err(FileError::Read)?;
+    let lock = lockfile::read(&bytes).map_err(FileError::Invalid)?;
     // `read` accepted the bytes, so they are UTF-8 and parse again the same way.
     let src = String::from_utf8_lossy(&bytes);
     let lines = lockfile::parse_located(&src, lock.flavor.default_registry())
@@ -229,13 +286,22 @@ fn read(path: &std::path::Path, within: &[PathBuf]) -> Result<Parsed, String> {
     Ok(Parsed { lock, lines })
 }
 
-/// Asks the sources about one package: is the version published, for which platforms,
-/// and what are the hashes of all of them.
-async fn check(sources: &Sources, package: &Package) -> Verdict {
-    let (addr, version) = (&package.addr, &package.version);
-    let listed = match sources.versions(addr).await {
-        Ok(found) => found.versions,
-        Err(reason) => return Verdict::Unchecked(reason),
+/// Each (provider, version)'s verdict.
+type Verdicts = BTreeMap<(ProviderAddr, Version), Verdict>;
+
+/// Asks the sources about one package, given its provider's version list: is the
+/// version published, for which platforms, and what are the hashes of all of them.
+async fn check(
+    sources: &Sources,
+    addr: &ProviderAddr,
+    version: &Version,
+    flavor: Flavor,
+    listed: Option<&Result<VersionsFound, VersionsError>>,
+) -> Verdict {
+    let listed = match listed {
+        Some(Ok(found)) => &found.versions,
+        Some(Err(e)) => return Verdict::Unchecked(Unchecked::Versions(e.clone())),
+        None => return Verdict::Unchecked(Unchecked::NotChecked),
     };
     let published = listed
         .iter()
@@ -249,31 +315,25 @@ async fn check(sources: &Sources, package: &Package) -> Verdict {
         return Verdict::Missing(parsed.iter().map(Version::to_string).collect());
     }
     let platforms = match sources.published_platforms(addr, version).await {
-        Ok(platforms) if platforms.is_empty() => {
-            return Verdict::Unchecked("its sources list no package for it".to_string())
-        }
+        Ok(platforms) if platforms.is_empty() => return Verdict::Unchecked(Unchecked::NoPackages),
         Ok(platforms) => platforms,
-        Err(e) => return Verdict::Unchecked(e.reason),
+        Err(e) => return Verdict::Unchecked(Unchecked::Package(e)),
     };
     match sources
-        .package_hashes(addr, version, &platforms, package.flavor)
+        .package_hashes(addr, version, &platforms, flavor)
         .await
     {
         Ok(hashes) => Verdict::Published { hashes, platforms },
-        Err(e) => Verdict::Unchecked(e.to_string()),
+        Err(e) => Verdict::Unchecked(Unchecked::Package(e)),
     }
 }
 
 /// The findings of one file: per entry, the package's verdict, or per hash, whether it
 /// is vouched for.
-fn findings(parsed: &Parsed, verdicts: &BTreeMap<Package, Option<Verdict>>) -> Vec<Finding> {
+fn findings(parsed: &Parsed, verdicts: &Verdicts) -> Vec<Finding> {
     let mut found = Vec::new();
     for (addr, entry) in &parsed.lock.providers {
-        let package = Package {
-            addr: addr.clone(),
-            version: entry.version.clone(),
-            flavor: parsed.lock.flavor,
-        };
+        let package = (addr.clone(), entry.version.clone());
         let block_line = parsed.lines.providers.get(addr).copied().unwrap_or(1);
         let finding = |line, problem| Finding {
             line,
@@ -281,7 +341,7 @@ fn findings(parsed: &Parsed, verdicts: &BTreeMap<Package, Option<Verdict>>) -> V
             version: entry.version.clone(),
             problem,
         };
-        match verdicts.get(&package).and_then(Option::as_ref) {
+        match verdicts.get(&package) {
             Some(Verdict::Published { hashes, platforms }) => {
                 for hash in entry.hashes.iter().filter(|h| !hashes.contains_key(h)) {
                     let line = parsed
@@ -314,7 +374,7 @@ fn findings(parsed: &Parsed, verdicts: &BTreeMap<Package, Option<Verdict>>) -> V
             None => found.push(finding(
                 block_line,
                 Problem::Unchecked {
-                    reason: "it was not checked".to_string(),
+                    reason: Unchecked::NotChecked,
                 },
             )),
         }
@@ -358,7 +418,7 @@ pub(crate) fn print_text(
             }
             Err(error) => {
                 writeln!(out, "failed    {path}")?;
-                for line in error.lines() {
+                for line in error.to_string().lines() {
                     writeln!(out, "          {line}")?;
                 }
             }
@@ -383,13 +443,14 @@ pub(crate) fn print_text(
     let stats = &report.stats;
     writeln!(
         out,
-        "{} lock {}: {} verified, {failed} failed ({findings} {}); packages: {} downloaded, {} from cache; {:.2}s",
+        "{} lock {}: {} verified, {failed} failed ({findings} {}); packages: {} downloaded, {} from cache{}; {:.2}s",
         report.files.len(),
         if report.files.len() == 1 { "file" } else { "files" },
         report.files.len() - failed,
         if findings == 1 { "finding" } else { "findings" },
         stats.packages_downloaded,
         stats.packages_from_cache,
+        crate::report::from_mirror(stats),
         report.elapsed.as_secs_f64(),
     )
 }
@@ -421,7 +482,7 @@ pub(crate) fn print_markdown(report: &VerifyReport, out: &mut impl Write) -> std
                     writeln!(out, "  - {}", crate::report::code(&text))?;
                 }
             }
-            Err(error) => writeln!(out, "  - {}", crate::report::code(error))?,
+            Err(error) => writeln!(out, "  - {}", crate::report::code(&error.to_string()))?,
         }
     }
     Ok(())
@@ -432,7 +493,8 @@ struct JsonReport<'a> {
     schema_version: u32,
     ok: bool,
     files: Vec<JsonFile<'a>>,
-    warnings: &'a [String],
+    warnings: Vec<String>,
+    warning_details: Vec<JsonWarning>,
     stats: JsonStats,
     elapsed_ms: u64,
 }
@@ -443,7 +505,7 @@ struct JsonFile<'a> {
     /// `verified` or `failed`.
     outcome: &'static str,
     /// Why the file could not be read or parsed.
-    error: Option<&'a str>,
+    error: Option<String>,
     findings: &'a [Finding],
 }
 
@@ -453,6 +515,7 @@ struct JsonStats {
     failed: usize,
     packages_downloaded: u64,
     packages_from_cache: u64,
+    packages_from_mirror: u64,
     sums_fetched: u64,
 }
 
@@ -465,7 +528,7 @@ pub(crate) fn print_json(report: &VerifyReport, out: &mut impl Write) -> std::io
         .map(|file| {
             let (error, findings) = match &file.outcome {
                 Ok(findings) => (None, findings.as_slice()),
-                Err(error) => (Some(error.as_str()), &[][..]),
+                Err(error) => (Some(error.to_string()), &[][..]),
             };
             JsonFile {
                 path: file.path.to_string_lossy().into_owned(),
@@ -480,6 +543,7 @@ pub(crate) fn print_json(report: &VerifyReport, out: &mut impl Write) -> std::io
         })
         .collect();
     let failed = files.iter().filter(|f| f.outcome == "failed").count();
+    let (warnings, warning_details) = crate::report::json::warnings(&report.warnings);
     let doc = JsonReport {
         schema_version: crate::report::JSON_SCHEMA_VERSION,
         ok: !report.is_failure(),
@@ -488,10 +552,12 @@ pub(crate) fn print_json(report: &VerifyReport, out: &mut impl Write) -> std::io
             failed,
             packages_downloaded: report.stats.packages_downloaded,
             packages_from_cache: report.stats.packages_from_cache,
+            packages_from_mirror: report.stats.packages_from_mirror,
             sums_fetched: report.stats.sums_fetched,
         },
         files,
-        warnings: &report.warnings,
+        warnings,
+        warning_details,
         elapsed_ms: u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;

@@ -23,8 +23,8 @@ use hcl_edit::structure::{Block, Body};
 use hcl_edit::Span;
 
 use super::{
-    requirement, ConfigError, FileContent, ImportDecl, LineIndex, Location, ModuleCallDecl,
-    ProviderBlock, RawConstraint, ResourceDecl, ResourceMode,
+    invalid_entry_key, requirement, ConfigError, FileContent, ImportDecl, LineIndex, Location,
+    ModuleCallDecl, ProviderBlock, RawConstraint, ResourceDecl, ResourceMode,
 };
 
 /// Stack the parser may use: more than the deepest input it accepts needs in a debug build
@@ -219,6 +219,19 @@ impl Reader<'_> {
         for block in body.blocks() {
             match block.ident.as_str() {
                 "required_providers" => {
+                    // Terraform: "Unexpected \"NAME\" block: Blocks are not allowed here."
+                    if let Some(nested) = block.body.blocks().next() {
+                        return Err(ConfigError::invalid(
+                            self.at(nested.span()),
+                            format!(
+                                "unexpected {:?} block in required_providers: blocks are not \
+                                 allowed here; an entry is an attribute, `{} = {{ source = \"…\", \
+                                 version = \"…\" }}`",
+                                nested.ident.as_str(),
+                                nested.ident.as_str()
+                            ),
+                        ));
+                    }
                     let mut entries = Vec::new();
                     for attr in block.body.attributes() {
                         entries.push(self.required_provider(
@@ -274,7 +287,8 @@ impl Reader<'_> {
                                 at: value_at,
                             })
                         }
-                        _ => {}
+                        "configuration_aliases" => {}
+                        other => return Err(invalid_entry_key(local_name, other, value_at)),
                     }
                 }
                 requirement(

@@ -15,8 +15,8 @@ use std::path::Path;
 use crate::vocab::json::{JsonKind, JsonNode, Member};
 
 use super::{
-    requirement, ConfigError, FileContent, ImportDecl, Location, ModuleCallDecl, ProviderBlock,
-    ProviderRequirement, RawConstraint, ResourceDecl, ResourceMode,
+    invalid_entry_key, requirement, ConfigError, FileContent, ImportDecl, Location, ModuleCallDecl,
+    ProviderBlock, ProviderRequirement, RawConstraint, ResourceDecl, ResourceMode,
 };
 
 /// The members of a JSON file's root object (`what` names the kind of file in the
@@ -213,6 +213,19 @@ fn required_provider(
             default_host,
         ),
         JsonKind::Object(_) => {
+            let unknown = entry.value.members().find(|m| {
+                !matches!(
+                    m.name.as_str(),
+                    "source" | "version" | "configuration_aliases"
+                )
+            });
+            if let Some(member) = unknown {
+                return Err(invalid_entry_key(
+                    &entry.name,
+                    &member.name,
+                    at(member.line),
+                ));
+            }
             let source = match entry.value.get("source") {
                 Some(m) => Some((string(m, "source", at)?, at(m.line))),
                 None => None,

@@ -61,12 +61,15 @@ struct Raw {
 impl ModulesManifest {
     /// The installed directory for a module key, if the manifest has it and it lies
     /// under the root's `.terraform/modules`, where `init` installs remote modules: the
-    /// manifest is a file of the checkout, so it may not send the walk elsewhere.
+    /// manifest is a file of the checkout, so it may not send the walk elsewhere. The
+    /// test is on resolved paths, so a committed symlink (`.terraform/modules/NAME`
+    /// pointing out of the tree) cannot lead elsewhere either.
     pub(crate) fn dir_for(&self, key: &str) -> Option<PathBuf> {
         let entry = self.modules.iter().find(|m| m.key == key)?;
         let dir = crate::vocab::paths::normalize_path(&self.root.join(&entry.dir));
-        let installs = crate::vocab::paths::normalize_path(&manifest_path(&self.root));
-        dir.starts_with(installs.parent()?).then_some(dir)
+        let installs = installs_dir(&self.root)?.canonicalize().ok()?;
+        let resolved = dir.canonicalize().ok()?;
+        (resolved.starts_with(&installs) && resolved != installs).then_some(dir)
     }
 }
 
@@ -75,10 +78,29 @@ pub(crate) fn manifest_path(root: &Path) -> PathBuf {
     root.join(".terraform").join("modules").join("modules.json")
 }
 
+/// The root's `.terraform/modules`, when `.terraform` and `.terraform/modules` are
+/// plain directories: a checkout may commit either as a symlink to anywhere, and then
+/// neither the manifest nor what it names is the root's own.
+fn installs_dir(root: &Path) -> Option<PathBuf> {
+    let data = root.join(".terraform");
+    let installs = data.join("modules");
+    for dir in [&data, &installs] {
+        let meta = std::fs::symlink_metadata(dir).ok()?;
+        if !meta.is_dir() {
+            return None;
+        }
+    }
+    Some(installs)
+}
+
 /// Reads the manifest of the root module in `root`. `Ok(None)` when there is none (no
-/// `init` yet, or no module calls); an error when it exists but cannot be read or parsed,
+/// `init` yet, or no module calls, or a `.terraform` or `.terraform/modules` that is a
+/// symlink, which is ignored); an error when it exists but cannot be read or parsed,
 /// since silently ignoring it would drop the providers of every remote module.
 pub(crate) fn read_modules_manifest(root: &Path) -> Result<Option<ModulesManifest>, ConfigError> {
+    if installs_dir(root).is_none() {
+        return Ok(None);
+    }
     let path = manifest_path(root);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,

@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::net::modules::redacted_source;
 use crate::vocab::addr::{AddrError, ProviderAddr};
 
 pub(crate) use files::{Dialect, FileSet};
@@ -218,7 +219,10 @@ pub enum ConfigError {
     #[error("{at}: {message}")]
     Invalid { at: Location, message: String },
     /// A remote module call whose code could not be fetched.
-    #[error("{at}: module {name:?} (source {module_source:?}): {error}")]
+    #[error(
+        "{at}: module {name:?} (source {:?}): {error}",
+        redacted_source(module_source)
+    )]
     RemoteModule {
         at: Location,
         name: String,
@@ -226,7 +230,10 @@ pub enum ConfigError {
         error: Box<crate::net::modules::ModuleError>,
     },
     /// A module call whose directory could not be loaded; wraps the reason.
-    #[error("{at}: module {name:?} (source {module_source:?}): {source}")]
+    #[error(
+        "{at}: module {name:?} (source {:?}): {source}",
+        redacted_source(module_source)
+    )]
     ModuleCall {
         at: Location,
         name: String,
@@ -446,6 +453,21 @@ pub(crate) fn requirement(
         version,
         at,
     })
+}
+
+/// An attribute of a `required_providers` object other than `source`, `version` and
+/// `configuration_aliases`: Terraform's "Invalid required_providers object" (a misspelt
+/// `version` would otherwise drop the constraint without a word).
+pub(crate) fn invalid_entry_key(local_name: &str, key: &str, at: Location) -> ConfigError {
+    ConfigError::invalid(
+        at,
+        format!(
+            "invalid required_providers object {local_name:?}: it has {key:?}, but \
+             required_providers objects can only contain \"version\", \"source\" and \
+             \"configuration_aliases\" attributes; to configure a provider, use a \
+             \"provider\" block"
+        ),
+    )
 }
 
 /// The local name a resource type implies: the part before the first `_`

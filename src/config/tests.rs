@@ -753,3 +753,64 @@ fn tree_ignores_manifest_dirs_outside_terraform_modules() {
     assert!(tree.requirements.is_empty(), "{:?}", tree.requirements);
     assert_eq!(tree.pending, 1);
 }
+
+/// The confinement to `.terraform/modules` holds on resolved paths: a committed symlink
+/// `.terraform` (manifest and modules elsewhere) or `.terraform/modules/NAME` (a module
+/// directory elsewhere) is not followed; the call is fetched instead.
+#[cfg(unix)]
+#[test]
+fn tree_ignores_symlinks_out_of_terraform_modules() {
+    let evil =
+        "terraform {\n  required_providers {\n    evil = { source = \"evil/evil\" }\n  }\n}\n";
+    let manifest = r#"{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"net","Source":"acme/net/aws","Version":"1.0.0","Dir":".terraform/modules/net"}]}"#;
+    let call = "module \"net\" {\n  source = \"acme/net/aws\"\n}\n";
+    for shape in ["data dir", "module dir"] {
+        let tmp = tree_of(&[
+            ("root/main.tf", call),
+            ("outside/modules/modules.json", manifest),
+            ("outside/modules/net/main.tf", evil),
+        ]);
+        let root = tmp.path().join("root");
+        let outside = tmp.path().join("outside");
+        if shape == "data dir" {
+            std::os::unix::fs::symlink(&outside, root.join(".terraform")).unwrap();
+        } else {
+            std::fs::create_dir_all(root.join(".terraform/modules")).unwrap();
+            std::fs::write(root.join(".terraform/modules/modules.json"), manifest).unwrap();
+            std::os::unix::fs::symlink(
+                outside.join("modules/net"),
+                root.join(".terraform/modules/net"),
+            )
+            .unwrap();
+        }
+        let tree = walk(&root, &mut reader()).unwrap();
+        assert!(
+            tree.requirements.is_empty(),
+            "{shape}: {:?}",
+            tree.requirements
+        );
+        assert_eq!(tree.pending, 1, "{shape}");
+    }
+}
+
+/// The call limit counts calls still waiting to be fetched, so a root with more remote
+/// calls than the limit fails before the fetcher is asked for any of them.
+#[test]
+fn call_limit_is_checked_before_fetching() {
+    let calls: String = (0..=crate::config::tree::MAX_MODULE_INSTANCES)
+        .map(|i| format!("module \"m{i}\" {{\n  source = \"https://127.0.0.1:9/m{i}.zip\"\n}}\n"))
+        .collect();
+    let tmp = tree_of(&[("main.tf", &calls)]);
+    let mut asked = 0usize;
+    let err = walk(
+        tmp.path(),
+        &mut reader_with(|_: &RemoteSource, _: Option<&str>| {
+            asked += 1;
+            Remote::Pending
+        }),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("more than 10000 module calls"), "{err}");
+    assert_eq!(asked, crate::config::tree::MAX_MODULE_INSTANCES, "{err}");
+}

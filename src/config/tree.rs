@@ -22,6 +22,7 @@ use super::{
     manifest_entry_for_call, read_modules_manifest, ConfigError, Location, Module, ModuleCall,
     ModulesManifest, Requirement,
 };
+use crate::net::modules::redacted_source;
 use crate::net::modules::source::is_local_source;
 use crate::net::modules::{
     parse_source_for, resolve_in_package, FetchedModule, ModuleError, ModuleSource as RemoteSource,
@@ -191,11 +192,13 @@ impl<R: ModuleReader> Walker<'_, R> {
         self.out.requirements.extend(module.requirements());
         self.out.modules.push(normalize_path(&module.dir));
         for call in &module.module_calls {
+            // Counted before the reader is asked, so a tree over the limit fails before
+            // anything is fetched.
+            self.count_call(call)?;
             let Some((dir, child_place)) = self.target(module, place, call)? else {
                 continue;
             };
             self.check_growth(ancestors, call, &dir)?;
-            self.instances += 1;
             let Some(child) = self.load_child(call, &dir)? else {
                 continue;
             };
@@ -249,7 +252,8 @@ impl<R: ModuleReader> Walker<'_, R> {
                 call.at.clone(),
                 format!(
                     "module {:?}: the source {} is an expression tfsum cannot evaluate; write it as a literal string, or run `terraform init` so that .terraform/modules/modules.json maps the call",
-                    call.name, call.source
+                    call.name,
+                    redacted_source(&call.source)
                 ),
             ));
         }
@@ -328,10 +332,6 @@ impl<R: ModuleReader> Walker<'_, R> {
                 chain[chain.len() - 1],
                 dir.display()
             ))
-        } else if self.instances >= MAX_MODULE_INSTANCES {
-            Some(format!(
-                "the module tree has more than {MAX_MODULE_INSTANCES} module calls (a module is walked once per call that reaches it)"
-            ))
         } else {
             None
         };
@@ -339,6 +339,21 @@ impl<R: ModuleReader> Walker<'_, R> {
             Some(message) => Err(ConfigError::invalid(call.at.clone(), message)),
             None => Ok(()),
         }
+    }
+
+    /// Counts one more module call, refusing a tree with more than
+    /// [`MAX_MODULE_INSTANCES`]; calls still waiting to be fetched count too.
+    fn count_call(&mut self, call: &ModuleCall) -> Result<(), ConfigError> {
+        self.instances += 1;
+        if self.instances > MAX_MODULE_INSTANCES {
+            return Err(ConfigError::invalid(
+                call.at.clone(),
+                format!(
+                    "the module tree has more than {MAX_MODULE_INSTANCES} module calls (a module is walked once per call that reaches it)"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The called module; `None` for a directory without configuration files, which
@@ -357,7 +372,8 @@ impl<R: ModuleReader> Walker<'_, R> {
                     at: call.at.clone(),
                     message: format!(
                         "module {:?} (source {:?}) is empty and requires no providers: {e}",
-                        call.name, call.source
+                        call.name,
+                        redacted_source(&call.source)
                     ),
                 });
                 Ok(None)

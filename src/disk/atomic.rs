@@ -68,7 +68,8 @@ pub(crate) fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> 
     let mut tmp = tempfile::Builder::new()
         .prefix(".tfsum-")
         .suffix(".tmp")
-        .tempfile_in(dir)?;
+        .tempfile_in(dir)
+        .map_err(without_temp_path)?;
     tmp.write_all(contents)?;
     // After writing, so a read-only original (0444) still gets its content first.
     match permissions {
@@ -82,6 +83,18 @@ pub(crate) fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> 
     tmp.persist(path).map_err(|e| e.error)?;
     sync_directory(dir);
     Ok(())
+}
+
+/// The error of creating the temporary file, without the temporary file's name (a name
+/// the user never chose and cannot find afterwards): the caller names the file it was
+/// replacing. The `tempfile` crate appends ` at path "…"` to the operating system's
+/// message and keeps the original error private.
+fn without_temp_path(error: std::io::Error) -> std::io::Error {
+    let message = error.to_string();
+    match message.split_once(" at path ") {
+        Some((cause, _)) => std::io::Error::new(error.kind(), cause.to_string()),
+        None => error,
+    }
 }
 
 /// A link whose target lies outside the tree being worked on.
@@ -160,6 +173,15 @@ fn set_new_file_mode(_file: &std::fs::File) -> std::io::Result<()> {
 
 #[cfg(all(test, unix))]
 mod tests {
+    #[test]
+    fn a_directory_that_cannot_take_the_file_is_named_not_the_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("missing/.terraform.lock.hcl");
+        let err = replace_file(&target, b"x").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+        assert!(!err.to_string().contains(".tfsum-"), "{err}");
+    }
+
     use super::*;
     use std::os::unix::fs::{symlink, PermissionsExt as _};
 

@@ -9,7 +9,7 @@
 //! <root>/v2/packages/<host>/<namespace>/<type>/<version>/<os>_<arch>.json
 //! <root>/v2/versions/<host>/<namespace>/<type>.json      (version lists, with a TTL)
 //! <root>/v2/runs/<key>.json                              (the last run, `--retry-failed`)
-//! <root>/v2/modules/…                                      (remote module packages, `crate::net::modules::cache`)
+//! <root>/v2/modules/…                                    (remote modules, `crate::net::modules::cache`)
 //! ```
 //!
 //! # Trust
@@ -83,6 +83,14 @@ pub(crate) struct PlatformEntry {
 pub(crate) struct VersionsEntry {
     pub fetched_at: u64,
     pub versions: Vec<String>,
+}
+
+/// A directory of the cache as read by [`Cache::read_tree`]: paths relative to it,
+/// `/`-separated.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct StoredTree {
+    pub dirs: std::collections::BTreeSet<String>,
+    pub files: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
 /// The on-disk envelope: the payload and a SHA-256 of its canonical JSON.
@@ -209,17 +217,33 @@ impl Cache {
     /// The cached version list if it was fetched at most `ttl` ago (and not in the
     /// future: a clock that moved, or an entry someone dated ahead, means expired).
     pub(crate) fn versions(&self, addr: &ProviderAddr, ttl: Duration) -> Option<Vec<String>> {
-        let entry: VersionsEntry = self.read(&versions_file(addr))?;
-        let age = now_secs().checked_sub(entry.fetched_at)?;
-        (age <= ttl.as_secs()).then_some(entry.versions)
+        self.versions_at(&versions_file(addr), Some(ttl))
     }
 
     pub(crate) fn put_versions(&self, addr: &ProviderAddr, versions: &[String]) {
+        self.put_versions_at(&versions_file(addr), versions);
+    }
+
+    /// A version list stored at `relative` (another namespace's), fresh as
+    /// [`versions`](Self::versions) judges it; `ttl` `None` takes any age, for
+    /// `--offline`, but never a date in the future.
+    pub(crate) fn versions_at(
+        &self,
+        relative: &Path,
+        ttl: Option<Duration>,
+    ) -> Option<Vec<String>> {
+        let entry: VersionsEntry = self.read(relative)?;
+        let age = now_secs().checked_sub(entry.fetched_at)?;
+        ttl.is_none_or(|ttl| age <= ttl.as_secs())
+            .then_some(entry.versions)
+    }
+
+    pub(crate) fn put_versions_at(&self, relative: &Path, versions: &[String]) {
         let entry = VersionsEntry {
             fetched_at: now_secs(),
             versions: versions.to_vec(),
         };
-        self.write(&versions_file(addr), &entry);
+        self.write(relative, &entry);
     }
 
     /// Reads a file below the cache root, refusing links and files others can write.
@@ -233,12 +257,7 @@ impl Cache {
             foreign(&meta)
         };
         if let Some(reason) = reason {
-            if let Ok(mut refused) = self.refused.lock() {
-                refused.push(format!(
-                    "ignoring the cache entry {}: {reason}",
-                    path.display()
-                ));
-            }
+            self.refuse(&path, &reason);
             return None;
         }
         std::fs::read(&path).ok()
@@ -251,27 +270,93 @@ impl Cache {
         let Some(root) = &self.root else {
             return Ok(());
         };
-        let mut dir = root.clone();
         if let Some(parent) = relative.parent() {
-            for part in parent.components() {
-                dir.push(part);
-                match std::fs::symlink_metadata(&dir) {
-                    Ok(meta) if meta.is_dir() => {}
-                    Ok(_) => {
-                        return Err(std::io::Error::other(format!(
-                            "{} is not a directory tfsum made",
-                            dir.display()
-                        )))
-                    }
-                    Err(_) => private_dir(&dir)?,
-                }
-            }
+            self.private_dirs(parent)?;
         }
         crate::disk::atomic::replace_file(&root.join(relative), bytes)
     }
 
+    /// Creates the directory `relative` below the cache root, each missing component
+    /// private (0700), and refuses one that is a link or not a directory. `None` for a
+    /// disabled cache.
+    pub(crate) fn private_dirs(&self, relative: &Path) -> std::io::Result<Option<PathBuf>> {
+        let Some(root) = &self.root else {
+            return Ok(None);
+        };
+        let mut dir = root.clone();
+        for part in relative.components() {
+            dir.push(part);
+            match std::fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => {
+                    return Err(std::io::Error::other(format!(
+                        "{} is not a directory tfsum made",
+                        dir.display()
+                    )))
+                }
+                Err(_) => private_dir(&dir)?,
+            }
+        }
+        Ok(Some(dir))
+    }
+
+    /// Every directory and file below `relative`, refusing (with a warning) the whole
+    /// tree when anything in it is a link, not a plain file or directory, or owned or
+    /// writable by another user. Files are read whole, at most `max_bytes` in all.
+    pub(crate) fn read_tree(&self, relative: &Path, max_bytes: u64) -> Option<StoredTree> {
+        let top = self.root.as_ref()?.join(relative);
+        let mut tree = StoredTree::default();
+        let mut total = 0u64;
+        let mut pending = vec![(top.clone(), String::new())];
+        while let Some((dir, prefix)) = pending.pop() {
+            let entries = std::fs::read_dir(&dir).ok()?;
+            for entry in entries {
+                let entry = entry.ok()?;
+                let path = entry.path();
+                let name = entry.file_name().into_string().ok()?;
+                let rel = if prefix.is_empty() {
+                    name
+                } else {
+                    format!("{prefix}/{name}")
+                };
+                let meta = std::fs::symlink_metadata(&path).ok()?;
+                let reason = if meta.file_type().is_symlink() {
+                    Some("it is a symbolic link".to_string())
+                } else if !meta.is_dir() && !meta.is_file() {
+                    Some("it is not a plain file or directory".to_string())
+                } else {
+                    foreign(&meta)
+                };
+                if let Some(reason) = reason {
+                    self.refuse(&path, &reason);
+                    return None;
+                }
+                if meta.is_dir() {
+                    tree.dirs.insert(rel.clone());
+                    pending.push((path, rel));
+                } else {
+                    total = total.saturating_add(meta.len());
+                    if total > max_bytes {
+                        return None;
+                    }
+                    tree.files.insert(rel, std::fs::read(&path).ok()?);
+                }
+            }
+        }
+        Some(tree)
+    }
+
+    fn refuse(&self, path: &Path, reason: &str) {
+        if let Ok(mut refused) = self.refused.lock() {
+            refused.push(format!(
+                "ignoring the cache entry {}: {reason}",
+                path.display()
+            ));
+        }
+    }
+
     /// Reads and checks an entry; anything unreadable or inconsistent is a miss.
-    fn read<T: DeserializeOwned + Serialize>(&self, relative: &Path) -> Option<T> {
+    pub(crate) fn read<T: DeserializeOwned + Serialize>(&self, relative: &Path) -> Option<T> {
         if !self.facts {
             return None;
         }
@@ -280,7 +365,8 @@ impl Cache {
         (checksum(&envelope.entry)? == envelope.check).then_some(envelope.entry)
     }
 
-    fn write<T: Serialize>(&self, relative: &Path, entry: &T) {
+    /// Writes an entry in its checked envelope (best effort).
+    pub(crate) fn write<T: Serialize>(&self, relative: &Path, entry: &T) {
         if !self.facts {
             return;
         }

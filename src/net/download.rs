@@ -1,21 +1,37 @@
-//! One provider zip downloaded and hashed while it streams (spec §2.1, §2.2), retried
-//! from the first byte on transient failures. The registry source
-//! ([`crate::sources::registry`]) and the network mirror ([`crate::sources::net`]) both
-//! fetch packages through here.
+//! Downloads: one capped, deadline-bounded streaming download with retries, for
+//! provider zips and module archives alike.
 //!
-//! The body goes through a bounded channel into a blocking task running
-//! [`hash_zip_stream`], so memory stays bounded whatever the zip's size and hashing
-//! overlaps the network. Each attempt starts a fresh hasher. No credentials are sent:
-//! package URLs are plain downloads (spec §11 item 12).
+//! [`download`] streams a URL's body into a [`Sink`] (a provider zip into the hasher,
+//! a module archive into a file), retried from the first byte on transient failures,
+//! under three bounds, so that no server can make a run unbounded:
+//!
+//! - **size**: a body larger than the cap is refused while it streams (by its
+//!   `Content-Length` first);
+//! - **progress**: fewer than [`HttpConfig::min_download_rate`] bytes per second over
+//!   any [`HttpConfig::stream_idle_timeout`] window (no bytes at all included) ends the
+//!   attempt, so a server dripping a byte every few seconds cannot keep it alive;
+//! - **time**: the whole download, retries and their waits included, ends at
+//!   [`HttpConfig::download_deadline`]; a timed-out attempt is retried only within it.
+//!
+//! [`download_and_hash`] is the provider case (spec §2.1, §2.2): the body goes through a
+//! bounded channel into a blocking task running [`hash_zip_stream`], so memory stays
+//! bounded whatever the zip's size and hashing overlaps the network. No credentials are
+//! sent: package URLs are plain downloads (spec §11 item 12).
+//!
+//! [`HttpConfig::min_download_rate`]: crate::net::registry::HttpConfig::min_download_rate
+//! [`HttpConfig::stream_idle_timeout`]: crate::net::registry::HttpConfig::stream_idle_timeout
+//! [`HttpConfig::download_deadline`]: crate::net::registry::HttpConfig::download_deadline
 
+use std::future::Future;
 use std::io::Read;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt as _;
 use tokio::sync::mpsc;
 use url::Url;
 
-use crate::net::registry::{Http, RegistryError};
+use crate::net::registry::{Http, RegistryError, SafeUrl, TransportKind};
 use crate::net::retry::{self, Retryable};
 use crate::vocab::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
 use crate::vocab::progress::Progress;
@@ -32,35 +48,68 @@ pub(crate) fn max_download_bytes(limits: &ZipLimits) -> u64 {
         .saturating_add(1 << 20)
 }
 
-/// Downloads `url` and returns the zip's SHA-256, size and the `h1:` it unpacks to,
-/// reporting progress under `label`. Transient failures restart the whole download (and
-/// the hash) from the first byte, under the run's retry policy. The error names the URL
-/// and, after retries, how many attempts were made.
-pub(crate) async fn download_and_hash(
-    http: &Http,
-    url: &Url,
-    limits: &ZipLimits,
-    progress: &dyn Progress,
-    label: &str,
-) -> Result<ZipHashes, String> {
-    retry::retrying(http.retry_policy(), || {
-        download_once(http, url, limits, progress, label)
-    })
-    .await
-    .map_err(|gave_up| match gave_up.error {
-        Failure::Transport(e) if gave_up.attempts > 1 && e.is_transient() => {
-            format!("{e} (gave up after {} attempts)", gave_up.attempts)
-        }
-        Failure::Transport(e) => e.to_string(),
-        Failure::Package(message) => message,
-    })
+/// Where one attempt's body goes. A new sink is made for every attempt.
+pub(crate) trait Sink: Send {
+    type Output: Send;
+    /// Takes the next chunk; an error ends the download (the content is bad, or the
+    /// disk is full), without retries.
+    fn write(&mut self, chunk: Bytes) -> impl Future<Output = Result<(), String>> + Send;
+    /// The body is complete.
+    fn finish(self) -> impl Future<Output = Result<Self::Output, String>> + Send;
+    /// The attempt failed in transport; release what the sink holds.
+    fn abandon(self) -> impl Future<Output = ()> + Send;
 }
 
-/// Why one attempt failed: the transport (perhaps worth another attempt), or the package
-/// itself (too large, not a valid zip), which another attempt cannot change.
+/// Why a download failed: the transport (after retries), the content, or the deadline.
+#[derive(Debug, Clone)]
+pub(crate) enum DownloadError {
+    Transport {
+        error: RegistryError,
+        attempts: u32,
+    },
+    Content(String),
+    TooLarge {
+        url: SafeUrl,
+        limit: u64,
+    },
+    Deadline {
+        url: SafeUrl,
+        after: Duration,
+        attempts: u32,
+    },
+}
+
+impl std::fmt::Display for DownloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DownloadError::Transport { error, attempts } if *attempts > 1 => {
+                write!(f, "{error} (gave up after {attempts} attempts)")
+            }
+            DownloadError::Transport { error, .. } => write!(f, "{error}"),
+            DownloadError::Content(message) => f.write_str(message),
+            DownloadError::TooLarge { url, limit } => {
+                write!(
+                    f,
+                    "{url}: the package is larger than the limit of {limit} bytes"
+                )
+            }
+            DownloadError::Deadline {
+                url,
+                after,
+                attempts,
+            } => write!(
+                f,
+                "{url}: the download did not finish within {}s ({attempts} attempts)",
+                after.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// One attempt's failure, for the retry loop.
 enum Failure {
     Transport(RegistryError),
-    Package(String),
+    Final(DownloadError),
 }
 
 impl Retryable for Failure {
@@ -68,75 +117,208 @@ impl Retryable for Failure {
         matches!(self, Failure::Transport(e) if e.is_transient())
     }
 
-    fn retry_after(&self) -> Option<std::time::Duration> {
+    fn retry_after(&self) -> Option<Duration> {
         match self {
             Failure::Transport(e) => e.retry_after(),
-            Failure::Package(_) => None,
+            Failure::Final(_) => None,
         }
     }
 }
 
-async fn download_once(
+/// Downloads `url` into sinks made by `sink` (one per attempt), under the bounds in
+/// the module docs; `max_bytes` caps the body. Progress is reported under `label`.
+pub(crate) async fn download<S: Sink>(
+    http: &Http,
+    url: &Url,
+    max_bytes: u64,
+    progress: &dyn Progress,
+    label: &str,
+    mut sink: impl FnMut() -> Result<S, String>,
+) -> Result<S::Output, DownloadError> {
+    let deadline = http.config().download_deadline;
+    let started = Instant::now();
+    let mut attempts = 0u32;
+    let result = retry::retrying(http.retry_policy(), || {
+        attempts += 1;
+        let made = sink();
+        async move {
+            let sink = made.map_err(|e| Failure::Final(DownloadError::Content(e)))?;
+            let left = deadline.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return Err(Failure::Final(DownloadError::Deadline {
+                    url: SafeUrl::new(url),
+                    after: deadline,
+                    attempts: attempts - 1,
+                }));
+            }
+            match tokio::time::timeout(left, attempt(http, url, max_bytes, progress, label, sink))
+                .await
+            {
+                Ok(result) => result,
+                Err(_) => Err(Failure::Final(DownloadError::Deadline {
+                    url: SafeUrl::new(url),
+                    after: deadline,
+                    attempts,
+                })),
+            }
+        }
+    })
+    .await;
+    result.map_err(|gave_up| match gave_up.error {
+        Failure::Transport(error) => DownloadError::Transport {
+            error,
+            attempts: gave_up.attempts,
+        },
+        Failure::Final(e) => e,
+    })
+}
+
+async fn attempt<S: Sink>(
+    http: &Http,
+    url: &Url,
+    max_bytes: u64,
+    progress: &dyn Progress,
+    label: &str,
+    mut sink: S,
+) -> Result<S::Output, Failure> {
+    let (len, stream) = match http.get_stream(url).await {
+        Ok(got) => got,
+        Err(e) => {
+            sink.abandon().await;
+            return Err(Failure::Transport(e));
+        }
+    };
+    let too_large = || {
+        Failure::Final(DownloadError::TooLarge {
+            url: SafeUrl::new(url),
+            limit: max_bytes,
+        })
+    };
+    if len.is_some_and(|n| n > max_bytes) {
+        sink.abandon().await;
+        return Err(too_large());
+    }
+    progress.download_started(label, len);
+    let window = http.config().stream_idle_timeout;
+    let floor = http
+        .config()
+        .min_download_rate
+        .saturating_mul(window.as_secs().max(1));
+    let mut window_start = Instant::now();
+    let mut in_window = 0u64;
+    let mut received = 0u64;
+    let mut stream = std::pin::pin!(stream);
+    while let Some(chunk) = stream.next().await {
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                sink.abandon().await;
+                return Err(Failure::Transport(e));
+            }
+        };
+        received += chunk.len() as u64;
+        in_window += chunk.len() as u64;
+        if received > max_bytes {
+            sink.abandon().await;
+            return Err(too_large());
+        }
+        if window_start.elapsed() >= window {
+            if in_window < floor {
+                sink.abandon().await;
+                return Err(Failure::Transport(RegistryError::Transport {
+                    what: "downloading".to_string(),
+                    url: SafeUrl::new(url),
+                    kind: TransportKind::Timeout,
+                    message: format!(
+                        "too slow: {in_window} bytes in {}s, below the minimum of {} bytes per second",
+                        window.as_secs_f64(),
+                        http.config().min_download_rate
+                    ),
+                }));
+            }
+            window_start = Instant::now();
+            in_window = 0;
+        }
+        progress.download_progress(label, chunk.len() as u64);
+        if let Err(e) = sink.write(chunk).await {
+            return Err(Failure::Final(DownloadError::Content(e)));
+        }
+    }
+    sink.finish()
+        .await
+        .map_err(|e| Failure::Final(DownloadError::Content(e)))
+}
+
+/// Downloads `url` and returns the zip's SHA-256, size and the `h1:` it unpacks to,
+/// reporting progress under `label`. The error names the URL and, after retries, how
+/// many attempts were made.
+pub(crate) async fn download_and_hash(
     http: &Http,
     url: &Url,
     limits: &ZipLimits,
     progress: &dyn Progress,
     label: &str,
-) -> Result<ZipHashes, Failure> {
-    let (len, stream) = http.get_stream(url).await.map_err(Failure::Transport)?;
+) -> Result<ZipHashes, DownloadError> {
     let cap = max_download_bytes(limits);
-    let too_large = || {
-        Failure::Package(format!(
-            "{url}: the package is larger than the limit of {cap} bytes"
-        ))
-    };
-    if len.is_some_and(|n| n > cap) {
-        return Err(too_large());
+    download(http, url, cap, progress, label, || {
+        Ok(HashSink::start(url.clone(), limits.clone()))
+    })
+    .await
+}
+
+/// A provider zip hashed while it arrives.
+struct HashSink {
+    url: Url,
+    tx: mpsc::Sender<Bytes>,
+    hasher: tokio::task::JoinHandle<Result<ZipHashes, String>>,
+}
+
+impl HashSink {
+    fn start(url: Url, limits: ZipLimits) -> HashSink {
+        let (tx, rx) = mpsc::channel::<Bytes>(16);
+        let hasher = tokio::task::spawn_blocking(move || {
+            hash_zip_stream(
+                ChannelReader {
+                    rx,
+                    current: Bytes::new(),
+                },
+                &limits,
+            )
+            .map_err(|e| e.to_string())
+        });
+        HashSink { url, tx, hasher }
     }
-    let (tx, rx) = mpsc::channel::<Bytes>(16);
-    let hasher_limits = limits.clone();
-    let hasher = tokio::task::spawn_blocking(move || {
-        hash_zip_stream(
-            ChannelReader {
-                rx,
-                current: Bytes::new(),
-            },
-            &hasher_limits,
-        )
-    });
-    progress.download_started(label, len);
-    let mut stream = std::pin::pin!(stream);
-    let mut stream_error = None;
-    let mut received = 0u64;
-    while let Some(chunk) = stream.next().await {
-        match chunk {
-            Ok(bytes) => {
-                received += bytes.len() as u64;
-                if received > cap {
-                    drop(tx);
-                    let _ = hasher.await;
-                    return Err(too_large());
-                }
-                progress.download_progress(label, bytes.len() as u64);
-                if tx.send(bytes).await.is_err() {
-                    break; // the hasher stopped early: its error explains why
-                }
-            }
-            Err(e) => {
-                stream_error = Some(e);
-                break;
-            }
+}
+
+impl Sink for HashSink {
+    type Output = ZipHashes;
+
+    async fn write(&mut self, chunk: Bytes) -> Result<(), String> {
+        if self.tx.send(chunk).await.is_ok() {
+            return Ok(());
+        }
+        // The hasher stopped early (a bad zip): its error is the cause.
+        let url = &self.url;
+        match (&mut self.hasher).await {
+            Ok(Err(e)) => Err(format!("{url}: {e}")),
+            Ok(Ok(_)) => Err(format!("{url}: the zip ended before the download did")),
+            Err(e) => Err(format!("hashing task failed: {e}")),
         }
     }
-    drop(tx);
-    let hashed = hasher
-        .await
-        .map_err(|e| Failure::Package(format!("hashing task failed: {e}")))?;
-    // A body cut short also makes the hasher fail; the transport error is the cause.
-    if let Some(e) = stream_error {
-        return Err(Failure::Transport(e));
+
+    async fn finish(self) -> Result<ZipHashes, String> {
+        drop(self.tx);
+        let url = self.url;
+        self.hasher
+            .await
+            .map_err(|e| format!("hashing task failed: {e}"))?
+            .map_err(|e| format!("{url}: {e}"))
     }
-    hashed.map_err(|e| Failure::Package(format!("{url}: {e}")))
+
+    async fn abandon(self) {
+        drop(self.tx);
+        let _ = self.hasher.await;
+    }
 }
 
 /// A blocking `Read` over chunks arriving on a channel: the bridge between the async
@@ -167,6 +349,7 @@ mod tests {
     use super::*;
     use crate::net::registry::test_support::{serve, test_config};
     use crate::vocab::progress::NoProgress;
+    use std::time::{Duration, Instant};
 
     /// A zip whose one entry claims almost 4 GiB of compressed data: a deflate stream of
     /// one byte, then padding the hasher skips without counting it as unpacked bytes.
@@ -217,7 +400,7 @@ mod tests {
         )
         .await
         .expect("the download is cut off, not read to its end");
-        let err = cut.unwrap_err();
+        let err = cut.unwrap_err().to_string();
         let cap = max_download_bytes(&limits);
         assert!(
             err.ends_with(&format!(
@@ -225,6 +408,49 @@ mod tests {
             )),
             "{err}"
         );
+    }
+
+    /// A server that sends one byte every 100 ms keeps the connection busy but never
+    /// finishes: the rate floor ends each attempt, and the deadline the whole download,
+    /// retries included, with an error naming the URL.
+    #[tokio::test]
+    async fn a_dripping_server_is_cut_off_within_the_deadline() {
+        use axum::body::Body;
+        use axum::routing::get;
+        let drip = axum::Router::new().route(
+            "/drip.zip",
+            get(|| async {
+                let body = futures::stream::unfold((), |()| async {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    Some((Ok::<_, std::io::Error>(Bytes::from_static(b"P")), ()))
+                });
+                Body::from_stream(body)
+            }),
+        );
+        let (addr, log) = serve(drip).await;
+        let url = Url::parse(&format!("http://user:PASSWORD@{addr}/drip.zip")).unwrap();
+        let mut config = test_config();
+        config.stream_idle_timeout = Duration::from_millis(500);
+        config.download_deadline = Duration::from_secs(2);
+        config.retry.max_attempts = 100;
+        config.retry.base_delay = Duration::from_millis(10);
+        let http = Http::new(config);
+        let started = Instant::now();
+        let err = download_and_hash(&http, &url, &ZipLimits::default(), &NoProgress, "pkg")
+            .await
+            .unwrap_err()
+            .to_string();
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(4), "{took:?}");
+        assert!(
+            err.starts_with(&format!(
+                "http://{addr}/drip.zip: the download did not finish within 2s"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("PASSWORD"), "{err}");
+        // The rate floor cut the attempts short, and they were retried within the deadline.
+        assert!(log.count("/drip.zip") >= 2, "{}", log.count("/drip.zip"));
     }
 
     #[test]

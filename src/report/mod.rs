@@ -3,28 +3,34 @@
 //! as text or JSON, and the `fmt` report.
 //!
 //! Text is for people and logs: one line per root in path order (the reason indented
-//! below a failure; in check mode what is wrong and the diff), then warnings, then one
-//! summary line. With `quiet`, only the roots that need attention are printed. The only
-//! varying part between two identical runs is the time in the summary.
+//! below a failure; below a changed root what changed, in check mode then the diff), then
+//! warnings, then one summary line. With `quiet`, only the roots that need attention are
+//! printed. The only varying part between two identical runs is the time in the summary.
 //!
 //! JSON (`--format json`) is one document for programs; its schema is documented in
-//! README.md ("JSON report") and versioned by `schema_version`.
+//! README.md ("JSON report") and versioned by `schema_version`. Errors and warnings are
+//! there as text and, beside it, as their kind and the data they name
+//! ([`json::errors`], [`json::warnings`]).
 
 pub(crate) mod fmt;
+pub(crate) mod json;
 pub(crate) mod progress_bar;
 pub(crate) mod run_record;
+
+pub(crate) use json::print_json;
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use indicatif::{HumanBytes, HumanDuration};
-use serde::Serialize;
 
 use crate::net::modules::ModuleStats;
-use crate::sources::RegistryStats;
-use crate::stages::root::RootKind;
-use crate::stages::write::changes::{self, ProviderChange};
+use crate::sources::SourceStats;
+use crate::stages::root::{RootError, RootKind};
+use crate::stages::warning::Warning;
+use crate::stages::write::changes::ProviderChange;
+use crate::stages::write::drift::FileChange;
 use crate::stages::write::{Change, RootOutcome, RootReport};
 
 /// Bumped on any incompatible change to the JSON report.
@@ -45,8 +51,8 @@ pub(crate) struct RunReport {
     /// `--fail-on-write`: a lock file created or updated fails the run.
     pub fail_on_write: bool,
     pub roots: Vec<RootReport>,
-    pub warnings: Vec<String>,
-    pub stats: RegistryStats,
+    pub warnings: Vec<Warning>,
+    pub stats: SourceStats,
     /// Remote module packages fetched and taken from the module cache.
     pub modules: ModuleStats,
     pub elapsed: Duration,
@@ -111,13 +117,8 @@ pub(crate) fn print_text(
         };
         let word = root.outcome.word(report.check);
         writeln!(out, "{word:<width$} {}{kind}", root.dir.display())?;
-        if let Some(detail) = root.outcome.detail() {
-            for line in detail.lines() {
-                writeln!(out, "{:width$} {line}", "")?;
-            }
-        }
-        for change in root.outcome.changes() {
-            writeln!(out, "{:width$} {}", "", changes::describe(change))?;
+        for line in detail(&root.outcome, report.check) {
+            writeln!(out, "{:width$} {line}", "")?;
         }
         if let Some(diff) = root.outcome.diff() {
             out.write_all(diff.as_bytes())?;
@@ -158,18 +159,40 @@ fn summary_counts(report: &RunReport) -> String {
     )
 }
 
+/// What is said below a root's line, one item per line: why it failed; or what changed,
+/// provider by provider, after (in check mode) what changes about the file as a whole.
+pub(crate) fn detail(outcome: &RootOutcome, check: bool) -> Vec<String> {
+    if let Some(error) = outcome.error() {
+        return error.to_string().lines().map(str::to_string).collect();
+    }
+    let file = outcome.file_change().filter(|_| check);
+    file.iter()
+        .map(ToString::to_string)
+        .chain(outcome.changes().iter().map(ToString::to_string))
+        .collect()
+}
+
 /// The one-line summary: roots by outcome, packages, bytes, time.
 pub(crate) fn summary(report: &RunReport) -> String {
     let stats = &report.stats;
     format!(
-        "{}; packages: {} downloaded ({}), {} from cache{}; {}",
+        "{}; packages: {} downloaded ({}), {} from cache{}{}; {}",
         summary_counts(report),
         stats.packages_downloaded,
         HumanBytes(stats.zip_bytes_downloaded),
         stats.packages_from_cache,
+        from_mirror(stats),
         modules_summary(&report.modules),
         elapsed(report.elapsed),
     )
+}
+
+/// `, 3 from mirror`, or nothing when no package came from a mirror.
+pub(crate) fn from_mirror(stats: &SourceStats) -> String {
+    match stats.packages_from_mirror {
+        0 => String::new(),
+        n => format!(", {n} from mirror"),
+    }
 }
 
 /// `; modules: 3 fetched, 2 from cache`, or nothing when no remote module was needed.
@@ -197,89 +220,6 @@ fn elapsed(d: Duration) -> String {
     } else {
         format!("{:.2}s", d.as_secs_f64())
     }
-}
-
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    schema_version: u32,
-    check: bool,
-    ok: bool,
-    roots: Vec<JsonRoot<'a>>,
-    warnings: &'a [String],
-    stats: JsonStats,
-    elapsed_ms: u64,
-}
-
-#[derive(Serialize)]
-struct JsonRoot<'a> {
-    dir: String,
-    kind: &'static str,
-    outcome: &'static str,
-    detail: Option<String>,
-    diff: Option<&'a str>,
-    /// Added in schema 1 without a bump: a new field breaks no reader.
-    changes: &'a [ProviderChange],
-}
-
-#[derive(Serialize)]
-struct JsonStats {
-    roots: usize,
-    created: usize,
-    updated: usize,
-    unchanged: usize,
-    /// Always 0: no root is skipped since remote Terragrunt sources are fetched. Kept
-    /// so that schema 1 readers find every field they were promised.
-    skipped: usize,
-    failed: usize,
-    packages_downloaded: u64,
-    packages_from_cache: u64,
-    bytes_downloaded: u64,
-    sums_fetched: u64,
-    modules_fetched: usize,
-    modules_from_cache: usize,
-}
-
-/// Writes the JSON report (one document, then a newline).
-pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::Result<()> {
-    let stats = &report.stats;
-    let doc = JsonReport {
-        schema_version: JSON_SCHEMA_VERSION,
-        check: report.check,
-        ok: !report.is_failure(),
-        roots: report
-            .roots
-            .iter()
-            .map(|root| JsonRoot {
-                dir: root.dir.to_string_lossy().into_owned(),
-                kind: match root.kind {
-                    RootKind::Unit => "terragrunt_unit",
-                    RootKind::Module => "module",
-                },
-                outcome: root.outcome.record_word(),
-                detail: root.outcome.detail(),
-                diff: root.outcome.diff(),
-                changes: root.outcome.changes(),
-            })
-            .collect(),
-        warnings: &report.warnings,
-        stats: JsonStats {
-            roots: report.roots.len(),
-            created: report.count(Change::Created),
-            updated: report.count(Change::Updated),
-            unchanged: report.count(Change::Unchanged),
-            skipped: 0,
-            failed: report.failed(),
-            packages_downloaded: stats.packages_downloaded,
-            packages_from_cache: stats.packages_from_cache,
-            bytes_downloaded: stats.zip_bytes_downloaded,
-            sums_fetched: stats.sums_fetched,
-            modules_fetched: report.modules.modules_fetched,
-            modules_from_cache: report.modules.modules_from_cache,
-        },
-        elapsed_ms: u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
-    };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    writeln!(out)
 }
 
 /// Writes the markdown report for a pull-request comment or `$GITHUB_STEP_SUMMARY`: a
@@ -321,9 +261,9 @@ pub(crate) fn print_markdown(report: &RunReport, out: &mut impl Write) -> std::i
         writeln!(
             out,
             "| {} | {} | {} |",
-            code(&root.dir.display().to_string()),
+            cell_code(&root.dir.display().to_string()),
             root.outcome.word(report.check),
-            tally(root.outcome.changes())
+            tally(&root.outcome)
         )?;
     }
     for root in &listed {
@@ -333,48 +273,63 @@ pub(crate) fn print_markdown(report: &RunReport, out: &mut impl Write) -> std::i
             html_escape(&root.dir.display().to_string()),
             root.outcome.word(report.check)
         )?;
-        match &root.outcome {
-            RootOutcome::Failed(error) => {
-                for line in error.to_string().lines() {
-                    writeln!(out, "- {}", code(line))?;
-                }
-            }
-            _ => {
-                for change in root.outcome.changes() {
-                    writeln!(out, "- {}", code(&changes::describe(change)))?;
-                }
-            }
+        for line in detail(&root.outcome, report.check) {
+            writeln!(out, "- {}", code(&line))?;
         }
         writeln!(out, "\n</details>")?;
     }
     Ok(())
 }
 
-/// `3 added, 1 removed, …` for a table cell.
-fn tally(list: &[ProviderChange]) -> String {
+/// The Changes cell of a root's row: `1 added, 1 version moved, 10 hashes added, …`
+/// (providers counted, hashes counted one by one); for a failed root, why nothing
+/// changed; for a file whose entries did not change, what did.
+fn tally(outcome: &RootOutcome) -> String {
+    if let Some(error) = outcome.error() {
+        return format!("none ({})", failure(error));
+    }
     let mut counts: Vec<(&str, usize)> = Vec::new();
-    for change in list {
-        let word = match change {
-            ProviderChange::Added { .. } => "added",
-            ProviderChange::Removed { .. } => "removed",
-            ProviderChange::VersionChanged { .. } => "version moved",
-            ProviderChange::ConstraintsChanged { .. } => "constraints changed",
-            ProviderChange::HashesAdded { .. } => "hashes added",
-            ProviderChange::HashesRemoved { .. } => "hashes dropped",
+    for change in outcome.changes() {
+        let (word, n) = match change {
+            ProviderChange::Added { .. } => ("added", 1),
+            ProviderChange::Removed { .. } => ("removed", 1),
+            ProviderChange::VersionChanged { .. } => ("version moved", 1),
+            ProviderChange::ConstraintsChanged { .. } => ("constraints changed", 1),
+            ProviderChange::HashesAdded { .. } => ("hashes added", change.hash_count()),
+            ProviderChange::HashesRemoved { .. } => ("hashes dropped", change.hash_count()),
         };
         match counts.iter_mut().find(|(w, _)| *w == word) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((word, 1)),
+            Some((_, total)) => *total += n,
+            None => counts.push((word, n)),
         }
     }
     if counts.is_empty() {
-        return "layout only".to_string();
+        return match outcome.file_change() {
+            Some(FileChange::Missing) => "no providers",
+            Some(FileChange::Header) => "header only",
+            Some(FileChange::Layout) | None => "layout only",
+        }
+        .to_string();
     }
     counts
         .iter()
         .map(|(word, n)| format!("{n} {word}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Why a root failed, in a few words for a table cell.
+fn failure(error: &RootError) -> &'static str {
+    match error {
+        RootError::Config(_)
+        | RootError::Terragrunt(_)
+        | RootError::UnitSource { .. }
+        | RootError::Constraint(_) => "configuration error",
+        RootError::LockFile { .. } | RootError::Link(_) => "lock file unusable",
+        RootError::Selection(_) => "no version chosen",
+        RootError::Packages(_) => "packages not hashed",
+        RootError::Write { .. } => "not written",
+    }
 }
 
 /// `text` safe inside HTML (GitHub renders no markdown in a `<summary>`).
@@ -384,9 +339,17 @@ fn html_escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// `text` as a markdown code span that no backtick, pipe or newline in it can break.
+/// `text` as a markdown code span inside a table cell: as [`code`], with each `|`
+/// escaped, since a table row ends at the first unescaped one (GitHub shows `\|` in a
+/// cell's code span as `|`).
+fn cell_code(text: &str) -> String {
+    code(&text.replace('|', "\\|"))
+}
+
+/// `text` as a markdown code span that no backtick or newline in it can break. Outside
+/// a table a `|` needs no escape (and an escape would show).
 pub(crate) fn code(text: &str) -> String {
-    let text = text.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let text = text.replace(['\n', '\r'], " ");
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
@@ -409,12 +372,13 @@ mod tests {
             ("envs/prod", "`envs/prod`"),
             ("a`b", "``a`b``"),
             ("`x", "`` `x ``"),
-            ("a|b", "`a\\|b`"),
+            ("a|b", "`a|b`"),
             ("two\nlines", "`two lines`"),
             ("<img src=x>", "`<img src=x>`"),
         ] {
             assert_eq!(code(name), want, "{name:?}");
         }
+        assert_eq!(cell_code("a|b"), "`a\\|b`");
         assert_eq!(html_escape("<b>&"), "&lt;b&gt;&amp;");
     }
 }

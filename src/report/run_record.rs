@@ -65,17 +65,23 @@ pub(crate) fn path(cache: &Cache, cwd: &Path) -> PathBuf {
     }
 }
 
+/// A run record that is there but cannot be read back.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: not a tfsum run record: {error}", file.display())]
+pub(crate) struct RecordError {
+    pub file: PathBuf,
+    pub error: serde_json::Error,
+}
+
 /// The saved record, or `None` when there is none for this directory. A record that
 /// cannot be parsed is an error: silently retrying nothing would hide it.
-pub(crate) fn load(cache: &Cache, cwd: &Path) -> Result<Option<RunState>, String> {
+pub(crate) fn load(cache: &Cache, cwd: &Path) -> Result<Option<RunState>, RecordError> {
     let Some(bytes) = cache.read_file(&cache::run_record(cwd)) else {
         return Ok(None);
     };
-    let state: RunState = serde_json::from_slice(&bytes).map_err(|e| {
-        format!(
-            "{}: not a tfsum run record: {e}",
-            path(cache, cwd).display()
-        )
+    let state: RunState = serde_json::from_slice(&bytes).map_err(|error| RecordError {
+        file: path(cache, cwd),
+        error,
     })?;
     Ok((state.cwd == cwd).then_some(state))
 }
@@ -132,6 +138,7 @@ mod tests {
         cache.write_file(&cache::run_record(cwd), b"{").unwrap();
         assert!(load(&cache, cwd)
             .unwrap_err()
+            .to_string()
             .contains("not a tfsum run record"));
     }
 }

@@ -22,13 +22,14 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::vocab::addr::{Platform, ProviderAddr, TERRAFORM_REGISTRY};
 use crate::vocab::hash::zipstream::{hash_zip_file, ZipLimits};
 use crate::vocab::hash::{h1_dir, Hash};
 use crate::vocab::version::Version;
 
-use super::MirrorError;
+use super::error::{MirrorError, SkipReason, SourceName, SourceWarning, Unavailable};
 
 /// Where one package of the mirror is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +63,7 @@ pub(crate) struct FsMirror {
     dir: PathBuf,
     /// Per provider, its packages in walk order.
     packages: BTreeMap<ProviderAddr, Vec<LocalPackage>>,
-    warnings: Vec<String>,
+    warnings: Vec<SourceWarning>,
     limits: ZipLimits,
 }
 
@@ -74,12 +75,11 @@ impl FsMirror {
         // The base itself may be a symlink (Terraform resolves it before walking).
         let base = fs::canonicalize(dir).map_err(|e| MirrorError::Scan {
             dir: dir.to_path_buf(),
-            message: e.to_string(),
+            error: Arc::new(e),
         })?;
         if !base.is_dir() {
-            return Err(MirrorError::Scan {
+            return Err(MirrorError::NotADirectory {
                 dir: dir.to_path_buf(),
-                message: "not a directory".to_string(),
             });
         }
         let mut mirror = FsMirror {
@@ -98,7 +98,7 @@ impl FsMirror {
     }
 
     /// Entries that were skipped, and why.
-    pub(crate) fn warnings(&self) -> &[String] {
+    pub(crate) fn warnings(&self) -> &[SourceWarning] {
         &self.warnings
     }
 
@@ -148,19 +148,21 @@ impl FsMirror {
         version: &Version,
         platform: &Platform,
     ) -> Result<Hash, MirrorError> {
-        let package =
-            self.package(provider, version, platform)
-                .ok_or_else(|| MirrorError::NotAvailable {
-                    place: format!("the filesystem mirror {}", self.dir.display()),
-                    what: format!("{provider} {version} for {platform}"),
-                })?;
+        let package = self.package(provider, version, platform).ok_or_else(|| {
+            MirrorError::NotAvailable(Box::new(Unavailable {
+                mirror: SourceName::FsMirror(self.dir.clone()),
+                provider: provider.clone(),
+                version: version.clone(),
+                platform: platform.clone(),
+            }))
+        })?;
         let hashed = match &package.location {
             Location::Unpacked(dir) => h1_dir(dir),
             Location::Packed(zip) => hash_zip_file(zip, &self.limits).map(|z| z.h1),
         };
         hashed.map_err(|e| MirrorError::Hash {
             path: package.location.path().to_path_buf(),
-            message: e.to_string(),
+            error: Arc::new(e),
         })
     }
 
@@ -169,7 +171,7 @@ impl FsMirror {
     fn walk(&mut self, path: &Path, parts: &mut Vec<String>) -> Result<(), MirrorError> {
         let read_err = |e: std::io::Error| MirrorError::Scan {
             dir: path.to_path_buf(),
-            message: e.to_string(),
+            error: Arc::new(e),
         };
         let mut names: Vec<std::ffi::OsString> = fs::read_dir(path)
             .map_err(read_err)?
@@ -180,7 +182,7 @@ impl FsMirror {
         for name in names {
             let child = path.join(&name);
             let Some(name) = name.to_str() else {
-                self.warn(&child, "the name is not valid UTF-8");
+                self.warn(&child, SkipReason::NotUtf8);
                 continue;
             };
             parts.push(name.to_string());
@@ -194,17 +196,14 @@ impl FsMirror {
     fn visit(&mut self, path: &Path, parts: &mut Vec<String>) -> Result<(), MirrorError> {
         let lstat = fs::symlink_metadata(path).map_err(|e| MirrorError::Scan {
             dir: path.to_path_buf(),
-            message: e.to_string(),
+            error: Arc::new(e),
         })?;
         let is_link = lstat.file_type().is_symlink();
         let is_real_dir = lstat.is_dir();
         if parts.len() < 3 {
             if is_link {
-                let message = format!(
-                    "ignored symlink: only the base directory {} may be a symlink",
-                    self.dir.display()
-                );
-                self.warn(path, &message);
+                let base = self.dir.clone();
+                self.warn(path, SkipReason::Symlink { base });
             } else if is_real_dir {
                 self.walk(path, parts)?;
             }
@@ -215,14 +214,14 @@ impl FsMirror {
             Ok(Some(provider)) => provider,
             // Legacy `-` providers are never locked.
             Ok(None) => return Ok(()),
-            Err(reason) => {
-                self.warn(path, &reason);
+            Err(e) => {
+                self.warn(path, SkipReason::NotProvider(e));
                 return Ok(()); // nothing below an invalid prefix can be valid
             }
         };
         // Where a package is expected, a symlink is followed (Terraform uses os.Stat).
         let Ok(stat) = fs::metadata(path) else {
-            self.warn(path, "cannot read its metadata (a broken symlink?)");
+            self.warn(path, SkipReason::Unreadable);
             return Ok(());
         };
         match parts.len() {
@@ -239,11 +238,11 @@ impl FsMirror {
     fn unpacked(&mut self, path: &Path, version: &str, platform: &str, provider: ProviderAddr) {
         let version = match Version::parse(version) {
             Ok(v) => v,
-            Err(e) => return self.warn(path, &format!("invalid version: {e}")),
+            Err(e) => return self.warn(path, SkipReason::Version(e)),
         };
         let platform: Platform = match platform.parse() {
             Ok(p) => p,
-            Err(e) => return self.warn(path, &e.to_string()),
+            Err(e) => return self.warn(path, SkipReason::Platform(e)),
         };
         self.push(
             provider,
@@ -259,27 +258,22 @@ impl FsMirror {
         let lower = filename.to_lowercase();
         let prefix = format!("terraform-provider-{}_", provider.r#type);
         let Some(rest) = lower.strip_prefix(&prefix) else {
-            let message =
-                format!("not a package for {provider}: the name lacks the prefix {prefix:?}");
-            return self.warn(path, &message);
+            return self.warn(path, SkipReason::NoPrefix { provider, prefix });
         };
         let Some(middle) = rest.strip_suffix(".zip") else {
-            let message =
-                format!("not a package for {provider}: the name lacks the suffix \".zip\"");
-            return self.warn(path, &message);
+            return self.warn(path, SkipReason::NoSuffix { provider });
         };
         let fields: Vec<&str> = middle.split('_').collect();
         let [version, os, arch, ..] = fields.as_slice() else {
-            let message = "the name does not include version, target OS and architecture";
-            return self.warn(path, message);
+            return self.warn(path, SkipReason::NoFields);
         };
         let version = match Version::parse(version) {
             Ok(v) => v,
-            Err(e) => return self.warn(path, &format!("invalid version: {e}")),
+            Err(e) => return self.warn(path, SkipReason::Version(e)),
         };
         let platform: Platform = match format!("{os}_{arch}").parse() {
             Ok(p) => p,
-            Err(e) => return self.warn(path, &e.to_string()),
+            Err(e) => return self.warn(path, SkipReason::Platform(e)),
         };
         self.push(
             provider,
@@ -295,11 +289,11 @@ impl FsMirror {
         self.packages.entry(provider).or_default().push(package);
     }
 
-    fn warn(&mut self, path: &Path, message: &str) {
-        self.warnings.push(format!(
-            "filesystem mirror: {}: {message}; skipped",
-            path.display()
-        ));
+    fn warn(&mut self, path: &Path, reason: SkipReason) {
+        self.warnings.push(SourceWarning::FsMirrorSkipped {
+            path: path.to_path_buf(),
+            reason,
+        });
     }
 }
 
@@ -309,9 +303,8 @@ fn provider_from_parts(
     host: &str,
     namespace: &str,
     ty: &str,
-) -> Result<Option<ProviderAddr>, String> {
-    let addr = ProviderAddr::parse(&format!("{host}/{namespace}/{ty}"), TERRAFORM_REGISTRY)
-        .map_err(|e| e.to_string())?;
+) -> Result<Option<ProviderAddr>, crate::vocab::addr::AddrError> {
+    let addr = ProviderAddr::parse(&format!("{host}/{namespace}/{ty}"), TERRAFORM_REGISTRY)?;
     Ok(addr.is_lockable().then_some(addr))
 }
 
@@ -467,7 +460,8 @@ mod tests {
         }
         assert_eq!(found, want);
 
-        let warnings = mirror.warnings().join("\n");
+        let warnings: Vec<String> = mirror.warnings().iter().map(|w| w.to_string()).collect();
+        let warnings = warnings.join("\n");
         for expected in [
             "README.txt: not a package for registry.terraform.io/hashicorp/null: the name lacks the prefix",
             "terraform-provider-other_1.0.0_linux_amd64.zip: not a package",

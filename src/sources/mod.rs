@@ -10,56 +10,36 @@
 //! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol (spec §6).
 //! - this file: [`Source`] and [`Sources`], the routing between them that `--fs-mirror`,
 //!   `--net-mirror` or a CLI-config `provider_installation` block sets up (spec §8, §9).
+//! - [`error`]: what they say when they cannot answer, as values.
 //!
 //! What a mirror contributes to a lock file is only the `h1:` computed locally from
 //! the package it serves: nothing signs a mirror's packages, so Terraform records no
 //! `zh:` for them, and a network mirror's own `hashes` only verify the download
 //! (spec §5.5).
 
+pub(crate) mod error;
 pub(crate) mod fs;
 pub(crate) mod net;
 pub(crate) mod registry;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::net::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
-use crate::net::registry::{RegistryClient, RegistryError};
+use crate::net::registry::RegistryClient;
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
 use crate::vocab::lockfile::Flavor;
 use crate::vocab::version::Version;
 use futures::future::BoxFuture;
 
+pub(crate) use error::{
+    MirrorError, PackageError, PackageProblem, SourceName, SourceWarning, VersionsError,
+};
 pub(crate) use fs::FsMirror;
 pub(crate) use net::NetMirror;
-pub(crate) use registry::{PackageError, RegistryOptions, RegistrySource, RegistryStats};
-
-/// Why a mirror could not answer. Every variant names the mirror or file involved.
-#[derive(Debug, Clone, thiserror::Error)]
-pub(crate) enum MirrorError {
-    #[error("cannot read the filesystem mirror {}: {message}", dir.display())]
-    Scan { dir: PathBuf, message: String },
-    /// The mirror has no package for what was asked.
-    #[error("{what} is not available in {place}")]
-    NotAvailable { place: String, what: String },
-    #[error("hashing {}: {message}", path.display())]
-    Hash { path: PathBuf, message: String },
-    #[error(transparent)]
-    Registry(#[from] RegistryError),
-    /// The mirror answered something tfsum cannot use.
-    #[error("network mirror: {url}: {reason}")]
-    Invalid { url: String, reason: String },
-    /// A downloaded archive does not match the hashes the mirror gave for it.
-    #[error("network mirror: the package downloaded from {url} {reason}")]
-    Verify { url: String, reason: String },
-    #[error("network mirror: downloading {url}: {reason}")]
-    Download { url: String, reason: String },
-    /// A mirror as configured cannot be used (a URL that is not https, say).
-    #[error("{0}")]
-    Config(String),
-}
+pub(crate) use registry::{RegistryOptions, RegistrySource, RegistryStats};
 
 /// The origin registry as the routing sees it: [`RegistrySource`] in a run, a fake in
 /// tests of the routing.
@@ -140,11 +120,11 @@ pub(crate) enum Source {
 
 impl Source {
     /// How the source is named in messages.
-    pub(crate) fn describe(&self) -> String {
+    pub(crate) fn name(&self) -> SourceName {
         match self {
-            Source::Registry(_) => "the provider's registry".to_string(),
-            Source::FsMirror(m) => format!("the filesystem mirror {}", m.dir().display()),
-            Source::NetMirror(m) => format!("the network mirror {}", m.base()),
+            Source::Registry(_) => SourceName::Registry,
+            Source::FsMirror(m) => SourceName::FsMirror(m.dir().to_path_buf()),
+            Source::NetMirror(m) => SourceName::NetMirror(m.base().clone()),
         }
     }
 }
@@ -175,20 +155,24 @@ impl Selector {
     }
 }
 
-/// Why the registry could not list a provider's versions.
-#[derive(Debug, Clone)]
-pub(crate) struct VersionsError {
-    pub message: String,
-    /// The registry does not know the provider (404), so other sources may still.
-    pub not_found: bool,
-}
-
 /// A provider's versions from every source that has it, plus registry warnings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct VersionsFound {
     /// Raw version strings, each once, in the order the sources gave them.
     pub versions: Vec<String>,
     pub warnings: Vec<String>,
+}
+
+/// Counters for the run summary and the benchmark: the registry's, and the packages
+/// hashed from mirrors.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct SourceStats {
+    pub packages_from_cache: u64,
+    pub packages_downloaded: u64,
+    pub zip_bytes_downloaded: u64,
+    pub sums_fetched: u64,
+    /// Packages (one per platform) hashed from a filesystem or network mirror.
+    pub packages_from_mirror: u64,
 }
 
 /// The sources of a run, in order, with the providers each is for (Terraform's
@@ -199,6 +183,8 @@ pub(crate) struct Sources {
     /// What a pattern without a hostname means: the run's default registry.
     default_host: String,
     registry: Arc<dyn Registry>,
+    /// Packages hashed from mirrors, shared by the clones of one run's sources.
+    from_mirror: Arc<AtomicU64>,
 }
 
 impl Sources {
@@ -227,12 +213,20 @@ impl Sources {
             selectors,
             default_host: default_host.to_string(),
             registry,
+            from_mirror: Arc::default(),
         }
     }
 
-    /// Downloads and cache hits of the registry source.
-    pub(crate) fn stats(&self) -> RegistryStats {
-        self.registry.stats()
+    /// Downloads and cache hits of the registry source, and packages from mirrors.
+    pub(crate) fn stats(&self) -> SourceStats {
+        let registry = self.registry.stats();
+        SourceStats {
+            packages_from_cache: registry.packages_from_cache,
+            packages_downloaded: registry.packages_downloaded,
+            zip_bytes_downloaded: registry.zip_bytes_downloaded,
+            sums_fetched: registry.sums_fetched,
+            packages_from_mirror: self.from_mirror.load(Ordering::Relaxed),
+        }
     }
 
     /// The sources a `provider_installation` block describes (spec §8), for
@@ -245,7 +239,7 @@ impl Sources {
         default_host: &str,
         registry: Arc<dyn Registry>,
         mirror: &MirrorOptions,
-    ) -> Result<(Sources, Vec<String>), MirrorError> {
+    ) -> Result<(Sources, Vec<SourceWarning>), MirrorError> {
         let mut selectors = Vec::new();
         let mut warnings = Vec::new();
         for method in &installation.methods {
@@ -257,20 +251,18 @@ impl Sources {
                     Source::FsMirror(Arc::new(mirror))
                 }
                 MethodLocation::NetworkMirror(url) => {
-                    let client = client.ok_or_else(|| {
-                        MirrorError::Config(format!(
-                            "the network mirror {url} (in {}) cannot be used offline",
-                            installation.file.display()
-                        ))
+                    let client = client.ok_or_else(|| MirrorError::Offline {
+                        url: url.clone(),
+                        file: installation.file.clone(),
                     })?;
                     Source::NetMirror(Arc::new(NetMirror::new(url, client.clone(), mirror)?))
                 }
                 MethodLocation::DevOverrides(overrides) => {
                     for provider in overrides.keys() {
-                        warnings.push(format!(
-                            "{}: dev_overrides for {provider} ignored: overridden providers get no lock entry",
-                            installation.file.display()
-                        ));
+                        warnings.push(SourceWarning::DevOverride {
+                            file: installation.file.clone(),
+                            provider: provider.clone(),
+                        });
                     }
                     continue;
                 }
@@ -296,12 +288,15 @@ impl Sources {
     /// The versions of `provider`: the union over its sources (`MultiSource.
     /// AvailableVersions`). A source that does not know the provider is skipped; any
     /// other failure is the answer. The registry is asked at most once.
-    pub(crate) async fn versions(&self, provider: &ProviderAddr) -> Result<VersionsFound, String> {
+    pub(crate) async fn versions(
+        &self,
+        provider: &ProviderAddr,
+    ) -> Result<VersionsFound, VersionsError> {
         let sources = self.for_provider(provider);
         if sources.is_empty() {
-            return Err(format!(
-                "provider {provider} is not matched by any provider installation method"
-            ));
+            return Err(VersionsError::NoMethod {
+                provider: provider.clone(),
+            });
         }
         let mut asked_registry = false;
         let mut found = VersionsFound::default();
@@ -314,8 +309,8 @@ impl Sources {
                     asked_registry = true;
                     match registry.versions(provider).await {
                         Ok(list) => Some(list),
-                        Err(e) if e.not_found && sources.len() > 1 => None,
-                        Err(e) => return Err(e.message),
+                        Err(e) if e.is_not_found() && sources.len() > 1 => None,
+                        Err(e) => return Err(e),
                     }
                 }
                 Source::FsMirror(mirror) => {
@@ -328,7 +323,7 @@ impl Sources {
                 Source::NetMirror(mirror) => mirror
                     .versions(provider)
                     .await
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| VersionsError::Mirror(Box::new(e)))?
                     .map(|versions| VersionsFound {
                         versions,
                         warnings: Vec::new(),
@@ -345,11 +340,10 @@ impl Sources {
             }
         }
         if !any {
-            let names: Vec<String> = sources.iter().map(|s| s.describe()).collect();
-            return Err(format!(
-                "provider {provider} was not found in {}",
-                names.join(" or ")
-            ));
+            return Err(VersionsError::NotFound {
+                provider: provider.clone(),
+                sources: sources.iter().map(|s| s.name()).collect(),
+            });
         }
         Ok(found)
     }
@@ -370,8 +364,8 @@ impl Sources {
         let assigned = assign(&sources, provider, version, platforms).await?;
         let mut hashes = PackageHashes::new();
         for (index, platforms) in assigned {
-            let err = |platform: Option<&Platform>, reason| {
-                PackageError::new(provider, version, platform, reason)
+            let err = |platform: Option<&Platform>, problem| {
+                PackageError::new(provider, version, platform, problem)
             };
             match sources[index] {
                 Source::Registry(registry) => {
@@ -390,9 +384,11 @@ impl Sources {
                             tokio::task::spawn_blocking(move || mirror.package_hash(&p, &v, &pl))
                                 .await
                                 .map_err(|e| {
-                                    err(Some(&platform), format!("hashing task failed: {e}"))
+                                    err(Some(&platform), PackageProblem::Task(e.to_string()))
                                 })?;
-                        let hash = hashed.map_err(|e| err(Some(&platform), e.to_string()))?;
+                        let hash =
+                            hashed.map_err(|e| err(Some(&platform), PackageProblem::Mirror(e)))?;
+                        self.from_mirror.fetch_add(1, Ordering::Relaxed);
                         hashes.insert(hash, HashOrigin::of(Provenance::FsMirror, &platform));
                     }
                 }
@@ -400,7 +396,9 @@ impl Sources {
                     let found = mirror
                         .package_hashes(provider, version, &platforms)
                         .await
-                        .map_err(|e| err(None, e.to_string()))?;
+                        .map_err(|e| err(None, PackageProblem::Mirror(e)))?;
+                    self.from_mirror
+                        .fetch_add(found.len() as u64, Ordering::Relaxed);
                     for (platform, hash) in platforms.iter().zip(found) {
                         hashes.insert(hash, HashOrigin::of(Provenance::NetMirror, platform));
                     }
@@ -433,7 +431,9 @@ impl Sources {
                 Source::NetMirror(mirror) => mirror
                     .archives(provider, version)
                     .await
-                    .map_err(|e| PackageError::new(provider, version, None, e.to_string()))?
+                    .map_err(|e| {
+                        PackageError::new(provider, version, None, PackageProblem::Mirror(e))
+                    })?
                     .unwrap_or_default()
                     .keys()
                     .filter_map(|p| p.parse::<Platform>().ok())
@@ -467,7 +467,8 @@ async fn assign(
                     m.has_package(provider, version, platform)
                         .await
                         .map_err(|e| {
-                            PackageError::new(provider, version, Some(platform), e.to_string())
+                            let problem = PackageProblem::Mirror(e);
+                            PackageError::new(provider, version, Some(platform), problem)
                         })?
                 }
             };
@@ -477,9 +478,14 @@ async fn assign(
             }
         }
         let Some(index) = chosen else {
-            let names: Vec<String> = sources.iter().map(|s| s.describe()).collect();
-            let reason = format!("not available in {}", names.join(" or "));
-            return Err(PackageError::new(provider, version, Some(platform), reason));
+            let names = sources.iter().map(|s| s.name()).collect();
+            let problem = PackageProblem::NotAvailable(names);
+            return Err(PackageError::new(
+                provider,
+                version,
+                Some(platform),
+                problem,
+            ));
         };
         assigned.entry(index).or_default().push(platform.clone());
     }
@@ -560,5 +566,7 @@ impl HashOrigin {
 /// records (a `BTreeMap`, so they come out in lock-file order).
 pub(crate) type PackageHashes = BTreeMap<Hash, HashOrigin>;
 
+#[cfg(test)]
+pub(crate) mod testing;
 #[cfg(test)]
 mod tests;

@@ -27,7 +27,8 @@ use crate::vocab::hash::zipstream::ZipLimits;
 use crate::vocab::hash::Hash;
 use crate::vocab::version::Version;
 
-use super::{MirrorError, MirrorOptions};
+use super::error::{InvalidAnswer, MirrorError, Mismatch, SourceName, Unavailable};
+use super::MirrorOptions;
 use crate::net::download::download_and_hash;
 use crate::vocab::progress::NoProgress;
 
@@ -65,9 +66,9 @@ impl NetMirror {
     ) -> Result<NetMirror, MirrorError> {
         let url = parse_base(base)?;
         if url.scheme() != "https" {
-            return Err(MirrorError::Config(format!(
-                "invalid network mirror URL {base:?}: it must start with https:// (as Terraform requires)"
-            )));
+            return Err(MirrorError::NotHttps {
+                given: base.to_string(),
+            });
         }
         Ok(NetMirror::with_url(url, client, options))
     }
@@ -114,15 +115,11 @@ impl NetMirror {
             #[serde(default)]
             versions: BTreeMap<String, serde_json::Value>,
         }
-        let index: Index = serde_json::from_slice(&body).map_err(|e| invalid(&final_url, e))?;
+        let index: Index = serde_json::from_slice(&body).map_err(|e| json(&final_url, e))?;
         let mut versions = Vec::new();
         for raw in index.versions.keys() {
-            let v = Version::parse(raw).map_err(|e| {
-                invalid(
-                    &final_url,
-                    format!("the mirror lists an invalid version: {e}"),
-                )
-            })?;
+            let v =
+                Version::parse(raw).map_err(|e| invalid(&final_url, InvalidAnswer::Version(e)))?;
             versions.push(v);
         }
         versions.sort();
@@ -173,28 +170,32 @@ impl NetMirror {
             #[serde(default)]
             hashes: Option<Vec<String>>,
         }
-        let doc: VersionDoc = serde_json::from_slice(&body).map_err(|e| invalid(&final_url, e))?;
+        let doc: VersionDoc = serde_json::from_slice(&body).map_err(|e| json(&final_url, e))?;
         let mut archives = Archives::new();
         for (platform, archive) in doc.archives {
-            let url = final_url.join(&archive.url).map_err(|e| {
-                invalid(
-                    &final_url,
-                    format!("archive URL {:?} for {platform}: {e}", archive.url),
-                )
+            let url = final_url.join(&archive.url).map_err(|error| {
+                let problem = InvalidAnswer::ArchiveUrl {
+                    platform: platform.clone(),
+                    url: archive.url.clone(),
+                    error,
+                };
+                invalid(&final_url, problem)
             })?;
             if url.scheme() != "https" && url.scheme() != "http" {
-                return Err(invalid(
-                    &final_url,
-                    format!(
-                        "archive URL for {platform} must be http or https, not {:?}",
-                        url.scheme()
-                    ),
-                ));
+                let problem = InvalidAnswer::ArchiveScheme {
+                    platform,
+                    scheme: url.scheme().to_string(),
+                };
+                return Err(invalid(&final_url, problem));
             }
             let mut hashes = Vec::new();
             for text in archive.hashes.unwrap_or_default() {
                 let hash = Hash::parse(&text).map_err(|_| {
-                    invalid(&final_url, format!("invalid hash {text:?} for {platform}"))
+                    let problem = InvalidAnswer::Hash {
+                        platform: platform.clone(),
+                        text: text.clone(),
+                    };
+                    invalid(&final_url, problem)
                 })?;
                 hashes.push(hash);
             }
@@ -228,13 +229,14 @@ impl NetMirror {
         let archives = self.archives(provider, version).await?.unwrap_or_default();
         let mut wanted = Vec::new();
         for platform in platforms {
-            let archive =
-                archives
-                    .get(&platform.to_string())
-                    .ok_or_else(|| MirrorError::NotAvailable {
-                        place: format!("the network mirror {}", self.base),
-                        what: format!("{provider} {version} for {platform}"),
-                    })?;
+            let archive = archives.get(&platform.to_string()).ok_or_else(|| {
+                MirrorError::NotAvailable(Box::new(Unavailable {
+                    mirror: SourceName::NetMirror(self.base.clone()),
+                    provider: provider.clone(),
+                    version: version.clone(),
+                    platform: platform.clone(),
+                }))
+            })?;
             wanted.push(archive);
         }
         let results = futures::future::join_all(wanted.into_iter().map(|archive| async move {
@@ -242,9 +244,8 @@ impl NetMirror {
                 .jobs
                 .acquire()
                 .await
-                .map_err(|e| MirrorError::Download {
-                    url: archive.url.to_string(),
-                    reason: e.to_string(),
+                .map_err(|_| MirrorError::Cancelled {
+                    url: archive.url.clone(),
                 })?;
             self.hash_archive(archive).await
         }))
@@ -261,9 +262,9 @@ impl NetMirror {
             archive.url.as_str(),
         )
         .await
-        .map_err(|reason| MirrorError::Download {
-            url: archive.url.to_string(),
-            reason,
+        .map_err(|error| MirrorError::Download {
+            url: archive.url.clone(),
+            error: Box::new(error),
         })?;
         if !archive.hashes.is_empty() {
             verify(archive, &hashed.h1, &hashed.zh())?;
@@ -280,12 +281,9 @@ impl NetMirror {
             provider.namespace,
             provider.r#type
         );
-        self.base.join(&relative).map_err(|e| {
-            invalid(
-                &self.base,
-                format!("cannot form the URL for {relative}: {e}"),
-            )
-        })
+        self.base
+            .join(&relative)
+            .map_err(|error| invalid(&self.base, InvalidAnswer::Path { relative, error }))
     }
 }
 
@@ -294,35 +292,30 @@ impl NetMirror {
 fn verify(archive: &Archive, h1: &Hash, zh: &Hash) -> Result<(), MirrorError> {
     let preferred: Vec<&Hash> = archive.hashes.iter().filter(|h| h.is_preferred()).collect();
     if preferred.is_empty() {
-        return Err(MirrorError::Verify {
-            url: archive.url.to_string(),
-            reason: "cannot be checked: the mirror gives no checksum in a format tfsum supports (h1:, zh:)"
-                .to_string(),
+        return Err(MirrorError::Uncheckable {
+            url: archive.url.clone(),
         });
     }
     if preferred.iter().any(|h| *h == h1 || *h == zh) {
         return Ok(());
     }
-    let listed: Vec<&str> = preferred.iter().map(|h| h.as_str()).collect();
-    Err(MirrorError::Verify {
-        url: archive.url.to_string(),
-        reason: format!(
-            "matches none of the mirror's checksums ({}): it has {h1} and {zh}",
-            listed.join(", ")
-        ),
-    })
+    Err(MirrorError::Mismatch(Box::new(Mismatch {
+        url: archive.url.clone(),
+        listed: preferred.into_iter().cloned().collect(),
+        h1: h1.clone(),
+        zh: zh.clone(),
+    })))
 }
 
 fn parse_base(base: &str) -> Result<Url, MirrorError> {
-    let mut url = Url::parse(base).map_err(|e| {
-        MirrorError::Config(format!(
-            "invalid network mirror URL {base:?}: {e} (a full URL is needed, such as https://mirror.example/providers/)"
-        ))
+    let mut url = Url::parse(base).map_err(|error| MirrorError::BadUrl {
+        given: base.to_string(),
+        error,
     })?;
     if url.cannot_be_a_base() {
-        return Err(MirrorError::Config(format!(
-            "invalid network mirror URL {base:?}: not a hierarchical URL"
-        )));
+        return Err(MirrorError::NotHierarchical {
+            given: base.to_string(),
+        });
     }
     if !url.path().ends_with('/') {
         let path = format!("{}/", url.path());
@@ -331,9 +324,13 @@ fn parse_base(base: &str) -> Result<Url, MirrorError> {
     Ok(url)
 }
 
-fn invalid(url: &Url, reason: impl std::fmt::Display) -> MirrorError {
+fn invalid(url: &Url, problem: InvalidAnswer) -> MirrorError {
     MirrorError::Invalid {
-        url: crate::net::registry::SafeUrl::new(url).to_string(),
-        reason: reason.to_string(),
+        url: crate::net::registry::SafeUrl::new(url),
+        problem,
     }
+}
+
+fn json(url: &Url, error: serde_json::Error) -> MirrorError {
+    invalid(url, InvalidAnswer::Json(Arc::new(error)))
 }

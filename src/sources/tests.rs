@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
+use super::testing::TableRegistry;
 use super::*;
 use crate::net::cliconfig::CliConfig;
 use crate::net::cliconfig::{ConfiguredToken, Env, Token};
@@ -66,69 +67,13 @@ fn mirror_options() -> MirrorOptions {
     }
 }
 
-/// A registry that answers from tables, and records which platforms it was asked for.
-#[derive(Debug, Default)]
-struct FakeRegistry {
-    versions: Option<VersionsFound>,
-    asked: Mutex<Vec<String>>,
-}
-
-impl Registry for FakeRegistry {
-    fn versions<'a>(
-        &'a self,
-        _provider: &'a ProviderAddr,
-    ) -> BoxFuture<'a, Result<VersionsFound, VersionsError>> {
-        let answer = self.versions.clone().ok_or(VersionsError {
-            message: "provider does not exist".into(),
-            not_found: true,
-        });
-        Box::pin(async move { answer })
+/// The registry's listing: null 3.2.1 and 3.3.0, with a warning.
+fn listing() -> Arc<TableRegistry> {
+    let mut registry = TableRegistry::listing(&[("null", &["3.2.1", "3.3.0"])]);
+    if let Some(found) = registry.versions.values_mut().next() {
+        found.warnings.push("deprecated".into());
     }
-
-    fn package_hashes<'a>(
-        &'a self,
-        _provider: &'a ProviderAddr,
-        _version: &'a Version,
-        platforms: &'a [Platform],
-        _use_packages_map: bool,
-    ) -> BoxFuture<'a, Result<PackageHashes, PackageError>> {
-        self.asked
-            .lock()
-            .unwrap()
-            .extend(platforms.iter().map(|p| p.to_string()));
-        let signed = HashOrigin {
-            provenance: Provenance::SignedSums,
-            platform: None,
-        };
-        Box::pin(async {
-            Ok(PackageHashes::from([(
-                Hash::parse("zh:signed").unwrap(),
-                signed,
-            )]))
-        })
-    }
-
-    fn published_platforms<'a>(
-        &'a self,
-        _provider: &'a ProviderAddr,
-        _version: &'a Version,
-    ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
-        Box::pin(async { Ok(vec![platform("darwin_arm64")]) })
-    }
-
-    fn stats(&self) -> RegistryStats {
-        RegistryStats::default()
-    }
-}
-
-fn listing() -> Arc<FakeRegistry> {
-    Arc::new(FakeRegistry {
-        versions: Some(VersionsFound {
-            versions: vec!["3.2.1".into(), "3.3.0".into()],
-            warnings: vec!["deprecated".into()],
-        }),
-        ..FakeRegistry::default()
-    })
+    Arc::new(registry)
 }
 
 fn zip_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
@@ -355,7 +300,7 @@ async fn sources_route_per_provider_and_platform() {
     let fs =
         Arc::new(FsMirror::scan(dir.path(), crate::vocab::hash::ZipLimits::default()).unwrap());
     let include_null = vec![ProviderPattern::parse("hashicorp/null").unwrap()];
-    let routed = |registry: Arc<FakeRegistry>| {
+    let routed = |registry: Arc<TableRegistry>| {
         Sources::new(
             vec![
                 Selector {
@@ -385,13 +330,19 @@ async fn sources_route_per_provider_and_platform() {
     assert_eq!(found.versions, ["3.2.1", "3.3.0"]);
     assert_eq!(found.warnings, ["deprecated"]);
     // Unknown to the registry but in the mirror: found; unknown everywhere: an error.
-    let unknown = routed(Arc::new(FakeRegistry::default()));
+    let unknown = routed(Arc::new(TableRegistry::default()));
     assert_eq!(unknown.versions(&null).await.unwrap().versions, ["3.2.1"]);
     let err = unknown.versions(&random).await.unwrap_err();
-    assert_eq!(err, "provider does not exist");
+    assert!(err.is_not_found(), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "provider registry.terraform.io/hashicorp/random does not exist (GET https://registry.example/v1/providers/registry.terraform.io/hashicorp/random/versions: 404 Not Found)"
+    );
     let err = sources.versions(&other).await.unwrap_err();
+    assert!(matches!(err, VersionsError::NoMethod { .. }), "{err:?}");
     assert!(
-        err.contains("not matched by any provider installation method"),
+        err.to_string()
+            .contains("not matched by any provider installation method"),
         "{err}"
     );
 
@@ -406,22 +357,33 @@ async fn sources_route_per_provider_and_platform() {
         .await
         .unwrap();
     let mirror_h1 = h1_of(&[("terraform-provider-null", b"from the mirror")]);
-    let got: Vec<String> = hashes.keys().map(|h| h.to_string()).collect();
-    assert_eq!(got, [mirror_h1.clone(), "zh:signed".to_string()]);
-    // Each hash says where it came from: the mirror for its platform, the registry's
-    // signed sums for the zh: line.
-    let origins: Vec<(Provenance, Option<String>)> = hashes
-        .values()
-        .map(|o| (o.provenance, o.platform.as_ref().map(|p| p.to_string())))
+    // Each hash says where it came from: the mirror for its platform, the registry for
+    // the other platform and the signed sums' zh: line.
+    let got: Vec<(String, Provenance, Option<String>)> = hashes
+        .iter()
+        .map(|(h, o)| {
+            let platform = o.platform.as_ref().map(|p| p.to_string());
+            (h.to_string(), o.provenance, platform)
+        })
         .collect();
+    let darwin = Some("darwin_arm64".to_string());
     assert_eq!(
-        origins,
+        got,
         [
-            (Provenance::FsMirror, Some("linux_amd64".to_string())),
-            (Provenance::SignedSums, None)
+            (
+                mirror_h1.clone(),
+                Provenance::FsMirror,
+                Some("linux_amd64".to_string())
+            ),
+            (
+                "h1:null-3.2.1-darwin_arm64".to_string(),
+                Provenance::Download,
+                darwin
+            ),
+            ("zh:null-3.2.1".to_string(), Provenance::SignedSums, None),
         ]
     );
-    assert_eq!(*registry.asked.lock().unwrap(), ["darwin_arm64"]);
+    assert_eq!(registry.asked(), ["hashes null 3.2.1 darwin_arm64"]);
 
     // A mirror alone: a missing platform names the mirror.
     let only = Sources::only(Source::FsMirror(fs.clone()), listing());
@@ -488,7 +450,7 @@ fn from_installation_builds_selectors() {
     let kinds: Vec<String> = sources
         .for_provider(&provider("hashicorp/null"))
         .iter()
-        .map(|s| s.describe())
+        .map(|s| s.name().to_string())
         .collect();
     assert_eq!(
         kinds,
@@ -499,6 +461,7 @@ fn from_installation_builds_selectors() {
     );
     assert_eq!(sources.for_provider(&provider("acme/x")).len(), 2);
     assert_eq!(warnings.len(), 2, "{warnings:?}");
+    let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     assert!(warnings[0].contains("junk.txt"), "{warnings:?}");
     assert!(
         warnings[1].contains("dev_overrides for hashicorp/dev ignored"),

@@ -22,6 +22,7 @@ use crate::net::modules::{
 };
 use crate::stages::discover::Discovery;
 use crate::stages::root::{LockProblem, Root, RootError, RootKind};
+use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
 use crate::vocab::paths::normalize_path;
@@ -67,9 +68,14 @@ pub(crate) async fn roots(
     discovery: &Discovery,
     options: &LoadOptions,
     fetcher: &ModuleFetcher,
-) -> (Vec<Root<Loaded>>, Vec<String>) {
+) -> (Vec<Root<Loaded>>, Vec<Warning>) {
     let mut loader = Loader::default();
-    let mut warnings: Vec<String> = discovery.warnings.iter().map(|w| w.to_string()).collect();
+    let mut warnings: Vec<Warning> = discovery
+        .warnings
+        .iter()
+        .cloned()
+        .map(Warning::Discover)
+        .collect();
     let units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)> =
         terragrunt::find_units(&discovery.unit_dirs, options.recursive)
             .into_iter()
@@ -221,7 +227,7 @@ fn open_root(
 
 enum Walked {
     /// Loaded or failed, with the walk's warnings.
-    Done(Root<Loaded>, Vec<String>),
+    Done(Root<Loaded>, Vec<Warning>),
     /// Some remote code is not fetched yet.
     Waiting(OpenRoot),
 }
@@ -254,7 +260,7 @@ fn walk(mut open: OpenRoot, loader: &mut Loader, remote: &mut Fetches) -> Walked
             return Walked::Done(root, Vec::new());
         }
     };
-    let warnings = tree.warnings.iter().map(|w| w.to_string()).collect();
+    let warnings = tree.warnings.iter().cloned().map(Warning::Module).collect();
     let mut modules = vec![open.dir.clone()];
     modules.extend(tree.modules.iter().cloned());
     let stage = config::collect(&tree.requirements)
@@ -405,5 +411,104 @@ impl Loader {
         let module = Arc::new(config::load_module(dir, host)?);
         self.modules.insert(key, module.clone());
         Ok(module)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::walk::DiscoverWarning;
+    use crate::net::modules::FetcherOptions;
+    use crate::vocab::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
+
+    fn write(base: &Path, rel: &str, text: &str) {
+        let path = base.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn requires(name: &str, constraint: &str) -> String {
+        format!(
+            "terraform {{\n  required_providers {{\n    {name} = {{\n      source  = \"hashicorp/{name}\"\n      version = \"{constraint}\"\n    }}\n  }}\n}}\n"
+        )
+    }
+
+    /// From a discovery to roots in path order: a module another one calls is not a
+    /// root, a root's requirements span its module tree, a `.tofu` file makes a root
+    /// OpenTofu's, a broken lock file stops its root with a typed error, and the
+    /// warnings of discovery and of the tree walks come back typed, with their location.
+    #[tokio::test]
+    async fn roots_from_a_discovery() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path();
+        write(
+            base,
+            "a/main.tf",
+            &format!(
+                "{}module \"shared\" {{\n  source = \"../shared\"\n}}\nmodule \"empty\" {{\n  source = \"../empty\"\n}}\n",
+                requires("null", "~> 3.1")
+            ),
+        );
+        write(base, "shared/main.tf", &requires("random", ">= 3.0"));
+        write(base, "empty/README.md", "nothing here\n");
+        write(base, "b/main.tf", &requires("null", "~> 3.1"));
+        write(base, "b/.terraform.lock.hcl", "provider \"x\" {\n");
+        write(base, "c/main.tofu", &requires("null", "~> 3.1"));
+        let mut discovery =
+            crate::stages::discover::discover(&[base.to_path_buf()], true, &[]).unwrap();
+        let unreadable = DiscoverWarning {
+            path: base.join("locked"),
+            message: "skipped, cannot read: permission denied".to_string(),
+        };
+        discovery.warnings.push(unreadable.clone());
+        let options = LoadOptions {
+            flavor: None,
+            recursive: true,
+            within: vec![std::fs::canonicalize(base).unwrap()],
+        };
+        let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
+        let (roots, warnings) = roots(&discovery, &options, &fetcher).await;
+
+        let dirs: Vec<PathBuf> = roots.iter().map(|r| r.dir.clone()).collect();
+        assert_eq!(dirs, [base.join("a"), base.join("b"), base.join("c")]);
+        let a = roots[0].stage.as_ref().expect("a loads");
+        assert_eq!(a.flavor, Flavor::Terraform);
+        let providers: Vec<String> = a.reqs.keys().map(ToString::to_string).collect();
+        assert_eq!(
+            providers,
+            [
+                format!("{TERRAFORM_REGISTRY}/hashicorp/null"),
+                format!("{TERRAFORM_REGISTRY}/hashicorp/random"),
+            ]
+        );
+        assert!(a.modules.contains(&base.join("shared")), "{:?}", a.modules);
+        assert_eq!(a.lock_path, base.join("a").join(LOCK_FILE_NAME));
+        assert!(a.old.is_none());
+        assert!(
+            matches!(
+                &roots[1].stage,
+                Err(RootError::LockFile {
+                    problem: LockProblem::Invalid(_),
+                    ..
+                })
+            ),
+            "{:?}",
+            roots[1].stage
+        );
+        let c = roots[2].stage.as_ref().expect("c loads");
+        assert_eq!(c.flavor, Flavor::OpenTofu);
+        let providers: Vec<String> = c.reqs.keys().map(ToString::to_string).collect();
+        assert_eq!(providers, [format!("{OPENTOFU_REGISTRY}/hashicorp/null")]);
+
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings[0], Warning::Discover(unreadable));
+        assert_eq!(warnings[1].kind(), "module");
+        assert_eq!(warnings[1].path(), Some(base.join("a/main.tf").as_path()));
+        assert_eq!(warnings[1].line(), Some(12), "the module block's line");
+        assert!(
+            warnings[1].to_string().contains("module \"empty\""),
+            "{}",
+            warnings[1]
+        );
     }
 }

@@ -5,4 +5,5 @@ pub(crate) mod hash;
 pub(crate) mod load;
 pub(crate) mod resolve;
 pub(crate) mod root;
+pub(crate) mod warning;
 pub(crate) mod write;

@@ -11,7 +11,7 @@ use crate::vocab::version::Version;
 use crate::config::terragrunt::TerragruntError;
 use crate::config::{ConfigError, Declared, InvalidConstraint};
 use crate::disk::atomic::LinkEscape;
-use crate::sources::PackageError;
+use crate::sources::{PackageError, VersionsError};
 use crate::vocab::lockfile::LockFileError;
 
 /// What kind of directory a root is.
@@ -60,7 +60,7 @@ pub(crate) enum RootError {
     #[error(transparent)]
     Terragrunt(#[from] TerragruntError),
     /// A unit's remote `terraform.source` could not be fetched.
-    #[error("{}: terraform.source {module_source:?}: {error}", unit.display())]
+    #[error("{}: terraform.source {:?}: {error}", unit.display(), crate::net::modules::redacted_source(module_source))]
     UnitSource {
         unit: PathBuf,
         module_source: String,
@@ -103,9 +103,9 @@ pub(crate) enum LockProblem {
 /// Why no version was chosen for one provider.
 #[derive(Debug, Clone, thiserror::Error)]
 pub(crate) enum SelectionError {
-    /// Its version list could not be had (the message names the provider and cause).
+    /// Its version list could not be had.
     #[error("{0}")]
-    VersionList(String),
+    VersionList(VersionsError),
     #[error(transparent)]
     NoMatch(Box<NoMatch>),
 }

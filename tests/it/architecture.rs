@@ -19,8 +19,11 @@ const LAYERS: [&str; 8] = [
     "commands", "report", "stages", "config", "sources", "net", "disk", "vocab",
 ];
 
-/// The pipeline, last stage first: a stage may use the ones after it.
-const STAGES: [&str; 6] = ["write", "hash", "resolve", "load", "discover", "root"];
+/// The pipeline, last stage first: a stage may use the ones after it. A root and the
+/// ways it stops, and the warnings, are below every stage.
+const STAGES: [&str; 7] = [
+    "write", "hash", "resolve", "load", "discover", "root", "warning",
+];
 
 type Module = Vec<String>;
 

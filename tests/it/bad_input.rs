@@ -95,6 +95,30 @@ fn bad_configurations_fail_their_root_only() {
             "constraint-four-parts",
             Want::Failed(&["constraint-four-parts/main.tf:5", "3.2.1.4"]),
         ),
+        // Terraform: "Invalid required_providers object"; a misspelt `version` would
+        // otherwise lock without the constraint.
+        (
+            "required-providers-misspelt",
+            Want::Failed(&[
+                "required-providers-misspelt/main.tf:5:",
+                "invalid required_providers object \"random\": it has \"versoin\"",
+            ]),
+        ),
+        (
+            "required-providers-json",
+            Want::Failed(&[
+                "required-providers-json/main.tf.json:6:",
+                "it has \"versoin\"",
+            ]),
+        ),
+        // Terraform: "Unexpected \"random\" block: Blocks are not allowed here."
+        (
+            "required-providers-block",
+            Want::Failed(&[
+                "required-providers-block/main.tf:3:",
+                "unexpected \"random\" block in required_providers",
+            ]),
+        ),
         (
             "malformed-lock",
             Want::Failed(&[

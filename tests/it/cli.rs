@@ -918,9 +918,17 @@ fn readme_examples_match() {
     }
     let documented: serde_json::Value =
         serde_json::from_str(&readme_block("## JSON report", "json")).expect("README JSON");
+    // As the example: a failed root first, and a warning from the registry.
     let repo = monorepo(&registry);
+    repo.write("broken/main.tf", &requires(&[("null", ">= 9.0.0")]));
+    registry.warn("hashicorp", "null", "this provider is deprecated");
     let run = repo.tfsum(&["lock", "--format=json", "--platform=linux_amd64", "-r", "."]);
     let mut actual: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON report");
+    assert_eq!(
+        actual["warning_details"][0]["kind"], "registry",
+        "{}",
+        run.stdout
+    );
     // `roots[].changes` is documented, and checked, in docs/change-report.md.
     for root in actual["roots"].as_array_mut().expect("roots") {
         root.as_object_mut().expect("root").remove("changes");
@@ -1054,5 +1062,75 @@ fn change_report() {
             serde_json::to_string_pretty(&changes).expect("JSON"),
             markdown.text()
         ),
+    );
+}
+
+/// The markdown report of a run where a root failed and a directory's name holds a `|`:
+/// the failed root's Changes cell says why nothing changed, hashes are counted one by
+/// one, and a `|` is escaped inside the table only (outside it the backslash would show).
+#[test]
+fn markdown_report_names_failures_and_counts_hashes() {
+    let registry = registry();
+    let repo = Repo::new(
+        &registry,
+        &[
+            ("a|b/main.tf", &requires(&[("null", "3.2.1")])),
+            ("broken|root/main.tf", &requires(&[("null", ">= 9.0.0")])),
+        ],
+    );
+    let run = repo.tfsum(&[
+        "lock",
+        "--format=markdown",
+        "--platform=linux_amd64,darwin_arm64",
+        "-r",
+        ".",
+    ]);
+    run.assert_code(1);
+    for line in run.stdout.lines().filter(|l| !l.starts_with('|')) {
+        assert!(!line.contains("\\|"), "an escape outside the table: {line}");
+    }
+    snapshot("markdown_report", &run.text());
+}
+
+/// Packages hashed from a mirror are counted in the summary, the JSON stats and
+/// `verify`'s summary: a run that took everything from a mirror does not read as one
+/// that hashed nothing.
+#[test]
+fn summary_counts_packages_from_mirrors() {
+    let registry = registry();
+    let repo = Repo::new(
+        &registry,
+        &[("root/main.tf", &requires(&[("null", "3.2.1")]))],
+    );
+    let mirror = repo.scratch().join("mirror");
+    let dir = mirror.join(registry.host()).join("hashicorp/null");
+    std::fs::create_dir_all(&dir).expect("mirror layout");
+    for platform in ["linux_amd64", "darwin_arm64"] {
+        let name = registry.zip_filename("hashicorp", "null", "3.2.1", platform);
+        let zip = registry.zip("hashicorp", "null", "3.2.1", platform);
+        std::fs::write(dir.join(name), zip).expect("mirror zip");
+    }
+    let flag = format!("--fs-mirror={}", mirror.display());
+    let platforms = "--platform=linux_amd64,darwin_arm64";
+    let text = repo.tfsum(&["lock", &flag, platforms, "root"]);
+    text.assert_code(0);
+    assert!(
+        text.stdout
+            .contains("packages: 0 downloaded (0 B), 0 from cache, 2 from mirror;"),
+        "{}",
+        text.text()
+    );
+    let json = repo.tfsum(&["lock", "--check", "--format=json", &flag, platforms, "root"]);
+    json.assert_code(0);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON report");
+    assert_eq!(doc["stats"]["packages_from_mirror"], 2, "{}", json.stdout);
+    let verify = repo.tfsum(&["verify", &flag, "root"]);
+    verify.assert_code(0);
+    assert!(
+        verify
+            .stdout
+            .contains("packages: 0 downloaded, 0 from cache, 2 from mirror;"),
+        "{}",
+        verify.text()
     );
 }

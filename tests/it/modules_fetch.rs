@@ -22,13 +22,13 @@ use crate::support::git_http::{hermetic_git_env, GitRequest, GitServer};
 use crate::support::terraform;
 
 /// What one run needs: a cache directory and a CLI configuration file.
-struct Setup {
-    cache: TempDir,
+pub(crate) struct Setup {
+    pub(crate) cache: TempDir,
     cli_dir: TempDir,
 }
 
 impl Setup {
-    fn new(cli_config: &str) -> Setup {
+    pub(crate) fn new(cli_config: &str) -> Setup {
         let cli_dir = TempDir::new().unwrap();
         std::fs::write(cli_dir.path().join("terraformrc"), cli_config).unwrap();
         Setup {
@@ -42,7 +42,7 @@ impl Setup {
     }
 
     /// A fresh fetcher (one "run") over the same cache.
-    fn run(&self, offline: bool, vars: &[(&str, &str)]) -> ModuleFetcher {
+    pub(crate) fn run(&self, offline: bool, vars: &[(&str, &str)]) -> ModuleFetcher {
         let cli = tfsum::internals::load_file(&self.cli_path()).unwrap();
         let env = Env {
             vars: vars
@@ -87,7 +87,7 @@ impl Setup {
     }
 }
 
-async fn fetch(
+pub(crate) async fn fetch(
     fetcher: &ModuleFetcher,
     source: &str,
     version: Option<&str>,
@@ -100,7 +100,7 @@ async fn fetch(
 }
 
 /// The configuration files below `dir`, relative, with their content.
-fn tf_files(dir: &Path) -> BTreeMap<String, String> {
+pub(crate) fn tf_files(dir: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
         let name = entry.file_name().to_string_lossy();

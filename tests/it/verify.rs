@@ -290,3 +290,45 @@ fn against_a_filesystem_mirror() {
     );
     assert_eq!(handle.requests().len(), 0, "the registry was asked");
 }
+
+/// A Terraform and an OpenTofu lock file that lock the same provider version share one
+/// check: on a cold cache each published package is downloaded once, and each
+/// provider's version list is fetched once (not once to find the version and again to
+/// find its platforms).
+#[test]
+fn terraform_and_opentofu_files_share_one_check() {
+    let registry = harness::registry();
+    let handle = registry.handle();
+    let repo = Repo::new(
+        &handle,
+        &[("tf/main.tf", &harness::main_tf(&[("null", "3.2.1")]))],
+    );
+    let locked = repo.lock_all(&["linux_amd64"], &["--no-cache"], &[]);
+    assert!(locked.status.success(), "{}", harness::text(&locked));
+    repo.write("tofu/main.tf", &harness::main_tf(&[("null", "3.2.1")]));
+    let tofu = harness::run(
+        repo.path(),
+        &repo.cli_config(),
+        &repo.cache(),
+        &[
+            "lock",
+            "--no-cache",
+            "--flavor=opentofu",
+            "--platform=linux_amd64",
+            "tofu",
+        ],
+        harness::FAST_RETRIES,
+    );
+    assert!(tofu.status.success(), "{}", harness::text(&tofu));
+    let tofu_lock = repo.lock("tofu").expect("tofu lock file");
+    assert!(tofu_lock.contains("tofu init"), "{tofu_lock}");
+    handle.reset_counts();
+
+    // The lock runs kept no hash in the cache: it is cold.
+    let run = verify(&repo, &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", harness::text(&run));
+    // null 3.2.1 is published for two platforms: two zips, one SHA256SUMS, one list.
+    assert_eq!(handle.count(".zip"), 2, "{:?}", handle.requests());
+    assert_eq!(handle.count("_SHA256SUMS"), 1, "{:?}", handle.requests());
+    assert_eq!(handle.count("/versions"), 1, "{:?}", handle.requests());
+}

@@ -28,7 +28,8 @@
 //! CLI configuration `host` block that [`RegistryHandle::write_cli_config`] writes (§8).
 //!
 //! Everything observable or switchable at runtime lives on [`RegistryHandle`]: the recorded
-//! requests, and faults (status codes, 429 + `Retry-After`, dropped connections, delays, a
+//! requests (and how many were being answered at once, [`RegistryHandle::max_in_flight`]),
+//! a provider's `warnings`, and faults (status codes, 429 + `Retry-After`, dropped connections, delays, a
 //! bandwidth limit, corrupt zips, bad signatures, a `shasum` that disagrees with
 //! `SHA256SUMS`, missing platforms, a required token). [`FakeRegistry`] derefs to it, and
 //! [`RegistryHandle`] is a cheap clone that can move to another thread.
@@ -449,6 +450,11 @@ struct Mutable {
     no_signing_keys: bool,
     /// `h1:` values the `packages` map claims instead of the true ones, by package key.
     forged_map_h1: HashMap<String, String>,
+    /// The `warnings` of a provider's version list, by `ns/type`.
+    warnings: HashMap<String, Vec<String>>,
+    /// When each request arrived and when its answer was ready (or the request was
+    /// dropped), since the last reset.
+    answered: Vec<(String, std::time::Instant, std::time::Instant)>,
 }
 
 /// Shared access to a running fake registry: addresses, expectations, recorded requests
@@ -606,7 +612,30 @@ impl RegistryHandle {
 
     /// Forgets the recorded requests.
     pub fn reset_counts(&self) {
-        self.state().requests.clear();
+        let mut state = self.state();
+        state.requests.clear();
+        state.answered.clear();
+    }
+
+    /// The most requests whose path ends with `path_suffix` that were being answered at
+    /// the same moment: from arrival (before any injected delay) until the response
+    /// started. What a client's concurrency limits bound, seen from the server.
+    pub fn max_in_flight(&self, path_suffix: &str) -> usize {
+        let mut events: Vec<(std::time::Instant, i32)> = Vec::new();
+        for (path, start, end) in &self.state().answered {
+            if path.ends_with(path_suffix) {
+                events.push((*start, 1));
+                events.push((*end, -1));
+            }
+        }
+        // At the same instant an end comes before a start: touching is not overlapping.
+        events.sort();
+        let (mut now, mut max) = (0i32, 0i32);
+        for (_, step) in events {
+            now += step;
+            max = max.max(now);
+        }
+        usize::try_from(max).unwrap_or(0)
     }
 
     // ---- faults -----------------------------------------------------------------------
@@ -701,6 +730,16 @@ impl RegistryHandle {
     /// Sends download documents without any signing key (§10), or with the test key.
     pub fn set_no_signing_keys(&self, on: bool) {
         self.state().no_signing_keys = on;
+    }
+
+    /// Adds `message` to the `warnings` of the provider's version list (a registry's
+    /// deprecation notice, say).
+    pub fn warn(&self, namespace: &str, type_: &str, message: &str) {
+        self.state()
+            .warnings
+            .entry(format!("{namespace}/{type_}"))
+            .or_default()
+            .push(message.to_string());
     }
 
     /// Replaces the `/.well-known/terraform.json` document.
@@ -1108,9 +1147,10 @@ impl Shared {
         if versions.is_empty() {
             return Reply::not_found();
         }
+        let warnings = state.warnings.get(&format!("{ns}/{ty}"));
         Reply::json(
             StatusCode::OK,
-            &json!({ "id": format!("{ns}/{ty}"), "versions": versions, "warnings": null }),
+            &json!({ "id": format!("{ns}/{ty}"), "versions": versions, "warnings": warnings }),
         )
     }
 
@@ -1309,9 +1349,32 @@ fn error_response(status: StatusCode, message: &str) -> Response {
     response
 }
 
+/// Records a request's time in flight when it is answered or dropped.
+struct InFlight {
+    shared: Arc<Shared>,
+    path: String,
+    since: std::time::Instant,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let interval = (
+            std::mem::take(&mut self.path),
+            self.since,
+            std::time::Instant::now(),
+        );
+        self.shared.state().answered.push(interval);
+    }
+}
+
 async fn serve(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let path = request.uri().path().to_owned();
     let method = request.method().as_str().to_owned();
+    let _in_flight = InFlight {
+        shared: Arc::clone(&shared),
+        path: path.clone(),
+        since: std::time::Instant::now(),
+    };
     let admission = shared.admit(&method, &path, request.headers());
     if let Some(delay) = admission.delay {
         tokio::time::sleep(delay).await;

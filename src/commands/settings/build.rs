@@ -1,5 +1,6 @@
-//! What a `lock` run is made of, built from its settings: the hash cache, the registry
-//! client (with the CLI configuration), the package sources and the module fetcher.
+//! What a `lock` or `verify` run is made of, built from its source settings: the hash
+//! cache, the registry client (with the CLI configuration), the package sources and the
+//! module fetcher.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -14,10 +15,11 @@ use crate::sources::{
     FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,
     Sources,
 };
+use crate::stages::warning::Warning;
 use crate::vocab::lockfile::Flavor;
 use crate::vocab::progress::Progress;
 
-use super::{LockSettings, PackageSource};
+use super::{PackageSource, SourceSettings};
 
 /// Why the services of a run could not be built. Nothing has been locked yet.
 #[derive(Debug, thiserror::Error)]
@@ -37,10 +39,10 @@ pub(crate) struct Services {
     /// Remote module code for the load stage, sharing the download slots.
     pub modules: ModuleFetcher,
     /// What building them found worth saying (CLI configuration, mirror scans).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
-impl LockSettings {
+impl SourceSettings {
     /// The cache directory, checked ([`Cache::open`]); without hash facts for
     /// `--no-cache` (it still keeps the run record).
     pub(crate) fn cache(&self) -> Result<Cache, CacheError> {
@@ -107,13 +109,13 @@ impl LockSettings {
         client: Option<&RegistryClient>,
         installation: Option<ProviderInstallation>,
         mirror: &MirrorOptions,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<Sources, SetupError> {
         Ok(match &self.packages {
             PackageSource::Registry => Sources::registry(registry),
             PackageSource::FsMirror(dir) => {
                 let scanned = FsMirror::scan(dir, mirror.zip_limits.clone())?;
-                warnings.extend(scanned.warnings().iter().cloned());
+                warnings.extend(scanned.warnings().iter().cloned().map(Warning::from));
                 Sources::only(Source::FsMirror(Arc::new(scanned)), registry)
             }
             PackageSource::NetMirror(url) => match client {
@@ -134,11 +136,11 @@ impl LockSettings {
                             registry,
                             mirror,
                         )?;
-                        warnings.extend(found);
+                        warnings.extend(found.into_iter().map(Warning::from));
                         sources
                     }
                     None => {
-                        warnings.push("the CLI configuration has no provider_installation block; every provider comes from its registry".to_string());
+                        warnings.push(Warning::NoInstallation);
                         Sources::registry(registry)
                     }
                 }
@@ -174,13 +176,13 @@ impl LockSettings {
     /// (forced hosts, credentials) and its `provider_installation` block.
     fn registry_client(
         &self,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<(RegistryClient, Option<ProviderInstallation>), SetupError> {
         let env = self
             .environment
             .cli_config(self.flavor == Some(Flavor::OpenTofu));
         let (config, found) = cliconfig::load(&env)?;
-        warnings.extend(found);
+        warnings.extend(found.into_iter().map(Warning::CliConfig));
         let installation = config.provider_installation().cloned();
         let client = RegistryClient::new(Http::new(self.http.clone()), config, env);
         Ok((client, installation))

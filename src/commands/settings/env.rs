@@ -5,6 +5,7 @@
 //! |------------------------------|----------------------------------------------------|
 //! | `TFSUM_PLATFORMS`, `TFSUM_JOBS`, `TFSUM_PER_HOST`, `TFSUM_CACHE_DIR`, `TFSUM_FLAVOR`, `TFSUM_VERSIONS_TTL`, `TFSUM_CONFIG` | as their flags ([`super`]) |
 //! | `TFSUM_HTTP_TIMEOUT_SECS`    | connect, request and stream-idle timeouts           |
+//! | `TFSUM_DOWNLOAD_DEADLINE_SECS` | the longest one download may take, retries included |
 //! | `TFSUM_RETRIES`              | retries after the first attempt (0: none)           |
 //! | `TFSUM_RETRY_DELAY_SECS`     | first backoff delay (doubled per retry, capped)     |
 //! | `TFSUM_RETRY_MAX_WAIT_SECS`  | the longest `Retry-After` honoured                  |
@@ -167,6 +168,9 @@ impl Environment {
             http.connect_timeout = timeout;
             http.request_timeout = timeout;
             http.stream_idle_timeout = timeout;
+        }
+        if let Some(deadline) = self.seconds("TFSUM_DOWNLOAD_DEADLINE_SECS")? {
+            http.download_deadline = deadline;
         }
         if let Some(retries) = self.parsed::<u32>("TFSUM_RETRIES", "a whole number")? {
             http.retry.max_attempts = retries.saturating_add(1);

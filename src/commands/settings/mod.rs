@@ -9,9 +9,12 @@
 //!
 //! - [`mod@file`]: the two settings files;
 //! - [`mod@env`]: the process environment ([`Environment`]) and every variable tfsum reads;
-//! - this file: [`LockSettings`] and [`lock`], which layers them for `tfsum lock`.
+//! - this file: [`LockSettings`] and [`lock`], which layer them for `tfsum lock`, and
+//!   [`VerifySettings`] and [`verify`] for `tfsum verify`. What both commands share, where
+//!   packages come from and how they are fetched and cached, is [`SourceSettings`], layered
+//!   by the same code for both.
 //!
-//! The resolved value also knows how to make what a run needs: the hash cache, the
+//! [`SourceSettings`] also knows how to make what a run needs: the hash cache, the
 //! registry client, the package sources ([`build::Services`] builds them from it).
 
 mod build;
@@ -21,7 +24,7 @@ pub(crate) mod file;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::commands::cli::{FlavorArg, Format, LockArgs};
+use crate::commands::cli::{FlavorArg, Format, LockArgs, SourceArgs, VerifyArgs};
 use crate::net::registry::HttpConfig;
 use crate::vocab::addr::Platform;
 use crate::vocab::hash::ZipLimits;
@@ -98,9 +101,32 @@ pub(crate) struct LockSettings {
     pub check: bool,
     /// Exit 1 when a lock file was created or updated (`--fail-on-write`).
     pub fail_on_write: bool,
-    pub offline: bool,
     pub format: Format,
-    /// Forces the flavor of every root; `None` detects it per root.
+    pub sources: SourceSettings,
+    /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
+    pub write_delay: Duration,
+}
+
+/// Everything `tfsum verify` runs on, resolved and validated.
+#[derive(Debug)]
+pub(crate) struct VerifySettings {
+    /// Lock files, or directories holding one; `.` when none were given.
+    pub paths: Vec<PathBuf>,
+    /// Search the directories for every lock file below them.
+    pub recursive: bool,
+    pub format: Format,
+    pub sources: SourceSettings,
+}
+
+/// Where provider packages come from and how they are fetched and cached: what `lock`
+/// and `verify` share.
+#[derive(Debug)]
+pub(crate) struct SourceSettings {
+    pub offline: bool,
+    /// The tool whose CLI configuration is read and whose registry a provider pattern
+    /// without a hostname means (`--flavor`, `TFSUM_FLAVOR`, `flavor` in a settings
+    /// file); `lock` also forces every root's flavor with it. `None`: Terraform's
+    /// configuration, and each root's flavor detected.
     pub flavor: Option<Flavor>,
     /// Concurrent package downloads.
     pub jobs: usize,
@@ -117,8 +143,6 @@ pub(crate) struct LockSettings {
     pub environment: Environment,
     /// The settings files that were read, for `-v`.
     pub files: Vec<PathBuf>,
-    /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
-    pub write_delay: Duration,
 }
 
 /// Layers `args`, `environment` and the settings files into the settings of one
@@ -128,35 +152,11 @@ pub(crate) fn lock(
     environment: &Environment,
     cwd: &Path,
 ) -> Result<LockSettings, SettingsError> {
-    let (file, files) = read_files(args, environment, cwd)?;
+    let (file, files) = read_files(&args.sources, environment, cwd)?;
     let env = environment;
     let (platforms, platforms_defaulted) = platforms(args, env, &file)?;
-    let jobs = count(args.sources.jobs, "--jobs", env, "TFSUM_JOBS")?
-        .or(file.jobs.map(|n| n.get()))
-        .unwrap_or(DEFAULT_JOBS);
-    let per_host = count(args.sources.per_host, "--per-host", env, "TFSUM_PER_HOST")?
-        .or(file.per_host.map(|n| n.get()))
-        .unwrap_or(DEFAULT_PER_HOST);
-    let versions_ttl = match args.sources.versions_ttl {
-        Some(v) => Some(v),
-        None => env.flag::<u64>("TFSUM_VERSIONS_TTL", "a number of seconds")?,
-    }
-    .or(file.versions_ttl)
-    .unwrap_or(DEFAULT_VERSIONS_TTL);
-    let cache_dir = args
-        .sources
-        .cache_dir
-        .clone()
-        .or_else(|| env.var("TFSUM_CACHE_DIR").map(PathBuf::from))
-        .or_else(|| file.cache_dir.clone().map(|d| d.into_inner()))
-        .or_else(|| env.default_cache_dir())
-        .map(|dir| cwd.join(dir));
     Ok(LockSettings {
-        paths: if args.paths.is_empty() {
-            vec![PathBuf::from(".")]
-        } else {
-            args.paths.clone()
-        },
+        paths: paths_or_here(&args.paths),
         recursive: args.recursive,
         retry_failed: args.retry_failed,
         cwd: cwd.to_path_buf(),
@@ -166,19 +166,77 @@ pub(crate) fn lock(
         upgrade: args.upgrade,
         check: args.check,
         fail_on_write: args.fail_on_write,
-        offline: args.sources.offline,
         format: args.format,
-        flavor: flavor(args, env, &file)?,
+        sources: sources(&args.sources, args.flavor, &file, files, env, cwd)?,
+        write_delay: env.write_delay()?,
+    })
+}
+
+/// Layers `args`, `environment` and the settings files into the settings of one
+/// `tfsum verify` run in `cwd`: the package sources as `lock` would build them.
+pub(crate) fn verify(
+    args: &VerifyArgs,
+    environment: &Environment,
+    cwd: &Path,
+) -> Result<VerifySettings, SettingsError> {
+    let (file, files) = read_files(&args.sources, environment, cwd)?;
+    Ok(VerifySettings {
+        paths: paths_or_here(&args.paths),
+        recursive: args.recursive,
+        format: args.format,
+        sources: sources(&args.sources, None, &file, files, environment, cwd)?,
+    })
+}
+
+fn paths_or_here(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    }
+}
+
+/// The package-source settings from their flags (`flavor` is only `lock`'s), the
+/// environment and the settings file.
+fn sources(
+    args: &SourceArgs,
+    flavor_flag: Option<FlavorArg>,
+    file: &FileSettings,
+    files: Vec<PathBuf>,
+    env: &Environment,
+    cwd: &Path,
+) -> Result<SourceSettings, SettingsError> {
+    let jobs = count(args.jobs, "--jobs", env, "TFSUM_JOBS")?
+        .or(file.jobs.map(|n| n.get()))
+        .unwrap_or(DEFAULT_JOBS);
+    let per_host = count(args.per_host, "--per-host", env, "TFSUM_PER_HOST")?
+        .or(file.per_host.map(|n| n.get()))
+        .unwrap_or(DEFAULT_PER_HOST);
+    let versions_ttl = match args.versions_ttl {
+        Some(v) => Some(v),
+        None => env.flag::<u64>("TFSUM_VERSIONS_TTL", "a number of seconds")?,
+    }
+    .or(file.versions_ttl)
+    .unwrap_or(DEFAULT_VERSIONS_TTL);
+    let cache_dir = args
+        .cache_dir
+        .clone()
+        .or_else(|| env.var("TFSUM_CACHE_DIR").map(PathBuf::from))
+        .or_else(|| file.cache_dir.clone().map(|d| d.into_inner()))
+        .or_else(|| env.default_cache_dir())
+        .map(|dir| cwd.join(dir));
+    Ok(SourceSettings {
+        offline: args.offline,
+        flavor: flavor(flavor_flag, env, file)?,
         jobs,
         cache_dir,
-        use_cache: !args.sources.no_cache,
+        use_cache: !args.no_cache,
         versions_ttl: Duration::from_secs(versions_ttl),
         http: env.http(per_host)?,
         zip_limits: env.zip_limits()?,
         packages: package_source(args),
         environment: env.clone(),
         files,
-        write_delay: env.write_delay()?,
     })
 }
 
@@ -219,11 +277,11 @@ fn ignore(args: &LockArgs, file: &FileSettings) -> Result<Vec<regex::Regex>, Set
 }
 
 fn flavor(
-    args: &LockArgs,
+    flag: Option<FlavorArg>,
     env: &Environment,
     file: &FileSettings,
 ) -> Result<Option<Flavor>, SettingsError> {
-    let given = match (args.flavor, env.var("TFSUM_FLAVOR")) {
+    let given = match (flag, env.var("TFSUM_FLAVOR")) {
         (Some(FlavorArg::Terraform), _) | (None, Some("terraform")) => Some(Flavor::Terraform),
         (Some(FlavorArg::Opentofu), _) | (None, Some("opentofu")) => Some(Flavor::OpenTofu),
         (None, Some(other)) => {
@@ -261,7 +319,7 @@ fn count(
 /// The user's file layered under the repository's (unless `--no-config`), and the paths
 /// that were read.
 fn read_files(
-    args: &LockArgs,
+    args: &SourceArgs,
     env: &Environment,
     cwd: &Path,
 ) -> Result<(FileSettings, Vec<PathBuf>), SettingsError> {
@@ -273,11 +331,10 @@ fn read_files(
         }
         None => FileSettings::default(),
     };
-    if args.sources.no_config {
+    if args.no_config {
         return Ok((user, files));
     }
     let named = args
-        .sources
         .config
         .clone()
         .or_else(|| env.var("TFSUM_CONFIG").map(PathBuf::from));
@@ -301,12 +358,12 @@ fn parse_platforms(list: &str) -> Result<Vec<Platform>, SettingsError> {
         .collect()
 }
 
-fn package_source(args: &LockArgs) -> PackageSource {
-    if let Some(dir) = &args.sources.fs_mirror {
+fn package_source(args: &SourceArgs) -> PackageSource {
+    if let Some(dir) = &args.fs_mirror {
         PackageSource::FsMirror(dir.clone())
-    } else if let Some(url) = &args.sources.net_mirror {
+    } else if let Some(url) = &args.net_mirror {
         PackageSource::NetMirror(url.clone())
-    } else if args.sources.use_cli_config_installation {
+    } else if args.use_cli_config_installation {
         PackageSource::CliConfig
     } else {
         PackageSource::Registry
@@ -318,13 +375,67 @@ mod tests {
     use super::*;
     use clap::Parser as _;
 
-    fn lock_args(flags: &[&str]) -> LockArgs {
-        let mut argv = vec!["tfsum", "lock"];
+    /// `tfsum COMMAND FLAGS…` as clap parses it.
+    fn parse(command: &str, flags: &[&str]) -> crate::commands::cli::Command {
+        let mut argv = vec!["tfsum", command];
         argv.extend_from_slice(flags);
-        match crate::commands::cli::Cli::try_parse_from(argv)
+        crate::commands::cli::Cli::try_parse_from(argv)
             .unwrap()
             .command
-        {
+    }
+
+    fn verify_args(flags: &[&str]) -> VerifyArgs {
+        match parse("verify", flags) {
+            crate::commands::cli::Command::Verify(args) => args,
+            other => panic!("not verify: {other:?}"),
+        }
+    }
+
+    /// `verify` layers the package-source settings exactly as `lock` does, from the same
+    /// files, variables and flags, and reads nothing only `lock` uses: a bad
+    /// `TFSUM_PLATFORMS` is no error for it.
+    #[test]
+    fn verify_shares_the_source_settings_of_lock() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::write(
+            repo.join(FILE_NAME),
+            "jobs = 3
+flavor = \"opentofu\"\n",
+        )
+        .unwrap();
+        let env = Environment::from_vars([
+            ("HOME", tmp.path().to_str().unwrap()),
+            ("TFSUM_PER_HOST", "2"),
+            ("TFSUM_MAX_PACKAGE_ENTRIES", "7"),
+        ]);
+        let flags = ["--fs-mirror=m", "--versions-ttl=9", "--cache-dir=c"];
+        let locked = lock(&lock_args(&flags), &env, &repo).unwrap().sources;
+        let verified = verify(&verify_args(&flags), &env, &repo).unwrap();
+        assert_eq!(verified.paths, [PathBuf::from(".")]);
+        let verified = verified.sources;
+        assert_eq!(verified.jobs, 3);
+        assert_eq!(verified.http.per_host, 2);
+        assert_eq!(verified.zip_limits.max_entries, 7);
+        assert_eq!(verified.flavor, Some(Flavor::OpenTofu));
+        assert_eq!(
+            verified.packages,
+            PackageSource::FsMirror(PathBuf::from("m"))
+        );
+        assert_eq!(verified.versions_ttl, Duration::from_secs(9));
+        assert_eq!(verified.cache_dir, Some(repo.join("c")));
+        assert_eq!(format!("{verified:?}"), format!("{locked:?}"));
+
+        let mut vars = vec![("HOME", tmp.path().to_str().unwrap())];
+        vars.push(("TFSUM_PLATFORMS", "nonsense"));
+        let env = Environment::from_vars(vars);
+        assert!(lock(&lock_args(&[]), &env, &repo).is_err());
+        assert!(verify(&verify_args(&[]), &env, &repo).is_ok());
+    }
+
+    fn lock_args(flags: &[&str]) -> LockArgs {
+        match parse("lock", flags) {
             crate::commands::cli::Command::Lock(args) => args,
             other => panic!("not lock: {other:?}"),
         }
@@ -384,15 +495,19 @@ mod tests {
             let settings = lock(&lock_args(flags), &env, &repo).unwrap();
             let got: Vec<String> = settings.platforms.iter().map(|p| p.to_string()).collect();
             assert_eq!(got.join(" "), *platforms, "{vars:?} {flags:?}");
-            assert_eq!(settings.jobs, *jobs, "{vars:?} {flags:?}");
-            assert_eq!(settings.http.per_host, *per_host, "{vars:?} {flags:?}");
-            assert_eq!(settings.cache_dir, Some(home.join(".config/tfsum/cache")));
+            assert_eq!(settings.sources.jobs, *jobs, "{vars:?} {flags:?}");
+            assert_eq!(
+                settings.sources.http.per_host, *per_host,
+                "{vars:?} {flags:?}"
+            );
+            let cache = Some(home.join(".config/tfsum/cache"));
+            assert_eq!(settings.sources.cache_dir, cache);
         }
         let env = Environment::from_vars([("HOME", home_str), ("TFSUM_CACHE_DIR", "/c")]);
         let settings = lock(&lock_args(&["--platform=linux_amd64"]), &env, &repo).unwrap();
-        assert_eq!(settings.cache_dir, Some(PathBuf::from("/c")));
+        assert_eq!(settings.sources.cache_dir, Some(PathBuf::from("/c")));
         let settings = lock(&lock_args(&["--cache-dir=flag"]), &env, &repo).unwrap();
-        assert_eq!(settings.cache_dir, Some(repo.join("flag")));
+        assert_eq!(settings.sources.cache_dir, Some(repo.join("flag")));
     }
 
     /// With nothing said, the defaults; bad values are errors naming their source.
@@ -403,11 +518,12 @@ mod tests {
         let settings = lock(&lock_args(&[]), &env, tmp.path()).unwrap();
         assert!(settings.platforms_defaulted);
         assert_eq!(settings.platforms, [Platform::current()]);
-        assert_eq!(settings.jobs, DEFAULT_JOBS);
-        assert_eq!(settings.http.per_host, DEFAULT_PER_HOST);
+        assert_eq!(settings.sources.jobs, DEFAULT_JOBS);
+        assert_eq!(settings.sources.http.per_host, DEFAULT_PER_HOST);
         assert_eq!(settings.paths, [PathBuf::from(".")]);
-        assert_eq!(settings.cache_dir, Some(tmp.path().join(".cache/tfsum")));
-        assert_eq!(settings.packages, PackageSource::Registry);
+        let cache = Some(tmp.path().join(".cache/tfsum"));
+        assert_eq!(settings.sources.cache_dir, cache);
+        assert_eq!(settings.sources.packages, PackageSource::Registry);
 
         for (vars, flags, want) in [
             (

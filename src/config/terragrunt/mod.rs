@@ -199,8 +199,9 @@ pub enum TerragruntError {
         message: String,
     },
     #[error(
-        "{}:{line}: terraform.source {module_source:?} points to {}, which is not a directory",
+        "{}:{line}: terraform.source {:?} points to {}, which is not a directory",
         file.display(),
+        crate::net::modules::redacted_source(module_source),
         dir.display()
     )]
     MissingSource {
@@ -209,7 +210,7 @@ pub enum TerragruntError {
         module_source: String,
         dir: PathBuf,
     },
-    #[error("{}:{line}: terraform.source {module_source:?}: {error}", file.display())]
+    #[error("{}:{line}: terraform.source {:?}: {error}", file.display(), crate::net::modules::redacted_source(module_source))]
     BadSource {
         file: PathBuf,
         line: usize,

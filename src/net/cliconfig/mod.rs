@@ -109,17 +109,17 @@ pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError
     let mut config = CliConfig::default();
     let mut warnings = Vec::new();
 
-    let forced = env
-        .var("TF_CLI_CONFIG_FILE")
-        .or_else(|| env.var("TERRAFORM_CONFIG"));
-    if let Some(file) = forced {
+    let forced = ["TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG"]
+        .into_iter()
+        .find_map(|name| Some((name, env.var(name)?)));
+    if let Some((variable, file)) = forced {
         let path = PathBuf::from(file);
         if path.is_file() {
             config.merge(load_file(&path)?);
             warn_extra_installations(&config, &mut warnings);
         } else {
             warnings.push(format!(
-                "the CLI configuration file {} named by the environment does not exist; continuing without it",
+                "the CLI configuration file {} named by {variable} does not exist; continuing without it",
                 path.display()
             ));
         }
@@ -447,15 +447,14 @@ provider_installation {
         }
 
         let missing = home.path().join("missing.tfrc");
-        let (config, warnings) = load(&env_with(
-            home.path(),
-            &[("TF_CLI_CONFIG_FILE", missing.to_str().unwrap())],
-            false,
-        ))
-        .unwrap();
-        assert!(config.files.is_empty());
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("missing.tfrc"), "{}", warnings[0]);
+        for var in ["TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG"] {
+            let vars = [(var, missing.to_str().unwrap())];
+            let (config, warnings) = load(&env_with(home.path(), &vars, false)).unwrap();
+            assert!(config.files.is_empty());
+            assert_eq!(warnings.len(), 1);
+            let want = format!("missing.tfrc named by {var} does not exist");
+            assert!(warnings[0].contains(&want), "{}", warnings[0]);
+        }
     }
 
     #[test]

@@ -1,42 +1,64 @@
-//! The persistent module cache, under the hash cache's root:
+//! Remote modules in the persistent cache: one more namespace of
+//! [`crate::disk::cache::Cache`], which owns every path (private directories, owner and
+//! link refusal, checked envelopes, future-dated lists expired):
 //!
 //! ```text
 //! <root>/v2/modules/registry/<host>/<namespace>/<name>/<system>/<version>/   a package
-//! <root>/v2/modules/git/<sha256 of the URL, 32 hex>/<commit>/                a package
-//! <root>/v2/modules/versions/<host>/<namespace>/<name>/<system>.json         version list (TTL)
-//! <root>/v2/modules/refs/<sha256 of the URL, 32 hex>.json                    last ref → commit
-//! <root>/v2/modules/tmp/                                                      staging
+//! <root>/v2/modules/registry/…/<version>.git.json        a version served from a git commit
+//! <root>/v2/modules/git/<commit>/                         a package
+//! <root>/v2/modules/versions/<host>/<namespace>/<name>/<system>.json   version list (TTL)
+//! <root>/v2/modules/refs/<sha256 of the URL, 32 hex>.json              last ref → commit
+//! <root>/v2/modules/tmp/                                   staging
 //! ```
 //!
 //! A package entry is keyed by an identity that never changes what it names (a registry
-//! version, a git commit), so it is valid forever. It holds the package's configuration
-//! files and directories under `files/` and a `package.json` listing each file's SHA-256
-//! and the directory the module source's own `//subdir` named (for registry downloads
-//! that unpack into a top-level directory). It is built in `tmp/` and renamed into place
-//! whole, so a reader sees a complete entry or none; one that fails its checksums is
-//! removed and fetched again. Plain https archives have no such identity and are never
-//! stored here (docs/spec/modules.md §6).
+//! version, a git commit), so it is valid forever. It holds the configuration files and
+//! directories under `files/` and a `package.json` (in the cache's checked envelope)
+//! listing them, each file with its SHA-256. It is built in `tmp/` and renamed into
+//! place whole. Reading it back checks, besides the cache's owner and link rules, that
+//! `files/` holds exactly what `package.json` lists, and:
 //!
-//! Version lists and ref resolutions are small JSON files written with the atomic writer;
-//! they only save requests, and `--offline` falls back on them whatever their age.
+//! - **git** (and registry versions whose location is a git commit, which are stored as
+//!   that commit plus a pointer): `package.json` also keeps the raw commit object, the
+//!   commit's full tree listing and its symlink targets. The commit must hash to the
+//!   id the entry is stored under, the listing must rebuild every tree object the
+//!   commit names ([`super::git_objects`]), each kept file must hash to its blob id,
+//!   and unpacking the listing again must give exactly `files/`. So an edited or
+//!   planted package is not used, whatever checksums were recomputed: it is fetched
+//!   again.
+//! - **registry versions served as archives**: nothing signs a module archive, so there
+//!   is nothing to check a copy against. The cache trusts these entries as it trusts a
+//!   provider's `h1:` entries: because only this user can write the cache (it refuses
+//!   a directory or entry that another user owns or can write, and links), and the
+//!   SHA-256 sums detect corruption (a truncated or half-copied entry is fetched again),
+//!   not forgery.
+//!
+//! Plain https archives have no immutable identity and are never stored
+//! (docs/spec/modules.md §6). An entry that fails its checks is removed and fetched
+//! again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::package::Materialized;
+use super::archive::ArchiveLimits;
+use super::git::CommitObjects;
+use super::git_objects::{object_id, parse_listing, verify_listing};
+use super::package::{is_kept, Materialized, PackageTree};
 use super::source::RegistryModule;
+use crate::disk::cache::{Cache, StoredTree, LAYOUT};
 
 /// The immutable identity a package is stored under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum PackageKey {
     /// A registry module version (`package_id` is lowercase `host/ns/name/system`).
     Registry { package_id: String, version: String },
-    /// A commit of a repository, by the URL given to git.
-    Git { url: String, commit: String },
+    /// A git commit, by its full id: the same content whichever URL served it.
+    Git { commit: String },
 }
 
 impl std::fmt::Display for PackageKey {
@@ -46,9 +68,7 @@ impl std::fmt::Display for PackageKey {
                 package_id,
                 version,
             } => write!(f, "{package_id} {version}"),
-            PackageKey::Git { url, commit } => {
-                write!(f, "{} at {commit}", super::source::redacted(url))
-            }
+            PackageKey::Git { commit } => write!(f, "commit {commit}"),
         }
     }
 }
@@ -67,15 +87,29 @@ pub(crate) struct StoredPackage {
 struct PackageMeta {
     key: String,
     base: String,
-    dirs: Vec<String>,
+    dirs: BTreeSet<String>,
     /// Path → lowercase hex SHA-256 of the content.
     files: BTreeMap<String, String>,
+    /// What proves a git package against its commit id.
+    git: Option<GitProof>,
 }
 
 #[derive(Serialize, Deserialize)]
-struct VersionsFile {
-    fetched_at: u64,
-    versions: Vec<String>,
+struct GitProof {
+    /// Standard base64 of the raw commit object.
+    commit_object: String,
+    /// Standard base64 of `ls-tree -r -t -z --full-tree` output.
+    listing: String,
+    /// Symlink path → target.
+    links: BTreeMap<String, String>,
+}
+
+/// A registry version whose download location is a git commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct GitAlias {
+    pub commit: String,
+    /// The location's `//subdir`, resolved inside the commit's package.
+    pub base: String,
 }
 
 #[derive(Serialize, Deserialize, Default)]
@@ -85,10 +119,12 @@ struct RefsFile {
     refs: BTreeMap<String, String>,
 }
 
-/// The module part of the cache; without a root every lookup misses and nothing is kept.
+/// The module namespace of the cache; without a cache every lookup misses and nothing
+/// is kept.
 #[derive(Debug, Clone)]
 pub(crate) struct ModuleCache {
-    dir: Option<PathBuf>,
+    cache: Option<Cache>,
+    limits: ArchiveLimits,
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -113,91 +149,170 @@ fn segment(s: &str) -> String {
         .collect()
 }
 
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+fn modules_dir() -> PathBuf {
+    Path::new(LAYOUT).join("modules")
 }
 
 impl ModuleCache {
-    /// The module cache below the hash cache root (`None`: no persistent cache).
-    pub(crate) fn new(cache_root: Option<&Path>) -> ModuleCache {
-        ModuleCache {
-            dir: cache_root.map(|root| root.join(crate::disk::cache::LAYOUT).join("modules")),
+    /// The module namespace of the cache at `cache_root` (`None`: no persistent cache).
+    /// A root the cache refuses (another user's) keeps nothing, with a warning.
+    pub(crate) fn new(cache_root: Option<&Path>, limits: ArchiveLimits) -> ModuleCache {
+        let cache = cache_root.and_then(|root| match Cache::open(root.to_path_buf()) {
+            Ok(cache) => Some(cache),
+            Err(e) => {
+                tracing::warn!("remote modules are not cached: {e}");
+                None
+            }
+        });
+        ModuleCache { cache, limits }
+    }
+
+    /// Entries refused so far (links, other users' files), one message each.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        self.cache.as_ref().map(Cache::warnings).unwrap_or_default()
+    }
+
+    /// The staging area inside the cache (created private), so a finished entry is
+    /// renamed, not copied.
+    pub(crate) fn staging_dir(&self) -> std::io::Result<Option<PathBuf>> {
+        match &self.cache {
+            Some(cache) => cache.private_dirs(&modules_dir().join("tmp")),
+            None => Ok(None),
         }
     }
 
-    /// The staging area inside the cache, so a finished entry is renamed, not copied.
-    pub(crate) fn staging_dir(&self) -> Option<PathBuf> {
-        self.dir.as_ref().map(|d| d.join("tmp"))
-    }
-
-    fn entry_dir(&self, key: &PackageKey) -> Option<PathBuf> {
-        let dir = self.dir.as_ref()?;
-        Some(match key {
+    /// The entry's directory, relative to the cache root.
+    fn entry_dir(key: &PackageKey) -> PathBuf {
+        match key {
             PackageKey::Registry {
                 package_id,
                 version,
             } => {
-                let mut path = dir.join("registry");
+                let mut path = modules_dir().join("registry");
                 for part in package_id.split('/') {
                     path.push(segment(part));
                 }
                 path.join(segment(version))
             }
-            PackageKey::Git { url, commit } => {
-                dir.join("git").join(url_key(url)).join(segment(commit))
-            }
-        })
+            PackageKey::Git { commit } => modules_dir().join("git").join(segment(commit)),
+        }
     }
 
-    /// The stored package for `key`, if present and intact. A damaged entry is removed.
+    /// The stored package for `key`, if present and genuine (see the module docs). An
+    /// entry that fails is removed, so that the next store replaces it.
     pub(crate) fn package(&self, key: &PackageKey) -> Option<StoredPackage> {
-        let entry = self.entry_dir(key)?;
-        let meta_path = entry.join("package.json");
-        let text = std::fs::read(&meta_path).ok()?;
-        match verify(&entry, &text, key) {
-            Some(package) => Some(package),
-            None => {
+        let cache = self.cache.as_ref()?;
+        let root = cache.root()?;
+        let relative = Self::entry_dir(key);
+        let entry = root.join(&relative);
+        if std::fs::symlink_metadata(&entry).is_err() {
+            return None;
+        }
+        match self.verify(cache, &relative, key) {
+            Ok(package) => Some(package),
+            Err(reason) => {
                 tracing::warn!(
-                    "module cache entry {} is damaged; fetching again",
+                    "module cache entry {} is not used ({reason}); fetching it again",
                     entry.display()
                 );
-                let _ = std::fs::remove_dir_all(&entry);
+                remove_entry(cache, &relative);
                 None
             }
         }
     }
 
-    /// Stores `package` under `key` and returns where it is. When another process
-    /// stored the same identity first, its entry is used.
+    fn verify(
+        &self,
+        cache: &Cache,
+        relative: &Path,
+        key: &PackageKey,
+    ) -> Result<StoredPackage, String> {
+        let meta: PackageMeta = cache
+            .read(&relative.join("package.json"))
+            .ok_or("its package.json is missing, refused or damaged")?;
+        if meta.key != key.to_string() {
+            return Err(format!("it is stored for {:?}", meta.key));
+        }
+        let files = relative.join("files");
+        let tree = cache
+            .read_tree(&files, self.limits.max_config_bytes)
+            .ok_or("its files are missing, refused or too large")?;
+        let listed: BTreeSet<&String> = meta.files.keys().collect();
+        if tree.dirs != meta.dirs || tree.files.keys().collect::<BTreeSet<_>>() != listed {
+            return Err("its files are not the ones it lists".to_string());
+        }
+        for (path, sum) in &meta.files {
+            if tree.files.get(path).map(|c| sha256_hex(c)).as_ref() != Some(sum) {
+                return Err(format!("{path} does not have its checksum"));
+            }
+        }
+        match (key, &meta.git) {
+            (PackageKey::Git { commit }, Some(proof)) => {
+                verify_git(commit, proof, &tree, &self.limits)?
+            }
+            (PackageKey::Git { .. }, None) => return Err("it has no commit proof".to_string()),
+            (PackageKey::Registry { .. }, _) => {}
+        }
+        if !meta.base.is_empty() && !meta.dirs.contains(&meta.base) {
+            return Err(format!("its base directory {:?} is missing", meta.base));
+        }
+        Ok(StoredPackage {
+            root: cache.root().map(|r| r.join(files)).unwrap_or_default(),
+            base: meta.base,
+        })
+    }
+
+    /// Stores `package` under `key` and returns where it is. `proof` is required for
+    /// git commits (without it nothing is stored). When another process stored the same
+    /// identity first, its entry is used.
     pub(crate) fn store(
         &self,
         key: &PackageKey,
         package: &Materialized,
         base: &str,
+        proof: Option<&CommitObjects>,
     ) -> std::io::Result<Option<StoredPackage>> {
-        let (Some(entry), Some(staging)) = (self.entry_dir(key), self.staging_dir()) else {
+        let (Some(cache), Some(staging)) = (&self.cache, self.staging_dir()?) else {
             return Ok(None);
         };
-        std::fs::create_dir_all(&staging)?;
+        let Some(root) = cache.root() else {
+            return Ok(None);
+        };
+        if matches!(key, PackageKey::Git { .. }) && proof.is_none() {
+            return Ok(None);
+        }
         let tmp = tempfile::Builder::new()
             .prefix("pkg-")
             .tempdir_in(&staging)?;
-        write_entry(tmp.path(), key, package, base)?;
-        if let Some(parent) = entry.parent() {
-            std::fs::create_dir_all(parent)?;
+        let staged_relative = tmp
+            .path()
+            .strip_prefix(root)
+            .map_err(std::io::Error::other)?
+            .to_path_buf();
+        write_entry(
+            cache,
+            tmp.path(),
+            &staged_relative,
+            key,
+            package,
+            base,
+            proof,
+        )?;
+        let relative = Self::entry_dir(key);
+        if let Some(parent) = relative.parent() {
+            cache.private_dirs(parent)?;
         }
+        let entry = root.join(&relative);
         let _guard = crate::disk::atomic::write_guard();
         let staged = tmp.keep();
-        match std::fs::rename(&staged, &entry) {
-            Ok(()) => {}
-            Err(e) => {
+        if std::fs::rename(&staged, &entry).is_err() {
+            // Another process stored it first, or a damaged entry is in the way.
+            if let Some(existing) = self.package(key) {
                 let _ = std::fs::remove_dir_all(&staged);
-                // Lost a race against another process storing the same identity.
-                if let Some(existing) = self.package(key) {
-                    return Ok(Some(existing));
-                }
+                return Ok(Some(existing));
+            }
+            if let Err(e) = std::fs::rename(&staged, &entry) {
+                let _ = std::fs::remove_dir_all(&staged);
                 return Err(e);
             }
         }
@@ -207,136 +322,207 @@ impl ModuleCache {
         }))
     }
 
-    fn versions_file(&self, module: &RegistryModule) -> Option<PathBuf> {
-        let mut path = self.dir.as_ref()?.join("versions");
+    fn alias_file(key: &PackageKey) -> PathBuf {
+        let dir = Self::entry_dir(key);
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        dir.with_file_name(format!("{name}.git.json"))
+    }
+
+    /// The git commit a registry version was found to be served from.
+    pub(crate) fn git_alias(&self, key: &PackageKey) -> Option<GitAlias> {
+        self.cache.as_ref()?.read(&Self::alias_file(key))
+    }
+
+    pub(crate) fn put_git_alias(&self, key: &PackageKey, alias: &GitAlias) {
+        if let Some(cache) = &self.cache {
+            cache.write(&Self::alias_file(key), alias);
+        }
+    }
+
+    fn versions_file(module: &RegistryModule) -> PathBuf {
+        let mut path = modules_dir().join("versions");
         let id = module.package_id();
         let parts: Vec<&str> = id.split('/').collect();
         for part in &parts[..parts.len() - 1] {
             path.push(segment(part));
         }
-        Some(path.join(format!("{}.json", segment(parts[parts.len() - 1]))))
+        path.join(format!("{}.json", segment(parts[parts.len() - 1])))
     }
 
-    /// A cached version list younger than `ttl` (`None`: any age, for `--offline`).
+    /// A cached version list younger than `ttl` (`None`: any age, for `--offline`);
+    /// one dated in the future is expired.
     pub(crate) fn versions(
         &self,
         module: &RegistryModule,
         ttl: Option<Duration>,
     ) -> Option<Vec<String>> {
-        let text = std::fs::read(self.versions_file(module)?).ok()?;
-        let file: VersionsFile = serde_json::from_slice(&text).ok()?;
-        let fresh =
-            ttl.is_none_or(|ttl| now_secs().saturating_sub(file.fetched_at) < ttl.as_secs());
-        fresh.then_some(file.versions)
+        self.cache
+            .as_ref()?
+            .versions_at(&Self::versions_file(module), ttl)
     }
 
     pub(crate) fn put_versions(&self, module: &RegistryModule, versions: &[String]) {
-        let Some(path) = self.versions_file(module) else {
-            return;
-        };
-        let file = VersionsFile {
-            fetched_at: now_secs(),
-            versions: versions.to_vec(),
-        };
-        write_json(&path, &file);
+        if let Some(cache) = &self.cache {
+            cache.put_versions_at(&Self::versions_file(module), versions);
+        }
     }
 
-    fn refs_file(&self, url: &str) -> Option<PathBuf> {
-        Some(
-            self.dir
-                .as_ref()?
-                .join("refs")
-                .join(format!("{}.json", url_key(url))),
-        )
+    fn refs_file(url: &str) -> PathBuf {
+        modules_dir()
+            .join("refs")
+            .join(format!("{}.json", url_key(url)))
     }
 
     /// The commit `reference` last resolved to for `url`.
     pub(crate) fn git_ref(&self, url: &str, reference: Option<&str>) -> Option<String> {
-        let text = std::fs::read(self.refs_file(url)?).ok()?;
-        let file: RefsFile = serde_json::from_slice(&text).ok()?;
+        let file: RefsFile = self.cache.as_ref()?.read(&Self::refs_file(url))?;
         (file.url == url)
             .then(|| file.refs.get(reference.unwrap_or("")).cloned())
             .flatten()
     }
 
     pub(crate) fn put_git_ref(&self, url: &str, reference: Option<&str>, commit: &str) {
-        let Some(path) = self.refs_file(url) else {
+        let Some(cache) = &self.cache else {
             return;
         };
-        let mut file: RefsFile = std::fs::read(&path)
-            .ok()
-            .and_then(|t| serde_json::from_slice(&t).ok())
+        let path = Self::refs_file(url);
+        let mut file: RefsFile = cache
+            .read(&path)
             .filter(|f: &RefsFile| f.url == url)
             .unwrap_or_default();
         file.url = url.to_string();
         file.refs
             .insert(reference.unwrap_or("").to_string(), commit.to_string());
-        write_json(&path, &file);
+        cache.write(&path, &file);
     }
 }
 
-/// Writes a package entry (files plus `package.json`) into the empty directory `dir`.
-pub(crate) fn write_entry(
+/// Removes a failed entry, unless a link leads to it (the cache never follows one).
+fn remove_entry(cache: &Cache, relative: &Path) {
+    let (Some(root), Some(parent)) = (cache.root(), relative.parent()) else {
+        return;
+    };
+    if cache.private_dirs(parent).is_err() {
+        return;
+    }
+    let entry = root.join(relative);
+    match std::fs::symlink_metadata(&entry) {
+        Ok(meta) if meta.is_dir() => {
+            let _ = std::fs::remove_dir_all(&entry);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(&entry);
+        }
+        Err(_) => {}
+    }
+}
+
+/// Writes a package entry (files plus `package.json`) into the empty directory `dir`,
+/// which is `relative` below the cache root.
+fn write_entry(
+    cache: &Cache,
     dir: &Path,
+    relative: &Path,
     key: &PackageKey,
     package: &Materialized,
     base: &str,
+    proof: Option<&CommitObjects>,
 ) -> std::io::Result<()> {
     let files_dir = dir.join("files");
-    std::fs::create_dir_all(&files_dir)?;
+    private_dir_all(&files_dir)?;
+    for sub in &package.dirs {
+        private_dir_all(&files_dir.join(sub))?;
+    }
     package.write_to(&files_dir)?;
+    let b64 = base64::engine::general_purpose::STANDARD;
     let meta = PackageMeta {
         key: key.to_string(),
         base: base.to_string(),
-        dirs: package.dirs.iter().cloned().collect(),
+        dirs: package.dirs.clone(),
         files: package
             .files
             .iter()
             .map(|(path, content)| (path.clone(), sha256_hex(content)))
             .collect(),
+        git: proof.map(|p| GitProof {
+            commit_object: b64.encode(&p.commit),
+            listing: b64.encode(&p.listing),
+            links: p.links.clone(),
+        }),
     };
-    let json = serde_json::to_vec_pretty(&meta).map_err(std::io::Error::other)?;
-    std::fs::write(dir.join("package.json"), json)
+    cache.write(&relative.join("package.json"), &meta);
+    Ok(())
 }
 
-/// Checks an entry against its `package.json`: the key, every directory, and every
-/// file's checksum.
-fn verify(entry: &Path, meta: &[u8], key: &PackageKey) -> Option<StoredPackage> {
-    let meta: PackageMeta = serde_json::from_slice(meta).ok()?;
-    if meta.key != key.to_string() {
-        return None;
-    }
-    let root = entry.join("files");
-    for dir in &meta.dirs {
-        if !root.join(dir).is_dir() {
-            return None;
-        }
-    }
-    for (path, sum) in &meta.files {
-        let content = std::fs::read(root.join(path)).ok()?;
-        if &sha256_hex(&content) != sum {
-            return None;
-        }
-    }
-    Some(StoredPackage {
-        root,
-        base: meta.base,
-    })
+fn private_dir_all(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
-/// Best effort: these files only save requests.
-fn write_json<T: Serialize>(path: &Path, value: &T) {
-    let Ok(json) = serde_json::to_vec(value) else {
-        return;
-    };
-    if let Some(parent) = path.parent() {
-        if std::fs::create_dir_all(parent).is_err() {
-            return;
+/// Checks a git package against its commit: the listing against the commit object,
+/// each kept file and symlink target against its blob id, and the package the listing
+/// unpacks to against the files stored.
+fn verify_git(
+    commit: &str,
+    proof: &GitProof,
+    tree: &StoredTree,
+    limits: &ArchiveLimits,
+) -> Result<(), String> {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let commit_object = b64
+        .decode(&proof.commit_object)
+        .map_err(|_| "its commit object is not base64")?;
+    let listing = b64
+        .decode(&proof.listing)
+        .map_err(|_| "its listing is not base64")?;
+    let entries = parse_listing(&listing)?;
+    verify_listing(commit, &commit_object, &entries)?;
+    let mut rebuilt = PackageTree::new(limits.max_entries, limits.max_config_bytes);
+    let bad = |e: super::package::PackageError| e.to_string();
+    for entry in &entries {
+        match entry.mode.as_str() {
+            "040000" | "160000" => rebuilt.add_dir(&entry.path).map_err(bad)?,
+            "120000" => {
+                let target = proof
+                    .links
+                    .get(&entry.path)
+                    .ok_or_else(|| format!("the target of symlink {} is missing", entry.path))?;
+                if object_id("blob", target.as_bytes(), commit.len())? != entry.id {
+                    return Err(format!("symlink {} has another target", entry.path));
+                }
+                rebuilt.add_symlink(&entry.path, target).map_err(bad)?;
+            }
+            _ if is_kept(&entry.path) => {
+                let content = tree
+                    .files
+                    .get(&entry.path)
+                    .ok_or_else(|| format!("{} is missing", entry.path))?;
+                if object_id("blob", content, commit.len())? != entry.id {
+                    return Err(format!("{} is not the file the commit holds", entry.path));
+                }
+                rebuilt
+                    .add_file(&entry.path, Some(content.clone()))
+                    .map_err(bad)?;
+            }
+            _ => rebuilt.add_file(&entry.path, None).map_err(bad)?,
         }
     }
-    if let Err(e) = crate::disk::atomic::replace_file(path, &json) {
-        tracing::debug!("cannot write {}: {e}", path.display());
+    let unpacked = rebuilt.materialize().map_err(bad)?;
+    let same_files = unpacked.files.len() == tree.files.len()
+        && unpacked
+            .files
+            .iter()
+            .all(|(path, content)| tree.files.get(path).map(Vec::as_slice) == Some(content));
+    if unpacked.dirs != tree.dirs || !same_files {
+        return Err("its files are not what the commit unpacks to".to_string());
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -353,21 +539,25 @@ mod tests {
         m
     }
 
+    fn registry_key() -> PackageKey {
+        PackageKey::Registry {
+            package_id: "example.com/ns/name/aws".into(),
+            version: "1.0.0".into(),
+        }
+    }
+
     #[test]
     fn packages_round_trip_and_damage_is_detected() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = ModuleCache::new(Some(dir.path()));
-        let key = PackageKey::Git {
-            url: "https://example.com/m.git".into(),
-            commit: "a".repeat(40),
-        };
+        let cache = ModuleCache::new(Some(dir.path()), ArchiveLimits::default());
+        let key = registry_key();
         assert_eq!(cache.package(&key), None);
-        let stored = cache.store(&key, &package(), "sub").unwrap().unwrap();
+        let stored = cache.store(&key, &package(), "sub", None).unwrap().unwrap();
         assert_eq!(std::fs::read(stored.root.join("sub/v.tf")).unwrap(), b"y");
         assert_eq!(cache.package(&key), Some(stored.clone()));
         // Storing again (another process won the race) keeps the existing entry.
         assert_eq!(
-            cache.store(&key, &package(), "sub").unwrap(),
+            cache.store(&key, &package(), "sub", None).unwrap(),
             Some(stored.clone())
         );
 
@@ -375,14 +565,25 @@ mod tests {
         assert_eq!(cache.package(&key), None);
         assert!(!stored.root.exists(), "a damaged entry is removed");
 
-        let disabled = ModuleCache::new(None);
-        assert_eq!(disabled.store(&key, &package(), "").unwrap(), None);
+        // A file added beside the listed ones is not used either.
+        let stored = cache.store(&key, &package(), "sub", None).unwrap().unwrap();
+        std::fs::write(stored.root.join("planted.tf"), b"x").unwrap();
+        assert_eq!(cache.package(&key), None);
+
+        // A git commit is not stored without what proves it.
+        let git = PackageKey::Git {
+            commit: "a".repeat(40),
+        };
+        assert_eq!(cache.store(&git, &package(), "", None).unwrap(), None);
+
+        let disabled = ModuleCache::new(None, ArchiveLimits::default());
+        assert_eq!(disabled.store(&key, &package(), "", None).unwrap(), None);
     }
 
     #[test]
     fn version_lists_and_refs() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = ModuleCache::new(Some(dir.path()));
+        let cache = ModuleCache::new(Some(dir.path()), ArchiveLimits::default());
         let ModuleSource::Registry(module) = parse_source("127.0.0.1:5000/Ns/Name/sys").unwrap()
         else {
             panic!()
@@ -393,7 +594,6 @@ mod tests {
             cache.versions(&module, Some(Duration::from_secs(60))),
             Some(vec!["1.0.0".into()])
         );
-        assert_eq!(cache.versions(&module, Some(Duration::ZERO)), None);
         assert_eq!(cache.versions(&module, None), Some(vec!["1.0.0".into()]));
 
         cache.put_git_ref("https://h/r.git", Some("v1"), "abc");

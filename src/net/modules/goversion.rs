@@ -302,8 +302,33 @@ fn constraint_text(constraint: &str) -> String {
 /// `installRegistryModule`'s loop: parse each listed version (skipping invalid ones),
 /// drop prereleases not requested exactly, and keep the newest that the constraint
 /// allows. `constraint` is the raw `version` argument, if any.
+/// A registry's version list, parsed once per module per run: every version that
+/// parses, with its canonical text, in the registry's order, and the strings that do not.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct VersionList {
+    versions: Vec<(GoVersion, String)>,
+    invalid: Vec<String>,
+}
+
+impl VersionList {
+    pub(crate) fn parse(available: &[String]) -> VersionList {
+        let mut list = VersionList::default();
+        for listed in available {
+            match GoVersion::parse(listed) {
+                Ok(v) => {
+                    let text = v.to_string();
+                    list.versions.push((v, text));
+                }
+                Err(_) => list.invalid.push(listed.clone()),
+            }
+        }
+        list
+    }
+}
+
+/// The installer's choice among `available` for the raw `version` argument.
 pub(crate) fn select_version(
-    available: &[String],
+    available: &VersionList,
     constraint: Option<&str>,
 ) -> Result<Selection, SelectError> {
     let raw = constraint.unwrap_or("");
@@ -311,33 +336,25 @@ pub(crate) fn select_version(
         constraint: raw.to_string(),
         reason,
     })?;
-    let mut invalid = Vec::new();
-    let mut newest: Option<GoVersion> = None;
-    let mut best: Option<GoVersion> = None;
-    for listed in available {
-        let Ok(v) = GoVersion::parse(listed) else {
-            invalid.push(listed.clone());
-            continue;
-        };
-        if v.is_prerelease() && constraints.text() != v.to_string() {
+    let mut newest: Option<&GoVersion> = None;
+    let mut best: Option<&GoVersion> = None;
+    for (v, text) in &available.versions {
+        if v.is_prerelease() && constraints.text() != text {
             continue;
         }
-        if newest
-            .as_ref()
-            .is_none_or(|n| v.compare(n) == Ordering::Greater)
-        {
-            newest = Some(v.clone());
+        if newest.is_none_or(|n| v.compare(n) == Ordering::Greater) {
+            newest = Some(v);
         }
-        if constraints.allows(&v)
-            && best
-                .as_ref()
-                .is_none_or(|b| v.compare(b) == Ordering::Greater)
-        {
+        if constraints.allows(v) && best.is_none_or(|b| v.compare(b) == Ordering::Greater) {
             best = Some(v);
         }
     }
+    let invalid = available.invalid.clone();
     match (best, newest) {
-        (Some(chosen), _) => Ok(Selection { chosen, invalid }),
+        (Some(chosen), _) => Ok(Selection {
+            chosen: chosen.clone(),
+            invalid,
+        }),
         (None, None) => Err(SelectError::NoVersions),
         (None, Some(newest)) => Err(SelectError::NoMatch {
             constraint: raw.to_string(),
@@ -484,7 +501,7 @@ mod tests {
             (Some("nonsense"), Err("invalid version constraint")),
         ];
         for (constraint, want) in cases {
-            let got = select_version(&listed, *constraint);
+            let got = select_version(&VersionList::parse(&listed), *constraint);
             match (got, want) {
                 (Ok(s), Ok(v)) => {
                     assert_eq!(s.chosen.to_string(), *v, "{constraint:?}");
@@ -495,18 +512,21 @@ mod tests {
             }
         }
         assert_eq!(
-            select_version(&[], None).unwrap_err(),
+            select_version(&VersionList::parse(&[]), None).unwrap_err(),
             SelectError::NoVersions
         );
         let only_pre = vec!["1.0.0-beta".to_string()];
         assert_eq!(
-            select_version(&only_pre, None).unwrap_err(),
+            select_version(&VersionList::parse(&only_pre), None).unwrap_err(),
             SelectError::NoVersions
         );
         // Equal versions: the first listed wins, metadata and all.
         let tied = vec!["1.0.0+first".to_string(), "1.0.0+second".to_string()];
         assert_eq!(
-            select_version(&tied, None).unwrap().chosen.to_string(),
+            select_version(&VersionList::parse(&tied), None)
+                .unwrap()
+                .chosen
+                .to_string(),
             "1.0.0+first"
         );
     }

@@ -9,12 +9,17 @@
 //!   `tfr://`), into a [`ModuleSource`].
 //! - [`goversion`] is hashicorp/go-version: module versions, constraints, and the
 //!   installer's version choice (prereleases only when requested exactly).
-//! - [`fetcher`] is the [`ModuleFetcher`]: registry protocol (through
-//!   [`crate::net::registry::RegistryClient`]), git, archives, per-run deduplication, the
-//!   shared download semaphore, `--offline`, statistics.
+//! - [`fetcher`] is the [`ModuleFetcher`]: dispatch by source kind, the shared download
+//!   semaphore, `--offline` and statistics in `fetcher/mod.rs`; the per-run memo
+//!   (`memo.rs`), registry modules (`registry.rs`, through
+//!   [`crate::net::registry::RegistryClient`]), git sources (`from_git.rs`), http(s)
+//!   archives and `X-Terraform-Get` pages (`http.rs`), and where packages are kept
+//!   (`store.rs`).
 //! - [`git`] runs the `git` command; [`archive`] reads archives; [`package`] checks
 //!   what they contain (no escapes) and keeps only configuration files.
-//! - [`cache`] is the persistent module cache under the hash cache's root.
+//! - [`cache`] is the module namespace of the one persistent cache
+//!   ([`crate::disk::cache::Cache`]); [`git_objects`] checks cached git packages against
+//!   their commit id.
 //! - whether an existing `.terraform/modules/modules.json` entry still stands for a
 //!   call, as `init` without `-upgrade` decides, is [`crate::config::manifest`]'s.
 //!
@@ -26,6 +31,7 @@ pub(crate) mod archive;
 pub(crate) mod cache;
 pub(crate) mod fetcher;
 pub(crate) mod git;
+pub(crate) mod git_objects;
 pub(crate) mod goversion;
 pub(crate) mod package;
 pub(crate) mod source;
@@ -37,11 +43,13 @@ pub use package::resolve_in_package;
 pub use source::{parse_source, parse_terragrunt_source};
 pub(crate) use source::{parse_source_for, ModuleSource, SourceError, TerragruntSource};
 
+pub(crate) use source::redacted_source;
+
 use crate::net::registry::RegistryError;
 
 /// Why a module source could not be fetched. Each message names the source (or the URL
 /// or registry module it led to) and the cause; the caller adds the module call and its
-/// file:line.
+/// file:line. Sources and URLs are shown through [`redacted_source`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModuleError {
     #[error(transparent)]
@@ -51,12 +59,12 @@ pub enum ModuleError {
     #[error("{0:?} is a local path, not a remote module")]
     NotRemote(String),
 
-    #[error("module source {source_str:?} needs the {getter} getter, which tfsum does not implement; run `terraform init` so that .terraform/modules/modules.json maps this call")]
+    #[error("module source {:?} needs the {getter} getter, which tfsum does not implement; run `terraform init` so that .terraform/modules/modules.json maps this call", redacted_source(source_str))]
     Unsupported { getter: String, source_str: String },
 
     /// Terraform 1.0.3: "Cannot apply a version constraint to module … because it has
     /// a non Registry URL."
-    #[error("cannot apply a version constraint to module source {source_str:?} because it is not a module registry address")]
+    #[error("cannot apply a version constraint to module source {:?} because it is not a module registry address", redacted_source(source_str))]
     VersionOnNonRegistry { source_str: String },
 
     #[error(
@@ -76,7 +84,7 @@ pub enum ModuleError {
         error: RegistryError,
     },
 
-    #[error("module registry {host} returned an invalid source location {location:?} for {module} v{version}: {reason}")]
+    #[error("module registry {host} returned an invalid source location {:?} for {module} v{version}: {reason}", redacted_source(location))]
     BadLocation {
         host: String,
         module: String,
@@ -85,13 +93,13 @@ pub enum ModuleError {
         reason: String,
     },
 
-    #[error("module source {source_str}: {reason}")]
+    #[error("module source {}: {reason}", redacted_source(source_str))]
     Git { source_str: String, reason: String },
 
-    #[error("downloading module package {url}: {reason}")]
+    #[error("downloading module package {}: {reason}", redacted_source(url))]
     Download { url: String, reason: String },
 
-    #[error("module package {url}: {reason}")]
+    #[error("module package {}: {reason}", redacted_source(url))]
     Package { url: String, reason: String },
 
     #[error("{what} is not in the module cache, and --offline forbids fetching it")]

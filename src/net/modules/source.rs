@@ -114,9 +114,9 @@ pub struct TerragruntSource {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SourceError {
     /// Terraform's "Module not found" for a relative path without `./`.
-    #[error("the module address {0:?} could not be resolved; if you intended a path relative to the current module, use \"./{0}\" instead")]
+    #[error("the module address {:?} could not be resolved; if you intended a path relative to the current module, use \"./{}\" instead", redacted_source(.0), redacted_source(.0))]
     MaybeRelativePath(String),
-    #[error("invalid module source {source_str:?}: {reason}")]
+    #[error("invalid module source {:?}: {reason}", redacted_source(source_str))]
     Invalid { source_str: String, reason: String },
 }
 
@@ -594,18 +594,105 @@ fn url_scheme(src: &str) -> Option<&str> {
     valid.then_some(scheme)
 }
 
-/// A URL for messages: without a password or token embedded in it. Over http(s) the
-/// user name goes too (a token is often given as the user name); ssh's `git@` stays.
+/// A URL for messages: [`redacted_source`] of it.
 pub(crate) fn redacted(url: &str) -> String {
-    let Ok(mut parsed) = Url::parse(url) else {
-        return url.to_string();
+    redacted_source(url)
+}
+
+/// Query parameters whose values are secrets: go-getter's `sshkey` (a private key) and
+/// the usual names for tokens and signed-URL signatures.
+const SECRET_PARAMETERS: [&str; 9] = [
+    "sshkey",
+    "token",
+    "access_token",
+    "private_token",
+    "password",
+    "secret",
+    "signature",
+    "x-amz-signature",
+    "x-amz-security-token",
+];
+
+/// A module source or URL as it may be shown: the one redaction for everything tfsum
+/// prints or logs about a source. Works on the text, whatever the source's shape
+/// (`git::https://user:pw@h/r.git//sub?ref=v1`, `https://tok@h/m.zip?archive=zip`, a
+/// Terragrunt `tfr://` address, a string that does not parse): the password of any
+/// `scheme://user:password@` goes, and over http(s) the user name too (a token is
+/// often given as the user name); secret query values become `redacted`. The
+/// scp-like `git@host:path` holds no secret and stays.
+pub(crate) fn redacted_source(raw: &str) -> String {
+    let Some(scheme_end) = raw.find("://") else {
+        return redact_query(raw);
     };
-    // Both setters fail only for URLs that cannot carry credentials at all.
-    let _ = parsed.set_password(None);
-    if matches!(parsed.scheme(), "http" | "https") {
-        let _ = parsed.set_username("");
+    let scheme = raw[..scheme_end]
+        .rsplit("::")
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let authority_start = scheme_end + 3;
+    let authority_end = raw[authority_start..]
+        .find(['/', '?', '#'])
+        .map_or(raw.len(), |i| authority_start + i);
+    let authority = &raw[authority_start..authority_end];
+    let Some(at) = authority.rfind('@') else {
+        return redact_query(raw);
+    };
+    let userinfo = &authority[..at];
+    let kept_user = match (scheme.as_str(), userinfo.split_once(':')) {
+        ("http" | "https", _) => None,
+        (_, Some((user, _))) => Some(user),
+        (_, None) => Some(userinfo),
+    };
+    let mut out = raw[..authority_start].to_string();
+    if let Some(user) = kept_user.filter(|u| !u.is_empty()) {
+        out.push_str(user);
+        out.push('@');
     }
-    parsed.to_string()
+    out.push_str(&authority[at + 1..]);
+    out.push_str(&raw[authority_end..]);
+    redact_query(&out)
+}
+
+/// `text` (a git error message, say) without the credentials `source` carries, in case
+/// the message repeats the URL.
+pub(crate) fn scrub_credentials(text: &str, source: &str) -> String {
+    let Some(scheme_end) = source.find("://") else {
+        return text.to_string();
+    };
+    let rest = &source[scheme_end + 3..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let Some(at) = authority.rfind('@') else {
+        return text.to_string();
+    };
+    let userinfo = &authority[..at];
+    let mut out = text.replace(&format!("{userinfo}@"), "");
+    for secret in userinfo.split(':').skip(1).chain(std::iter::once(userinfo)) {
+        if secret.len() >= 4 {
+            out = out.replace(secret, "redacted");
+        }
+    }
+    out
+}
+
+fn redact_query(text: &str) -> String {
+    let Some(q) = text.find('?') else {
+        return text.to_string();
+    };
+    let (head, query) = text.split_at(q + 1);
+    let (query, fragment) = match query.find('#') {
+        Some(h) => query.split_at(h),
+        None => (query, ""),
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if SECRET_PARAMETERS.contains(&name.to_ascii_lowercase().as_str()) => {
+                format!("{name}=redacted")
+            }
+            _ => pair.to_string(),
+        })
+        .collect();
+    format!("{head}{}{fragment}", pairs.join("&"))
 }
 
 /// `filepath.Join(detected, requested)`, both already relative.

@@ -26,6 +26,6 @@ pub(crate) mod test_support;
 pub use crate::net::retry::RetryPolicy;
 pub(crate) use client::PackageMeta;
 pub use client::RegistryClient;
-pub(crate) use error::{RegistryError, SafeUrl};
+pub(crate) use error::{RegistryError, SafeUrl, TransportKind};
 pub use transport::{Http, HttpConfig};
 pub(crate) use transport::{Proxies, Trust};

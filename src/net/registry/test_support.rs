@@ -102,6 +102,8 @@ pub(crate) fn test_config() -> HttpConfig {
         connect_timeout: Duration::from_secs(5),
         request_timeout: Duration::from_secs(5),
         stream_idle_timeout: Duration::from_secs(5),
+        download_deadline: Duration::from_secs(60),
+        min_download_rate: 1024,
         per_host: 6,
         user_agent: "tfsum-test".to_string(),
         trust: Trust {

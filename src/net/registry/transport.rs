@@ -54,8 +54,15 @@ pub struct HttpConfig {
     /// download's response headers.
     pub request_timeout: Duration,
     /// A streaming download fails when no body bytes arrive for this long, so a stalled
-    /// connection ends in a retryable error instead of a hang.
+    /// connection ends in a retryable error instead of a hang; also the window over
+    /// which `min_download_rate` is measured.
     pub stream_idle_timeout: Duration,
+    /// The longest one download (a provider zip, a module archive) may take, retries
+    /// included (`crate::net::download`).
+    pub download_deadline: Duration,
+    /// Bytes per second a download must keep up over each `stream_idle_timeout` window,
+    /// so a server sending a byte now and then cannot hold it open.
+    pub min_download_rate: u64,
     /// Requests to one host in flight at once (`--per-host`).
     pub per_host: usize,
     pub user_agent: String,
@@ -70,6 +77,8 @@ impl Default for HttpConfig {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(10),
             stream_idle_timeout: Duration::from_secs(30),
+            download_deadline: Duration::from_secs(600),
+            min_download_rate: 1024,
             per_host: 6,
             user_agent: concat!("tfsum/", env!("CARGO_PKG_VERSION")).to_string(),
             trust: Trust::default(),

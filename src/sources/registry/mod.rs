@@ -16,23 +16,26 @@
 //! anything is asked, so each package is requested once; downloads are bounded by the
 //! run's job semaphore, requests per host by the transport.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OnceCell, Semaphore};
 
 use crate::disk::cache::{Cache, Origin, PlatformEntry};
 use crate::net::download::download_and_hash;
-use crate::net::registry::client::PlatformHashes;
+use crate::net::registry::client::{PlatformHashes, VersionList};
 use crate::net::registry::{PackageMeta, RegistryClient, RegistryError};
 use crate::vocab::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
 use crate::vocab::hash::zipstream::ZipLimits;
 use crate::vocab::hash::Hash;
 use crate::vocab::progress::Progress;
 
-use super::{HashOrigin, PackageHashes, Provenance, VersionsError, VersionsFound};
+use super::error::{
+    Disagreement, MapEntry, PackageError, PackageProblem, PackagesMapError, VersionsError,
+};
+use super::{HashOrigin, PackageHashes, Provenance, VersionsFound};
 
 mod sums;
 
@@ -41,33 +44,6 @@ use sums::VerifiedSums;
 
 /// Largest SHA256SUMS or signature document accepted.
 const MAX_SMALL_DOCUMENT: usize = 4 << 20;
-
-/// Why a package's hashes could not be established. Always names the package
-/// (provider, version and, where one is involved, platform).
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{package}: {reason}")]
-pub(crate) struct PackageError {
-    pub package: String,
-    pub reason: String,
-}
-
-impl PackageError {
-    /// An error naming `provider`, `version` and, where one is involved, `platform`.
-    pub(crate) fn new(
-        provider: &ProviderAddr,
-        version: &Version,
-        platform: Option<&Platform>,
-        reason: String,
-    ) -> PackageError {
-        PackageError {
-            package: match platform {
-                Some(p) => format!("{provider} {version} ({p})"),
-                None => format!("{provider} {version}"),
-            },
-            reason,
-        }
-    }
-}
 
 /// Counters for the run summary and the benchmark.
 #[derive(Debug, Default, Clone)]
@@ -89,6 +65,9 @@ pub(crate) struct RegistryOptions {
     pub zip_limits: ZipLimits,
 }
 
+/// A provider's version list as the registry answered it, once per run.
+type Listing = Arc<OnceCell<Result<VersionList, RegistryError>>>;
+
 /// Each provider's own registry, through the cache.
 pub(crate) struct RegistrySource {
     client: Option<RegistryClient>,
@@ -96,7 +75,10 @@ pub(crate) struct RegistrySource {
     options: RegistryOptions,
     /// The run's download slots (`--jobs`), shared with the other sources.
     jobs: Arc<Semaphore>,
-    stats: std::sync::Mutex<RegistryStats>,
+    stats: Mutex<RegistryStats>,
+    /// Each provider's version list, fetched at most once per run however many callers
+    /// (versions, published platforms) ask at the same time.
+    listings: Mutex<HashMap<ProviderAddr, Listing>>,
     progress: Arc<dyn Progress>,
 }
 
@@ -123,8 +105,26 @@ impl RegistrySource {
             options,
             jobs,
             progress,
-            stats: std::sync::Mutex::new(RegistryStats::default()),
+            stats: Mutex::new(RegistryStats::default()),
+            listings: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The provider's version list from the registry, fetched once per run: callers
+    /// asking at the same time share the one request.
+    async fn listing(
+        &self,
+        client: &RegistryClient,
+        addr: &ProviderAddr,
+    ) -> Result<VersionList, RegistryError> {
+        let cell = {
+            let mut cells = match self.listings.lock() {
+                Ok(cells) => cells,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            cells.entry(addr.clone()).or_default().clone()
+        };
+        cell.get_or_init(|| client.versions(addr)).await.clone()
     }
 
     pub(crate) fn stats(&self) -> RegistryStats {
@@ -149,25 +149,20 @@ impl RegistrySource {
             });
         }
         let Some(client) = self.client.as_ref().filter(|_| !self.options.offline) else {
-            return Err(VersionsError {
-                message: format!("offline, and the cache holds no version list for {addr}"),
-                not_found: false,
+            return Err(VersionsError::Offline {
+                provider: addr.clone(),
             });
         };
-        match client.versions(addr).await {
-            Ok(list) => {
-                let raw: Vec<String> = list.versions.iter().map(|v| v.version.clone()).collect();
-                self.cache.put_versions(addr, &raw);
-                Ok(VersionsFound {
-                    versions: raw,
-                    warnings: list.warnings,
-                })
-            }
-            Err(e) => Err(VersionsError {
-                not_found: matches!(e, RegistryError::ProviderNotFound { .. }),
-                message: e.to_string(),
-            }),
-        }
+        let list = self
+            .listing(client, addr)
+            .await
+            .map_err(VersionsError::Registry)?;
+        let raw: Vec<String> = list.versions.iter().map(|v| v.version.clone()).collect();
+        self.cache.put_versions(addr, &raw);
+        Ok(VersionsFound {
+            versions: raw,
+            warnings: list.warnings,
+        })
     }
 
     /// All hashes a lock entry for this package gets for `platforms`: one `h1:` per
@@ -194,7 +189,10 @@ impl RegistrySource {
         }
         let client = match (&self.client, self.options.offline) {
             (Some(client), false) => client,
-            _ => return Err(package.error(None, offline_reason(&cached.missing))),
+            _ => {
+                let missing = cached.missing;
+                return Err(package.error(None, PackageProblem::Offline { missing }));
+            }
         };
         let fetched = self
             .fetch(client, &package, cached, platforms, use_packages_map)
@@ -228,28 +226,26 @@ impl RegistrySource {
             None => {
                 let client = match (&self.client, self.options.offline) {
                     (Some(client), false) => client,
-                    _ => return Err(package.error(None, offline_reason(&[]))),
+                    _ => {
+                        let missing = Vec::new();
+                        return Err(package.error(None, PackageProblem::Offline { missing }));
+                    }
                 };
-                let list = client
-                    .versions(provider)
+                let list = self
+                    .listing(client, provider)
                     .await
-                    .map_err(|e| package.error(None, e.to_string()))?;
+                    .map_err(|e| package.error(None, PackageProblem::Registry(e)))?;
                 let probe = list
                     .versions
                     .iter()
                     .filter(|v| Version::parse(&v.version).is_ok_and(|v| v == *version))
                     .flat_map(|v| &v.platforms)
                     .find_map(|p| format!("{}_{}", p.os, p.arch).parse::<Platform>().ok())
-                    .ok_or_else(|| {
-                        package.error(
-                            None,
-                            "the registry lists no platform for this version".to_string(),
-                        )
-                    })?;
+                    .ok_or_else(|| package.error(None, PackageProblem::NoPlatformListed))?;
                 let meta = self.meta(client, &package, &probe).await?;
                 self.fetch_sums(client, &package, &meta)
                     .await
-                    .map_err(|reason| package.error(Some(&probe), reason))?
+                    .map_err(|problem| package.error(Some(&probe), problem))?
             }
         };
         Ok(sums.platforms(&provider.r#type, &package.v))
@@ -303,16 +299,16 @@ impl RegistrySource {
             found.missing.iter().collect()
         };
         let Some((&first, rest)) = wanted.split_first() else {
-            return Err(package.error(None, "no platform was requested".to_string()));
+            return Err(package.error(None, PackageProblem::NoPlatformRequested));
         };
         let first_meta = self.meta(client, package, first).await?;
-        check_protocols(&first_meta).map_err(|reason| package.error(Some(first), reason))?;
+        check_protocols(&first_meta).map_err(|problem| package.error(Some(first), problem))?;
         let (sums, sums_provenance) = match found.sums.take() {
             Some(sums) => (sums, Provenance::Cache),
             None => (
                 self.fetch_sums(client, package, &first_meta)
                     .await
-                    .map_err(|reason| package.error(Some(first), reason))?,
+                    .map_err(|problem| package.error(Some(first), problem))?,
                 Provenance::SignedSums,
             ),
         };
@@ -338,7 +334,7 @@ impl RegistrySource {
         }
         if let (Some(map), Some(downloaded)) = (map, found.entries.last()) {
             let others = entries_from_map(map, first, &downloaded.entry, &found.missing)
-                .map_err(|reason| package.error(Some(first), reason))?;
+                .map_err(|e| package.error(Some(first), PackageProblem::PackagesMap(e)))?;
             for (platform, entry) in others {
                 self.cache
                     .put_platform(package.provider, &package.v, platform, &entry);
@@ -366,7 +362,7 @@ impl RegistrySource {
         client
             .package(package.provider, &package.v, platform)
             .await
-            .map_err(|e| package.error(Some(platform), e.to_string()))
+            .map_err(|e| package.error(Some(platform), PackageProblem::Registry(e)))
     }
 
     /// Fetches SHA256SUMS and its signature, verifies them (spec §5.4 step 3) and caches
@@ -376,12 +372,12 @@ impl RegistrySource {
         client: &RegistryClient,
         package: &Package<'_>,
         meta: &PackageMeta,
-    ) -> Result<VerifiedSums, String> {
+    ) -> Result<VerifiedSums, PackageProblem> {
         let http = client.http();
         let document = http
             .get_bytes(&meta.shasums_url, MAX_SMALL_DOCUMENT)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(PackageProblem::Registry)?;
         // OpenTofu's registry publishes no key for some providers; there is then no
         // signature to fetch (spec §10, and `sums::verify` allows it for that host only).
         let unsigned =
@@ -391,16 +387,16 @@ impl RegistrySource {
         } else {
             http.get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
                 .await
-                .map_err(|e| e.to_string())?
+                .map_err(PackageProblem::Registry)?
         };
         self.bump(|s| s.sums_fetched += 1);
         let signed = sums::signed(&document, &signature, meta);
-        let verified = sums::verify(package.provider, &signed).map_err(|e| {
-            format!(
-                "signature {} of {} does not verify: {e}",
-                meta.shasums_signature_url, meta.shasums_url
-            )
-        })?;
+        let verified =
+            sums::verify(package.provider, &signed).map_err(|error| PackageProblem::Signature {
+                sums_url: Box::new(meta.shasums_url.clone()),
+                signature_url: Box::new(meta.shasums_signature_url.clone()),
+                error,
+            })?;
         self.cache.put_sums(package.provider, &package.v, &signed);
         Ok(verified)
     }
@@ -416,7 +412,8 @@ impl RegistrySource {
         meta: &PackageMeta,
     ) -> Result<Got, PackageError> {
         let fail = |reason| package.error(Some(platform), reason);
-        sums.vouches_for(meta).map_err(fail)?;
+        sums.vouches_for(meta)
+            .map_err(|e| fail(PackageProblem::Unvouched(e)))?;
         let label = format!("{} {} {platform}", package.provider, package.version);
         let result = self.download_zip(client, meta, &label).await;
         self.progress.download_finished(&label, result.is_ok());
@@ -437,8 +434,12 @@ impl RegistrySource {
         client: &RegistryClient,
         meta: &PackageMeta,
         label: &str,
-    ) -> Result<PlatformEntry, String> {
-        let _job = self.jobs.acquire().await.map_err(|e| e.to_string())?;
+    ) -> Result<PlatformEntry, PackageProblem> {
+        let _job = self
+            .jobs
+            .acquire()
+            .await
+            .map_err(|_| PackageProblem::Cancelled)?;
         let hashed = download_and_hash(
             client.http(),
             &meta.download_url,
@@ -446,14 +447,17 @@ impl RegistrySource {
             self.progress.as_ref(),
             label,
         )
-        .await?;
+        .await
+        .map_err(|error| PackageProblem::Download {
+            url: meta.download_url.clone(),
+            error: Box::new(error),
+        })?;
         if hashed.sha256 != meta.shasum {
-            return Err(format!(
-                "the zip downloaded from {} has sha256 {} but the registry reports {}",
-                meta.download_url,
-                hex::encode(hashed.sha256),
-                hex::encode(meta.shasum)
-            ));
+            return Err(PackageProblem::Checksum {
+                url: Box::new(meta.download_url.clone()),
+                got: hashed.sha256,
+                reported: meta.shasum,
+            });
         }
         self.bump(|s| {
             s.packages_downloaded += 1;
@@ -478,7 +482,7 @@ impl RegistrySource {
 /// download document lists protocols but none of those cannot be used, and Terraform
 /// fails on it rather than choosing an older version (`ErrProtocolNotSupported`, spec
 /// §5.3); tfsum refuses to lock it for the same reason. An empty list is accepted.
-fn check_protocols(meta: &PackageMeta) -> Result<(), String> {
+fn check_protocols(meta: &PackageMeta) -> Result<(), PackageProblem> {
     let supported = |p: &String| {
         let major = p.split('.').next().unwrap_or("");
         major == "5" || major == "6"
@@ -486,10 +490,9 @@ fn check_protocols(meta: &PackageMeta) -> Result<(), String> {
     if meta.protocols.is_empty() || meta.protocols.iter().any(supported) {
         return Ok(());
     }
-    Err(format!(
-        "this version supports plugin protocols {} only; Terraform and OpenTofu need 5 or 6, so it cannot be used (choose another version with a constraint)",
-        meta.protocols.join(", ")
-    ))
+    Err(PackageProblem::Protocols {
+        protocols: meta.protocols.clone(),
+    })
 }
 
 /// One package being hashed, for messages.
@@ -502,8 +505,8 @@ struct Package<'a> {
 
 impl Package<'_> {
     /// An error naming the package and, where one is involved, the platform.
-    fn error(&self, platform: Option<&Platform>, reason: String) -> PackageError {
-        PackageError::new(self.provider, self.version, platform, reason)
+    fn error(&self, platform: Option<&Platform>, problem: PackageProblem) -> PackageError {
+        PackageError::new(self.provider, self.version, platform, problem)
     }
 }
 
@@ -526,17 +529,6 @@ struct Complete {
     entries: Vec<Got>,
     sums: VerifiedSums,
     sums_provenance: Provenance,
-}
-
-/// Why an offline run cannot finish a package.
-fn offline_reason(missing: &[Platform]) -> String {
-    let what = if missing.is_empty() {
-        "its signed SHA256SUMS".to_string()
-    } else {
-        let names: Vec<String> = missing.iter().map(|p| p.to_string()).collect();
-        format!("the package for {}", names.join(", "))
-    };
-    format!("offline, and the cache does not hold {what}")
 }
 
 /// What `providers lock` records for a package (spec §5.5): each platform's `h1:` and
@@ -595,15 +587,13 @@ fn entries_from_map<'p>(
     downloaded_platform: &Platform,
     downloaded: &PlatformEntry,
     missing: &'p [Platform],
-) -> Result<Vec<(&'p Platform, PlatformEntry)>, String> {
-    let entry = |p: &Platform| -> Result<PlatformEntry, String> {
+) -> Result<Vec<(&'p Platform, PlatformEntry)>, PackagesMapError> {
+    let entry = |p: &Platform| -> Result<PlatformEntry, PackagesMapError> {
         let e = map
             .get(p)
-            .ok_or_else(|| format!("the registry's packages map has no entry for {p}"))?;
+            .ok_or_else(|| PackagesMapError::NoEntry(p.clone()))?;
         let (Some(h1), Some(zh)) = (e.first("h1"), e.first("zh")) else {
-            return Err(format!(
-                "the registry's packages map lacks h1: or zh: for {p}"
-            ));
+            return Err(PackagesMapError::Incomplete(p.clone()));
         };
         Ok(PlatformEntry {
             h1: h1.to_string(),
@@ -618,10 +608,16 @@ fn entries_from_map<'p>(
         .and_then(|e| e.package_size)
         .is_none_or(|size| size == downloaded.size);
     if claimed.h1 != downloaded.h1 || claimed.zh != downloaded.zh || !size_ok {
-        return Err(format!(
-            "the registry's packages map disagrees with the package downloaded for {downloaded_platform}: it says {} {} ({} bytes), the package has {} {} ({} bytes)",
-            claimed.h1, claimed.zh, claimed.size, downloaded.h1, downloaded.zh, downloaded.size
-        ));
+        let described = |e: &PlatformEntry| MapEntry {
+            h1: e.h1.clone(),
+            zh: e.zh.clone(),
+            size: e.size,
+        };
+        return Err(PackagesMapError::Disagrees(Box::new(Disagreement {
+            platform: downloaded_platform.clone(),
+            claimed: described(&claimed),
+            downloaded: described(downloaded),
+        })));
     }
     missing
         .iter()

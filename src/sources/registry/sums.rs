@@ -2,10 +2,13 @@
 //! against its signature and the registry's keys (spec §5.4), right after the download and
 //! again every time it is read back from the cache, by the same code.
 
+use std::sync::Arc;
+
 use base64::Engine as _;
 
 use crate::disk::cache::SignedSums;
 use crate::net::registry::PackageMeta;
+use crate::sources::error::{SumsError, SumsMismatch};
 use crate::vocab::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
 use crate::vocab::hash::{verify_sums, Hash, ShaSums, SigningKey};
 
@@ -27,17 +30,20 @@ pub(super) struct VerifiedSums {
 /// Verifies `signed` for `provider`: the signature over the document must check out
 /// against one of the keys (Terraform's rule); only OpenTofu's registry may publish a
 /// provider with no key at all, and OpenTofu then takes the document as it is (spec §10).
-pub(super) fn verify(provider: &ProviderAddr, signed: &SignedSums) -> Result<VerifiedSums, String> {
+pub(super) fn verify(
+    provider: &ProviderAddr,
+    signed: &SignedSums,
+) -> Result<VerifiedSums, SumsError> {
     let b64 = base64::engine::general_purpose::STANDARD;
     let document = b64
         .decode(&signed.document)
-        .map_err(|e| format!("the SHA256SUMS document is not base64: {e}"))?;
+        .map_err(SumsError::DocumentEncoding)?;
     let trust = if signed.keys.is_empty() && provider.hostname.as_str() == OPENTOFU_REGISTRY {
         format!("unsigned: {OPENTOFU_REGISTRY} lists no signing key")
     } else {
         let signature = b64
             .decode(&signed.signature)
-            .map_err(|e| format!("the signature is not base64: {e}"))?;
+            .map_err(SumsError::SignatureEncoding)?;
         let keys: Vec<SigningKey> = signed
             .keys
             .iter()
@@ -46,7 +52,8 @@ pub(super) fn verify(provider: &ProviderAddr, signed: &SignedSums) -> Result<Ver
                 trust_signature: trust_signature.clone(),
             })
             .collect();
-        let verified = verify_sums(&document, &signature, &keys).map_err(|e| e.to_string())?;
+        let verified = verify_sums(&document, &signature, &keys)
+            .map_err(|e| SumsError::Signature(Arc::new(e)))?;
         verified.trust.to_string()
     };
     let sums = ShaSums::parse(&document);
@@ -74,27 +81,24 @@ pub(super) fn signed(document: &[u8], signature: &[u8], meta: &PackageMeta) -> S
 impl VerifiedSums {
     /// The SHA256SUMS entry for the package's file must equal the registry's `shasum`
     /// (spec §5.4 step 1); the `meta.shasums_url` names the document in messages.
-    pub(super) fn vouches_for(&self, meta: &PackageMeta) -> Result<(), String> {
+    pub(super) fn vouches_for(&self, meta: &PackageMeta) -> Result<(), SumsMismatch> {
         let want = hex::encode(meta.shasum);
         let listed = self
             .files
             .iter()
             .find(|(name, _)| *name == meta.filename)
             .map(|(_, sha)| sha.as_deref());
+        let (sums_url, filename) = (Box::new(meta.shasums_url.clone()), meta.filename.clone());
         match listed {
             Some(Some(listed)) if listed == want => Ok(()),
-            Some(Some(listed)) => Err(format!(
-                "SHA256SUMS from {} lists {listed} for {}, but the registry reports shasum {want}",
-                meta.shasums_url, meta.filename
-            )),
-            Some(None) => Err(format!(
-                "SHA256SUMS from {} has an invalid checksum for {}",
-                meta.shasums_url, meta.filename
-            )),
-            None => Err(format!(
-                "SHA256SUMS from {} has no entry for {}",
-                meta.shasums_url, meta.filename
-            )),
+            Some(Some(listed)) => Err(SumsMismatch::Differs {
+                sums_url,
+                filename,
+                listed: listed.to_string(),
+                reported: want,
+            }),
+            Some(None) => Err(SumsMismatch::Invalid { sums_url, filename }),
+            None => Err(SumsMismatch::Missing { sums_url, filename }),
         }
     }
 
@@ -163,7 +167,7 @@ mod tests {
         let mut text = b64.decode(&forged.document).unwrap();
         text.extend_from_slice(format!("{}  evil.zip\n", "ab".repeat(32)).as_bytes());
         forged.document = b64.encode(text);
-        let err = verify(&hashicorp("test"), &forged).unwrap_err();
+        let err = verify(&hashicorp("test"), &forged).unwrap_err().to_string();
         assert!(err.contains("does not match the signed data"), "{err}");
 
         let unsigned = SignedSums {

@@ -3,9 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::sources::{Package, Sources};
+use crate::sources::{Package, Sources, VersionsError};
 use crate::stages::load::Loaded;
 use crate::stages::root::{Root, RootError, SelectionError};
+use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::version::Version;
 
@@ -18,24 +19,21 @@ pub(crate) struct Planned {
     pub selected: BTreeMap<ProviderAddr, Version>,
 }
 
-/// What the hash stage needs: every root's choices, and each package once.
+/// What the hash stage needs: every root's choices, and each package once; and what the
+/// version lists said worth a warning.
 #[derive(Debug)]
 pub(crate) struct Plan {
     pub roots: Vec<Root<Planned>>,
     pub packages: BTreeSet<Package>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Each provider's published versions, or why they could not be listed.
-type VersionLists = HashMap<ProviderAddr, Result<Vec<Version>, String>>;
+type VersionLists = HashMap<ProviderAddr, Result<Vec<Version>, VersionsError>>;
 
 /// Stage 3: chooses versions for every root. Only providers whose locked version cannot
 /// stand (or `upgrade`) need their version list; each list is fetched once for all roots.
-pub(crate) async fn plan(
-    roots: Vec<Root<Loaded>>,
-    sources: &Sources,
-    upgrade: bool,
-    warnings: &mut Vec<String>,
-) -> Plan {
+pub(crate) async fn plan(roots: Vec<Root<Loaded>>, sources: &Sources, upgrade: bool) -> Plan {
     let mut wanted: BTreeSet<ProviderAddr> = BTreeSet::new();
     for loaded in roots.iter().filter_map(|r| r.stage.as_ref().ok()) {
         for (addr, reqs) in &loaded.reqs {
@@ -44,7 +42,7 @@ pub(crate) async fn plan(
             }
         }
     }
-    let lists = version_lists(sources, wanted, warnings).await;
+    let (lists, warnings) = version_lists(sources, wanted).await;
     let roots: Vec<Root<Planned>> = roots
         .into_iter()
         .map(|root| root.then(|loaded| choose(loaded, &lists, upgrade)))
@@ -59,7 +57,11 @@ pub(crate) async fn plan(
             });
         }
     }
-    Plan { roots, packages }
+    Plan {
+        roots,
+        packages,
+        warnings,
+    }
 }
 
 fn locked<'a>(loaded: &'a Loaded, addr: &ProviderAddr) -> Option<&'a Version> {
@@ -75,8 +77,8 @@ fn locked<'a>(loaded: &'a Loaded, addr: &ProviderAddr) -> Option<&'a Version> {
 async fn version_lists(
     sources: &Sources,
     wanted: BTreeSet<ProviderAddr>,
-    warnings: &mut Vec<String>,
-) -> VersionLists {
+) -> (VersionLists, Vec<Warning>) {
+    let mut warnings = Vec::new();
     let fetches = wanted.into_iter().map(|addr| async move {
         let found = sources.versions(&addr).await;
         (addr, found)
@@ -84,23 +86,27 @@ async fn version_lists(
     let mut lists = HashMap::new();
     for (addr, found) in futures::future::join_all(fetches).await {
         let parsed = found.map(|found| {
-            for w in found.warnings {
-                warnings.push(format!("{addr}: the registry says: {w}"));
+            for message in found.warnings {
+                warnings.push(Warning::Registry {
+                    provider: addr.clone(),
+                    message,
+                });
             }
             let mut versions = Vec::new();
             for text in found.versions {
                 match Version::parse(&text) {
                     Ok(v) => versions.push(v),
-                    Err(_) => warnings.push(format!(
-                        "{addr}: the registry lists an unparsable version {text:?}; ignored"
-                    )),
+                    Err(_) => warnings.push(Warning::UnparsableVersion {
+                        provider: addr.clone(),
+                        text,
+                    }),
                 }
             }
             versions
         });
         lists.insert(addr, parsed);
     }
-    lists
+    (lists, warnings)
 }
 
 /// One root's versions; every provider that cannot be chosen is named.
@@ -129,4 +135,164 @@ fn choose(loaded: Loaded, lists: &VersionLists, upgrade: bool) -> Result<Planned
         return Err(RootError::Selection(errors));
     }
     Ok(Planned { loaded, selected })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::{Declared, ProviderReqs};
+    use crate::sources::testing::{hashicorp, TableRegistry};
+    use crate::stages::root::RootKind;
+    use crate::vocab::lockfile::{self, Flavor};
+    use crate::vocab::version::Constraints;
+
+    fn reqs(constraints: &str) -> ProviderReqs {
+        ProviderReqs {
+            constraints: Constraints::parse(constraints).unwrap(),
+            declared: vec![Declared {
+                text: constraints.to_string(),
+                file: PathBuf::from("main.tf"),
+                line: 2,
+            }],
+        }
+    }
+
+    /// A root requiring `providers` (name, constraints), with `locked` (name, version)
+    /// in its lock file.
+    fn root(dir: &str, providers: &[(&str, &str)], locked: &[(&str, &str)]) -> Root<Loaded> {
+        let old = (!locked.is_empty()).then(|| {
+            let mut text = String::new();
+            for (name, version) in locked {
+                text.push_str(&format!(
+                    "provider \"registry.terraform.io/hashicorp/{name}\" {{\n  version = \"{version}\"\n}}\n"
+                ));
+            }
+            let lock = lockfile::parse(&text, crate::vocab::addr::TERRAFORM_REGISTRY).unwrap();
+            crate::stages::load::OldLock {
+                bytes: text.into_bytes(),
+                lock,
+            }
+        });
+        Root {
+            dir: PathBuf::from(dir),
+            kind: RootKind::Module,
+            stage: Ok(Loaded {
+                flavor: Flavor::Terraform,
+                old,
+                reqs: providers
+                    .iter()
+                    .map(|(name, c)| (hashicorp(name), reqs(c)))
+                    .collect(),
+                modules: vec![PathBuf::from(dir)],
+                lock_path: PathBuf::from(dir).join(lockfile::LOCK_FILE_NAME),
+            }),
+        }
+    }
+
+    fn selected(root: &Root<Planned>) -> Vec<String> {
+        match &root.stage {
+            Ok(planned) => planned
+                .selected
+                .iter()
+                .map(|(addr, v)| format!("{} {v}", addr.r#type))
+                .collect(),
+            Err(e) => vec![format!("error: {e}")],
+        }
+    }
+
+    /// Each needed version list is fetched once for all roots; a locked version the
+    /// constraints allow needs none; the packages are each (provider, version) once;
+    /// what the lists said worth a warning comes back typed with the plan.
+    #[tokio::test]
+    async fn versions_once_per_provider_packages_once_per_version() {
+        let mut registry = TableRegistry::listing(&[
+            ("null", &["3.1.0", "3.2.1", "nonsense"]),
+            ("random", &["3.6.0"]),
+        ]);
+        if let Some(found) = registry.versions.get_mut(&hashicorp("null")) {
+            found.warnings.push("deprecated".to_string());
+        }
+        let registry = Arc::new(registry);
+        let sources = Sources::registry(registry.clone());
+        let roots = vec![
+            root("a", &[("null", "~> 3.1"), ("random", "3.6.0")], &[]),
+            root("b", &[("null", ">= 3.0")], &[]),
+            root("c", &[("null", "~> 3.1")], &[("null", "3.1.0")]),
+            Root::failed(
+                PathBuf::from("d"),
+                RootKind::Module,
+                RootError::Selection(Vec::new()),
+            ),
+        ];
+        let plan = plan(roots, &sources, false).await;
+        assert_eq!(registry.asked(), ["versions null", "versions random"]);
+        let got: Vec<Vec<String>> = plan.roots.iter().map(selected).collect();
+        assert_eq!(
+            got,
+            [
+                vec!["null 3.2.1", "random 3.6.0"],
+                vec!["null 3.2.1"],
+                vec!["null 3.1.0"],
+                vec!["error: "],
+            ]
+        );
+        let packages: Vec<String> = plan
+            .packages
+            .iter()
+            .map(|p| format!("{} {}", p.addr.r#type, p.version))
+            .collect();
+        assert_eq!(packages, ["null 3.1.0", "null 3.2.1", "random 3.6.0"]);
+        let null = hashicorp("null");
+        assert_eq!(
+            plan.warnings,
+            [
+                Warning::Registry {
+                    provider: null.clone(),
+                    message: "deprecated".to_string()
+                },
+                Warning::UnparsableVersion {
+                    provider: null,
+                    text: "nonsense".to_string()
+                },
+            ]
+        );
+    }
+
+    /// A version list that cannot be had fails exactly the roots that need it, with the
+    /// typed reason; a root whose lock still stands is planned without it.
+    #[tokio::test]
+    async fn a_missing_version_list_fails_only_the_roots_that_need_it() {
+        let registry = Arc::new(TableRegistry::listing(&[("random", &["3.6.0"])]));
+        let sources = Sources::registry(registry.clone());
+        let roots = vec![
+            root("a", &[("null", "~> 3.1")], &[]),
+            root("b", &[("null", "~> 3.1")], &[("null", "3.1.0")]),
+            root("c", &[("null", "~> 3.1"), ("random", "> 9.0")], &[]),
+        ];
+        let plan = plan(roots, &sources, false).await;
+        assert_eq!(selected(&plan.roots[1]), ["null 3.1.0"]);
+        let Err(RootError::Selection(errors)) = &plan.roots[2].stage else {
+            panic!("c: {:?}", plan.roots[2].stage);
+        };
+        assert!(
+            matches!(
+                &errors[0],
+                SelectionError::VersionList(e @ VersionsError::Registry(_))
+                    if e.is_not_found()
+            ),
+            "{errors:?}"
+        );
+        assert!(
+            matches!(&errors[1], SelectionError::NoMatch(m) if m.provider == hashicorp("random")),
+            "{errors:?}"
+        );
+        assert!(matches!(
+            plan.roots[0].stage,
+            Err(RootError::Selection(ref e)) if e.len() == 1
+        ));
+        assert_eq!(plan.packages.len(), 1, "only b's null 3.1.0");
+    }
 }

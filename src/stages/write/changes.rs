@@ -192,45 +192,61 @@ fn entry(
     }
 }
 
+impl ProviderChange {
+    /// How many hashes it adds or drops (0 for the other kinds).
+    pub(crate) fn hash_count(&self) -> usize {
+        match self {
+            ProviderChange::HashesAdded { hashes, .. } => hashes.len(),
+            ProviderChange::HashesRemoved { h1, zh, other, .. } => h1 + zh + other,
+            _ => 0,
+        }
+    }
+}
+
 /// One line per change, for the text and markdown reports.
-pub(crate) fn describe(change: &ProviderChange) -> String {
-    match change {
-        ProviderChange::Added {
-            provider,
-            version,
-            constraints,
-        } if constraints.is_empty() => format!("added {provider} {version}"),
-        ProviderChange::Added {
-            provider,
-            version,
-            constraints,
-        } => format!("added {provider} {version} (constraints {constraints:?})"),
-        ProviderChange::Removed { provider, version } => {
-            format!("removed {provider} {version}")
-        }
-        ProviderChange::VersionChanged { provider, from, to } => {
-            format!("{provider} {from} → {to}")
-        }
-        ProviderChange::ConstraintsChanged { provider, from, to } => {
-            format!("{provider} constraints {from:?} → {to:?}")
-        }
-        ProviderChange::HashesAdded {
-            provider,
-            version,
-            hashes,
-        } => format!("{provider} {version}: {}", describe_new(hashes)),
-        ProviderChange::HashesRemoved {
-            provider,
-            version,
-            h1,
-            zh,
-            other,
-        } => {
-            let mut parts = vec![format!("{h1} h1:"), format!("{zh} zh:")];
-            if *other > 0 {
-                parts.push(format!("{other} other"));
+impl std::fmt::Display for ProviderChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProviderChange::Added {
+                provider,
+                version,
+                constraints,
+            } if constraints.is_empty() => write!(f, "added {provider} {version}"),
+            ProviderChange::Added {
+                provider,
+                version,
+                constraints,
+            } => write!(
+                f,
+                "added {provider} {version} (constraints {constraints:?})"
+            ),
+            ProviderChange::Removed { provider, version } => {
+                write!(f, "removed {provider} {version}")
             }
-            format!("{provider} {version}: dropped {}", parts.join(", "))
+            ProviderChange::VersionChanged { provider, from, to } => {
+                write!(f, "{provider} {from} → {to}")
+            }
+            ProviderChange::ConstraintsChanged { provider, from, to } => {
+                write!(f, "{provider} constraints {from:?} → {to:?}")
+            }
+            ProviderChange::HashesAdded {
+                provider,
+                version,
+                hashes,
+            } => write!(f, "{provider} {version}: {}", describe_new(hashes)),
+            ProviderChange::HashesRemoved {
+                provider,
+                version,
+                h1,
+                zh,
+                other,
+            } => {
+                let mut parts = vec![format!("{h1} h1:"), format!("{zh} zh:")];
+                if *other > 0 {
+                    parts.push(format!("{other} other"));
+                }
+                write!(f, "{provider} {version}: dropped {}", parts.join(", "))
+            }
         }
     }
 }
@@ -372,10 +388,8 @@ mod tests {
             (addr("moved"), &moved),
             (addr("same"), &same),
         ]);
-        let lines: Vec<String> = between(Some(&old), &new, &hashes)
-            .iter()
-            .map(describe)
-            .collect();
+        let changes = between(Some(&old), &new, &hashes);
+        let lines: Vec<String> = changes.iter().map(ToString::to_string).collect();
         assert_eq!(
             lines,
             [
@@ -389,6 +403,8 @@ mod tests {
                 "registry.terraform.io/hashicorp/same 3.0.0: h1: added for darwin_arm64 (cache); zh: 2 added (signed SHA256SUMS)",
             ]
         );
+        let counts: Vec<usize> = changes.iter().map(ProviderChange::hash_count).collect();
+        assert_eq!(counts, [0, 1, 0, 0, 0, 1, 4, 3]);
         // The same file again: nothing changed.
         assert!(between(Some(&new), &new, &hashes).is_empty());
     }

@@ -1,169 +1,97 @@
-//! What is wrong with a lock file that `tfsum lock --check` would change, in words.
+//! What changes about a lock file as a whole, beside its providers' entries.
 //!
-//! A diff shows *how* the file would change; CI readers first want *why*: the file is
-//! missing, a provider is not locked or no longer required, a version moved, a requested
-//! platform's `h1:` is missing, or only the layout differs. [`explain`] answers that by
-//! comparing the two files as lock-file models, not as text.
+//! The provider-by-provider changes ([`super::changes::ProviderChange`]) say what moved
+//! in the entries: a provider not locked or no longer required, a version or constraints
+//! that moved, hashes a requested platform lacked. What they cannot say is that the file
+//! does not exist yet, or (when no entry changes) that only its header or its layout
+//! differs; [`file_change`] says that, by comparing the two files as lock-file models,
+//! not as text. `tfsum lock --check` lists it first, then the provider changes: one list.
 
-use std::collections::BTreeSet;
+use std::fmt;
 
-use crate::vocab::hash::Hash;
+use super::changes::ProviderChange;
 use crate::vocab::lockfile::LockFile;
 
-/// One sentence per problem, in provider order. `old` is `None` when the file does not
-/// exist yet. Called only for files whose bytes would change, so when the models agree
-/// the difference is the header or the layout.
-pub(crate) fn explain(old: Option<&LockFile>, new_lock: &LockFile) -> Vec<String> {
-    let Some(old_lock) = old else {
-        return vec!["no lock file yet".to_string()];
+/// A change to the file as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileChange {
+    /// There is no lock file yet.
+    Missing,
+    /// Only the header differs: it names the other tool.
+    Header,
+    /// Only the layout differs: the models agree.
+    Layout,
+}
+
+impl fmt::Display for FileChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FileChange::Missing => "no lock file yet",
+            FileChange::Header => "the header names the other tool (terraform init / tofu init)",
+            FileChange::Layout => "not in canonical form (layout only; `tfsum fmt` fixes it too)",
+        })
+    }
+}
+
+/// The change to the file as a whole, for a file whose bytes change: `old` is `None`
+/// when it does not exist yet. When some provider's entry changes, that is the news and
+/// there is nothing more to say about the file.
+pub(crate) fn file_change(
+    old: Option<&LockFile>,
+    new: &LockFile,
+    changes: &[ProviderChange],
+) -> Option<FileChange> {
+    let old = match old {
+        None => return Some(FileChange::Missing),
+        Some(_) if !changes.is_empty() => return None,
+        Some(old) => old,
     };
-    let mut problems = Vec::new();
-    for (addr, new_entry) in &new_lock.providers {
-        let Some(old_entry) = old_lock.providers.get(addr) else {
-            problems.push(format!(
-                "{addr}: not locked (would lock {})",
-                new_entry.version
-            ));
-            continue;
-        };
-        if old_entry.version != new_entry.version {
-            problems.push(format!(
-                "{addr}: locked {}, would lock {}",
-                old_entry.version, new_entry.version
-            ));
-            continue;
-        }
-        if old_entry.constraints != new_entry.constraints {
-            problems.push(format!(
-                "{addr}: constraints {} in the lock file, {} in the configuration",
-                quoted(&old_entry.constraints.canonical()),
-                quoted(&new_entry.constraints.canonical())
-            ));
-        }
-        let missing: BTreeSet<&Hash> = new_entry.hashes.difference(&old_entry.hashes).collect();
-        let h1 = missing.iter().filter(|h| h.scheme() == "h1").count();
-        let zh = missing.iter().filter(|h| h.scheme() == "zh").count();
-        if h1 > 0 {
-            problems.push(format!(
-                "{addr}: {h1} h1: {} missing (a requested platform is not covered)",
-                plural(h1, "hash", "hashes")
-            ));
-        }
-        if zh > 0 {
-            problems.push(format!(
-                "{addr}: {zh} zh: {} missing",
-                plural(zh, "hash", "hashes")
-            ));
-        }
-    }
-    for addr in old_lock.providers.keys() {
-        if !new_lock.providers.contains_key(addr) {
-            problems.push(format!("{addr}: no longer required (would be removed)"));
-        }
-    }
-    if problems.is_empty() {
-        problems.push(if old_lock.flavor != new_lock.flavor {
-            "the header names the other tool (terraform init / tofu init)".to_string()
-        } else {
-            "not in canonical form (layout only; `tfsum fmt` fixes it too)".to_string()
-        });
-    }
-    problems
-}
-
-fn quoted(constraints: &str) -> String {
-    if constraints.is_empty() {
-        "(none)".to_string()
+    Some(if old.flavor != new.flavor {
+        FileChange::Header
     } else {
-        format!("{constraints:?}")
-    }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
+        FileChange::Layout
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pretty_assertions::assert_eq;
+    use crate::vocab::addr::TERRAFORM_REGISTRY;
+    use crate::vocab::lockfile::Flavor;
 
     const HEADER: &str = "# This file is maintained automatically by \"terraform init\".\n# Manual edits may be lost in future updates.\n";
+    const BLOCK: &str = "\nprovider \"registry.terraform.io/hashicorp/null\" {\n  version = \"3.2.1\"\n  hashes = [\n    \"h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\n  ]\n}\n";
 
-    fn block(addr: &str, version: &str, constraints: &str, hashes: &[&str]) -> String {
-        let mut out = format!("\nprovider \"{addr}\" {{\n  version     = \"{version}\"\n");
-        if !constraints.is_empty() {
-            out.push_str(&format!("  constraints = \"{constraints}\"\n"));
-        }
-        out.push_str("  hashes = [\n");
-        for h in hashes {
-            out.push_str(&format!("    \"{h}\",\n"));
-        }
-        out.push_str("  ]\n}\n");
-        out
+    fn parse(text: &str) -> LockFile {
+        crate::vocab::lockfile::parse(text, TERRAFORM_REGISTRY).unwrap()
     }
 
-    const H1A: &str = "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
-    const H1B: &str = "h1:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=";
-    const ZH: &str = "zh:0000000000000000000000000000000000000000000000000000000000000000";
-
-    /// Each kind of drift, as the sentence a CI log shows for it.
+    /// A new file is missing whatever it holds; an existing one is named as a whole only
+    /// when no entry changes: then its header, or else its layout, is what differs.
     #[test]
-    fn every_kind_of_drift_is_named() {
-        let null = "registry.terraform.io/hashicorp/null";
-        let aws = "registry.terraform.io/hashicorp/aws";
-        let base = format!("{HEADER}{}", block(null, "3.2.1", "3.2.1", &[H1A, ZH]));
-        let cases: Vec<(Option<String>, String, Vec<&str>)> = vec![
-            (None, base.clone(), vec!["no lock file yet"]),
-            (
-                Some(base.clone()),
-                format!("{HEADER}{}", block(null, "3.2.1", "3.2.1", &[H1A, H1B, ZH])),
-                vec!["registry.terraform.io/hashicorp/null: 1 h1: hash missing (a requested platform is not covered)"],
-            ),
-            (
-                Some(base.clone()),
-                format!("{HEADER}{}", block(null, "3.2.2", "~> 3.2", &[H1B, ZH])),
-                vec!["registry.terraform.io/hashicorp/null: locked 3.2.1, would lock 3.2.2"],
-            ),
-            (
-                Some(base.clone()),
-                format!("{HEADER}{}", block(null, "3.2.1", "", &[H1A, ZH])),
-                vec!["registry.terraform.io/hashicorp/null: constraints \"3.2.1\" in the lock file, (none) in the configuration"],
-            ),
-            (
-                Some(base.clone()),
-                format!(
-                    "{HEADER}{}{}",
-                    block(aws, "5.0.0", "", &[H1A]),
-                    block(null, "3.2.1", "3.2.1", &[H1A, ZH])
-                ),
-                vec!["registry.terraform.io/hashicorp/aws: not locked (would lock 5.0.0)"],
-            ),
-            (
-                Some(base.clone()),
-                HEADER.to_string(),
-                vec!["registry.terraform.io/hashicorp/null: no longer required (would be removed)"],
-            ),
-            (
-                Some(base.replace("version     =", "version =")),
-                base.clone(),
-                vec!["not in canonical form (layout only; `tfsum fmt` fixes it too)"],
-            ),
+    fn the_file_is_named_only_when_its_entries_say_nothing() {
+        let lock = parse(&format!("{HEADER}{BLOCK}"));
+        let mut tofu = lock.clone();
+        tofu.flavor = Flavor::OpenTofu;
+        let moved = [ProviderChange::Removed {
+            provider: lock.providers.keys().next().unwrap().clone(),
+            version: crate::vocab::version::Version::new(3, 2, 1),
+        }];
+        let cases = [
+            (None, &moved[..], Some(FileChange::Missing)),
+            (None, &[][..], Some(FileChange::Missing)),
+            (Some(&lock), &moved[..], None),
+            (Some(&lock), &[][..], Some(FileChange::Layout)),
+            (Some(&tofu), &[][..], Some(FileChange::Header)),
+            (Some(&tofu), &moved[..], None),
         ];
-        let parse = |text: &str| {
-            crate::vocab::lockfile::parse(text, crate::vocab::addr::TERRAFORM_REGISTRY).unwrap()
-        };
-        for (old, new, want) in cases {
-            let old_lock = old.as_deref().map(parse);
+        for (old, changes, want) in cases {
             assert_eq!(
-                explain(old_lock.as_ref(), &parse(&new)),
+                file_change(old, &lock, changes),
                 want,
-                "old:\n{old:?}\nnew:\n{new}"
+                "{old:?} {changes:?}"
             );
         }
+        assert_eq!(FileChange::Missing.to_string(), "no lock file yet");
     }
 }

@@ -1,9 +1,10 @@
 //! Stage 5 of the pipeline (docs/design.md "write"): each planned root's new lock file, built
 //! from its old one by the `providers lock` merge (spec §9) plus `init`'s pruning of
 //! providers no longer required, rendered whole, compared with what is on disk and
-//! replaced atomically ([`crate::disk::atomic`]) only when the bytes differ. In check mode
-//! nothing is written and what would change is explained ([`crate::stages::write::drift`]) with a
-//! unified diff.
+//! replaced atomically ([`crate::disk::atomic`]) only when the bytes differ. What changes
+//! is described provider by provider ([`changes`]) and, where that says nothing, for the
+//! file as a whole ([`drift`]). In check mode nothing is written, and a unified diff shows
+//! what would change.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,9 +14,9 @@ pub(crate) mod diff;
 pub(crate) mod drift;
 mod outcome;
 
-pub(crate) use outcome::{Drift, RootOutcome, RootReport};
+pub(crate) use outcome::{RootOutcome, RootReport};
 
-use crate::sources::{Package, PackageHashes};
+use crate::sources::{Package, PackageError, PackageHashes, PackageProblem};
 use crate::stages::hash::Hashes;
 use crate::stages::resolve::Planned;
 use crate::stages::root::{Root, RootError};
@@ -96,11 +97,13 @@ fn finish(
     if change == Change::Unchanged {
         return Ok(RootOutcome::Done {
             change,
-            drift: None,
+            file: None,
             changes: Vec::new(),
+            diff: None,
         });
     }
     let changes: Vec<ProviderChange> = changes::between(old.map(|o| &o.lock), &new, &origins);
+    let file = drift::file_change(old.map(|o| &o.lock), &new, &changes);
     if check {
         let path = dir.join(LOCK_FILE_NAME);
         let label = path.display().to_string();
@@ -118,11 +121,9 @@ fn finish(
         );
         return Ok(RootOutcome::Done {
             change,
-            drift: Some(Drift {
-                problems: drift::explain(old.map(|o| &o.lock), &new),
-                diff,
-            }),
+            file,
             changes,
+            diff: Some(diff),
         });
     }
     let target = &planned.loaded.lock_path;
@@ -134,8 +135,9 @@ fn finish(
     })?;
     Ok(RootOutcome::Done {
         change,
-        drift: None,
+        file,
         changes,
+        diff: None,
     })
 }
 
@@ -165,11 +167,11 @@ fn merge<'h>(
                 continue;
             }
             None => {
-                errors.push(crate::sources::PackageError::new(
+                errors.push(PackageError::new(
                     addr,
                     version,
                     None,
-                    "no hashes were computed".to_string(),
+                    PackageProblem::NotComputed,
                 ));
                 continue;
             }
@@ -202,12 +204,186 @@ fn merge<'h>(
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::config::ProviderReqs;
+    use crate::sources::testing::{h1, hashicorp, zh};
+    use crate::sources::{HashOrigin, PackageProblem, Provenance};
+    use crate::stages::load::{Loaded, OldLock};
+    use crate::stages::root::RootKind;
+    use crate::vocab::addr::Platform;
+    use crate::vocab::lockfile::Flavor;
+    use crate::vocab::progress::NoProgress;
+    use crate::vocab::version::{Constraints, Version};
 
     #[test]
     fn compare_tells_created_updated_unchanged() {
         assert_eq!(compare(None, "a\n"), Change::Created);
         assert_eq!(compare(Some(b"a\n"), "a\n"), Change::Unchanged);
         assert_eq!(compare(Some(b"a\n"), "b\n"), Change::Updated);
+    }
+
+    fn null() -> Package {
+        Package {
+            addr: hashicorp("null"),
+            version: Version::new(3, 2, 1),
+            flavor: Flavor::Terraform,
+        }
+    }
+
+    /// The package's hashes for `platforms`, as the hash stage gives them.
+    fn hashed(platforms: &[&str]) -> Hashes {
+        let package = null();
+        let mut hashes = PackageHashes::new();
+        for platform in platforms {
+            let platform: Platform = platform.parse().unwrap();
+            let origin = HashOrigin::of(Provenance::Download, &platform);
+            hashes.insert(h1(&package.addr, &package.version, &platform), origin);
+        }
+        let signed = HashOrigin {
+            provenance: Provenance::SignedSums,
+            platform: None,
+        };
+        hashes.insert(zh(&package.addr, &package.version), signed);
+        Hashes::from([(package, Ok(hashes))])
+    }
+
+    /// The root `dir` planned with null 3.2.1 under `~> 3.1`, and its lock file as it is
+    /// on disk now.
+    fn planned(dir: &Path) -> Root<Planned> {
+        let lock_path = dir.join(LOCK_FILE_NAME);
+        let old = std::fs::read(&lock_path).ok().map(|bytes| {
+            let text = String::from_utf8(bytes.clone()).unwrap();
+            let lock = lockfile::parse(&text, crate::vocab::addr::TERRAFORM_REGISTRY).unwrap();
+            OldLock { bytes, lock }
+        });
+        let reqs = ProviderReqs {
+            constraints: Constraints::parse("~> 3.1").unwrap(),
+            declared: Vec::new(),
+        };
+        Root {
+            dir: dir.to_path_buf(),
+            kind: RootKind::Module,
+            stage: Ok(Planned {
+                loaded: Loaded {
+                    flavor: Flavor::Terraform,
+                    old,
+                    reqs: [(null().addr, reqs)].into(),
+                    modules: vec![dir.to_path_buf()],
+                    lock_path,
+                },
+                selected: [(null().addr, null().version)].into(),
+            }),
+        }
+    }
+
+    fn only(mut reports: Vec<RootReport>) -> RootReport {
+        assert_eq!(reports.len(), 1);
+        reports.remove(0)
+    }
+
+    const WRITTEN: &str = "\
+# This file is maintained automatically by \"terraform init\".
+# Manual edits may be lost in future updates.
+
+provider \"registry.terraform.io/hashicorp/null\" {
+  version     = \"3.2.1\"
+  constraints = \"~> 3.1\"
+  hashes = [
+    \"h1:null-3.2.1-linux_amd64\",
+    \"zh:null-3.2.1\",
+  ]
+}
+";
+
+    /// A new file is written whole and described; the same plan again touches nothing;
+    /// check mode writes nothing and gives the diff; a package that failed stops its
+    /// root with the typed error and leaves the file as it was; a root that stopped
+    /// earlier passes through.
+    #[test]
+    fn writes_describes_checks_and_stops() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("root");
+        std::fs::create_dir_all(&dir).unwrap();
+        let lock_path = dir.join(LOCK_FILE_NAME);
+
+        let created = only(write(
+            vec![planned(&dir)],
+            &hashed(&["linux_amd64"]),
+            false,
+            &NoProgress,
+        ));
+        assert_eq!(std::fs::read_to_string(&lock_path).unwrap(), WRITTEN);
+        assert_eq!(created.outcome.change(), Some(Change::Created));
+        assert_eq!(
+            created.outcome.file_change(),
+            Some(drift::FileChange::Missing)
+        );
+        assert_eq!(created.outcome.diff(), None);
+        let lines: Vec<String> = created
+            .outcome
+            .changes()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "added registry.terraform.io/hashicorp/null 3.2.1 (constraints \"~> 3.1\")",
+                "registry.terraform.io/hashicorp/null 3.2.1: h1: added for linux_amd64 (registry download); zh: 1 added (signed SHA256SUMS)",
+            ]
+        );
+
+        let again = only(write(
+            vec![planned(&dir)],
+            &hashed(&["linux_amd64"]),
+            false,
+            &NoProgress,
+        ));
+        assert_eq!(again.outcome.change(), Some(Change::Unchanged));
+        assert!(again.outcome.changes().is_empty());
+
+        let checked = only(write(
+            vec![planned(&dir)],
+            &hashed(&["darwin_arm64", "linux_amd64"]),
+            true,
+            &NoProgress,
+        ));
+        assert_eq!(checked.outcome.change(), Some(Change::Updated));
+        assert_eq!(checked.outcome.file_change(), None);
+        assert_eq!(std::fs::read_to_string(&lock_path).unwrap(), WRITTEN);
+        let diff = checked.outcome.diff().expect("a diff in check mode");
+        assert!(
+            diff.contains("+    \"h1:null-3.2.1-darwin_arm64\","),
+            "{diff}"
+        );
+        assert_eq!(checked.outcome.changes().len(), 1);
+
+        let problem = PackageProblem::Offline {
+            missing: vec!["darwin_arm64".parse().unwrap()],
+        };
+        let error = PackageError::new(&null().addr, &null().version, None, problem);
+        let failing = Hashes::from([(null(), Err(error))]);
+        let stopped = Root::failed(
+            PathBuf::from("earlier"),
+            RootKind::Unit,
+            RootError::Selection(Vec::new()),
+        );
+        let reports = write(vec![planned(&dir), stopped], &failing, false, &NoProgress);
+        assert_eq!(std::fs::read_to_string(&lock_path).unwrap(), WRITTEN);
+        let Some(RootError::Packages(errors)) = reports[0].outcome.error() else {
+            panic!("{:?}", reports[0].outcome);
+        };
+        assert!(
+            matches!(errors[0].problem, PackageProblem::Offline { .. }),
+            "{errors:?}"
+        );
+        assert_eq!(errors[0].provider, null().addr);
+        assert_eq!(reports[1].dir, PathBuf::from("earlier"));
+        assert!(matches!(
+            reports[1].outcome.error(),
+            Some(RootError::Selection(_))
+        ));
     }
 }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::changes::ProviderChange;
+use super::drift::FileChange;
 use super::Change;
 use crate::stages::root::{RootError, RootKind};
 
@@ -18,24 +19,19 @@ pub(crate) struct RootReport {
 
 #[derive(Debug)]
 pub(crate) enum RootOutcome {
-    /// The lock file was written, or (check mode) compared. `drift` explains a file that
-    /// check mode found missing or out of date.
+    /// The lock file was written, or (check mode) compared.
     Done {
         change: Change,
-        drift: Option<Drift>,
+        /// What changes about the file as a whole (missing, header or layout only);
+        /// `None` when it is unchanged or its entries say what changed.
+        file: Option<FileChange>,
         /// What the new file changes, provider by provider; empty when unchanged.
         changes: Vec<ProviderChange>,
+        /// Check mode: a unified diff from the current to the expected file, for a file
+        /// that would change.
+        diff: Option<String>,
     },
     Failed(RootError),
-}
-
-/// What is wrong with a lock file check mode would change.
-#[derive(Debug)]
-pub(crate) struct Drift {
-    /// One sentence per problem ([`crate::stages::write::drift::explain`]).
-    pub problems: Vec<String>,
-    /// A unified diff from the current to the expected file.
-    pub diff: String,
 }
 
 impl RootOutcome {
@@ -65,11 +61,11 @@ impl RootOutcome {
         }
     }
 
-    /// Why it failed, or (check mode) what is wrong with its lock file.
-    pub(crate) fn detail(&self) -> Option<String> {
+    /// The change to the file as a whole, if that is news.
+    pub(crate) fn file_change(&self) -> Option<FileChange> {
         match self {
-            RootOutcome::Done { drift, .. } => drift.as_ref().map(|d| d.problems.join("\n")),
-            RootOutcome::Failed(error) => Some(error.to_string()),
+            RootOutcome::Done { file, .. } => *file,
+            _ => None,
         }
     }
 
@@ -83,9 +79,14 @@ impl RootOutcome {
 
     pub(crate) fn diff(&self) -> Option<&str> {
         match self {
-            RootOutcome::Done {
-                drift: Some(drift), ..
-            } => Some(&drift.diff),
+            RootOutcome::Done { diff, .. } => diff.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn error(&self) -> Option<&RootError> {
+        match self {
+            RootOutcome::Failed(error) => Some(error),
             _ => None,
         }
     }

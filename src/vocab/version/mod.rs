@@ -16,7 +16,7 @@ mod version;
 
 pub(crate) use constraints::ConstraintError;
 pub use constraints::Constraints;
-pub(crate) use version::Version;
+pub(crate) use version::{Version, VersionError};
 
 /// The highest version in `available` that `constraints` allow (spec §4.4 "Selection"), or
 /// `None` when nothing qualifies. Prereleases qualify only when requested exactly.

@@ -1,0 +1,383 @@
+//! [`ModuleFetcher`]: one per run; turns a remote [`ModuleSource`] into a directory of
+//! configuration files, fetching each package at most once per run and, for immutable
+//! identities, at most once ever.
+//!
+//! | source                | per-run identity          | persistent identity          |
+//! |-----------------------|---------------------------|------------------------------|
+//! | registry module       | (module, chosen version)  | the same                     |
+//! | git                   | (URL, commit)             | the same                     |
+//! | https archive / page  | URL                       | none: fetched once per run   |
+//! | absolute directory    | read in place             | none needed                  |
+//!
+//! Version lists are fetched once per module per run and kept for the version-list TTL;
+//! an unpinned git ref costs one `git ls-remote` per URL per run; a full commit id costs
+//! nothing once cached. Concurrent requests for one identity share one fetch (a
+//! `OnceCell` per key, failures included), and every download (git fetch, archive,
+//! `ls-remote`) holds a permit of the semaphore shared with provider downloads.
+//! `--offline` answers from the cache and names what is missing.
+
+mod from_git;
+mod http;
+mod memo;
+mod registry;
+mod store;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use tempfile::TempDir;
+use tokio::sync::Semaphore;
+use url::Url;
+
+use super::archive::ArchiveLimits;
+use super::cache::{ModuleCache, PackageKey, StoredPackage};
+use super::git::{Git, GitOptions, RemoteRefs};
+use super::goversion::VersionList;
+use super::package::find_subdir;
+use super::source::{redacted, ModuleSource, RegistryModule};
+use super::ModuleError;
+use crate::net::registry::RegistryClient;
+use memo::Memo;
+use store::remove_stale;
+
+/// Plain values the caller fills from its settings.
+#[derive(Debug, Clone)]
+pub struct FetcherOptions {
+    /// The hash cache's root; modules live under `<root>/v2/modules`. `None`: nothing is
+    /// kept between runs (packages go to a temporary directory removed at the end).
+    pub cache_root: Option<PathBuf>,
+    /// Use the cache only; anything missing fails, named.
+    pub offline: bool,
+    /// How long a cached module version list stays fresh (the provider list TTL).
+    pub versions_ttl: Duration,
+    /// Shared with provider downloads: bounds concurrent network work.
+    pub jobs: Arc<Semaphore>,
+    pub limits: ArchiveLimits,
+    pub git: GitOptions,
+}
+
+impl Default for FetcherOptions {
+    fn default() -> FetcherOptions {
+        FetcherOptions {
+            cache_root: None,
+            offline: false,
+            versions_ttl: Duration::from_secs(300),
+            jobs: Arc::new(Semaphore::new(8)),
+            limits: ArchiveLimits::default(),
+            git: GitOptions::default(),
+        }
+    }
+}
+
+/// The code of one remote module call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchedModule {
+    /// The whole package: local calls made inside it may not leave it
+    /// ([`super::resolve_in_package`]).
+    pub package_root: PathBuf,
+    /// The module's directory: the package root plus any `//subdir`.
+    pub dir: PathBuf,
+    /// The registry version chosen (go-version's canonical text), for registry sources.
+    pub version: Option<String>,
+    /// What was fetched, for messages: `host/ns/name/system 1.2.0`, `URL at <commit>`, …
+    pub identity: String,
+}
+
+/// Counts for the run's report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModuleStats {
+    /// Packages downloaded (a git fetch or an archive download).
+    pub modules_fetched: usize,
+    /// Packages taken from the persistent module cache.
+    pub modules_from_cache: usize,
+}
+
+/// Fetches remote modules; clone it freely (an `Arc` inside).
+#[derive(Clone)]
+pub struct ModuleFetcher {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: Option<RegistryClient>,
+    options: FetcherOptions,
+    cache: ModuleCache,
+    git: Git,
+    /// Run-scoped packages and git scratch repositories; removed when the fetcher goes.
+    scratch: OnceLock<Result<TempDir, String>>,
+    /// Parsed version lists, by lowercase `host/ns/name/system`.
+    versions: Memo<String, Arc<VersionList>>,
+    bases: Memo<String, Url>,
+    /// `ls-remote` answers, by [`from_git::repository_key`].
+    refs: Memo<String, Arc<RemoteRefs>>,
+    /// Registry packages, by (module, version).
+    packages: Memo<PackageKey, StoredPackage>,
+    /// Git packages, by commit id (whatever URL or subdirectory reached them).
+    commits: Memo<String, StoredPackage>,
+    /// Abbreviated ids, by (repository, abbreviation): the package and the full id.
+    abbreviated: Memo<(String, String), (StoredPackage, String)>,
+    http: Memo<String, StoredPackage>,
+    fetched: AtomicUsize,
+    from_cache: AtomicUsize,
+    /// Version lists parsed (once per module per run).
+    lists_parsed: AtomicUsize,
+}
+
+impl std::fmt::Debug for ModuleFetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModuleFetcher")
+            .field("options", &self.inner.options)
+            .finish()
+    }
+}
+
+impl ModuleFetcher {
+    /// `client` talks to registries and downloads archives; without one only git,
+    /// absolute directories and the cache are available.
+    pub fn new(client: Option<RegistryClient>, options: FetcherOptions) -> ModuleFetcher {
+        ModuleFetcher {
+            inner: Arc::new(Inner {
+                client,
+                cache: ModuleCache::new(options.cache_root.as_deref(), options.limits.clone()),
+                git: Git::new(options.git.clone()),
+                options,
+                scratch: OnceLock::new(),
+                versions: Memo::new(),
+                bases: Memo::new(),
+                refs: Memo::new(),
+                packages: Memo::new(),
+                commits: Memo::new(),
+                abbreviated: Memo::new(),
+                http: Memo::new(),
+                fetched: AtomicUsize::new(0),
+                from_cache: AtomicUsize::new(0),
+                lists_parsed: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    pub fn stats(&self) -> ModuleStats {
+        ModuleStats {
+            modules_fetched: self.inner.fetched.load(Ordering::Relaxed),
+            modules_from_cache: self.inner.from_cache.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Module cache entries refused so far (links, other users' files), for the run's
+    /// warnings.
+    pub fn warnings(&self) -> Vec<String> {
+        self.inner.cache.warnings()
+    }
+
+    /// The directory holding the code of one remote module call, fetching it when
+    /// needed. `version` is the call's raw `version` argument (registry sources only).
+    pub async fn fetch(
+        &self,
+        source: &ModuleSource,
+        version: Option<&str>,
+    ) -> Result<FetchedModule, ModuleError> {
+        let version = version.filter(|v| !v.trim().is_empty());
+        match source {
+            ModuleSource::Local(path) => return Err(ModuleError::NotRemote(path.clone())),
+            ModuleSource::Unsupported { getter, address } => {
+                return Err(ModuleError::Unsupported {
+                    getter: getter.clone(),
+                    source_str: address.clone(),
+                })
+            }
+            ModuleSource::Registry(_) => {}
+            other if version.is_some() => {
+                return Err(ModuleError::VersionOnNonRegistry {
+                    source_str: other.to_string(),
+                })
+            }
+            _ => {}
+        }
+        match source {
+            ModuleSource::Registry(module) => self.fetch_registry(module, version).await,
+            ModuleSource::Git(git) => {
+                let (package, commit) = self.git_package(git).await?;
+                let identity = format!("{} at {commit}", redacted(&git.url));
+                finish(&package, &git.subdir, None, identity, &source.to_string())
+            }
+            ModuleSource::Http(http) => {
+                let package = self.http_package(http).await?;
+                let identity = redacted(http.url.as_str());
+                finish(&package, &http.subdir, None, identity, &source.to_string())
+            }
+            ModuleSource::Directory { path, subdir } => {
+                let package = StoredPackage {
+                    root: path.clone(),
+                    base: String::new(),
+                };
+                finish(
+                    &package,
+                    subdir,
+                    None,
+                    path.display().to_string(),
+                    &source.to_string(),
+                )
+            }
+            ModuleSource::Local(_) | ModuleSource::Unsupported { .. } => {
+                unreachable!("returned above")
+            }
+        }
+    }
+
+    fn client(&self) -> Result<&RegistryClient, ModuleError> {
+        self.inner.client.as_ref().ok_or_else(|| {
+            ModuleError::Setup("no HTTP client was configured for module downloads".to_string())
+        })
+    }
+
+    /// The run's scratch directory: inside the cache when there is one, so nothing is
+    /// written elsewhere, else the system temporary directory.
+    fn scratch(&self) -> Result<&Path, ModuleError> {
+        let made = self.inner.scratch.get_or_init(|| {
+            let builder = tempfile::Builder::new().prefix("run-").to_owned();
+            match self.inner.cache.staging_dir() {
+                Ok(Some(staging)) => {
+                    remove_stale(&staging);
+                    builder
+                        .tempdir_in(&staging)
+                        .map_err(|e| format!("cannot create {}: {e}", staging.display()))
+                }
+                Ok(None) => builder.tempdir().map_err(|e| e.to_string()),
+                Err(e) => Err(format!("cannot create the module staging directory: {e}")),
+            }
+        });
+        match made {
+            Ok(dir) => Ok(dir.path()),
+            Err(e) => Err(ModuleError::Cache(e.clone())),
+        }
+    }
+
+    fn new_work_dir(&self) -> Result<TempDir, ModuleError> {
+        tempfile::Builder::new()
+            .prefix("work-")
+            .tempdir_in(self.scratch()?)
+            .map_err(|e| ModuleError::Cache(e.to_string()))
+    }
+
+    async fn permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ModuleError> {
+        self.inner
+            .options
+            .jobs
+            .acquire()
+            .await
+            .map_err(|_| ModuleError::Setup("the download semaphore was closed".to_string()))
+    }
+}
+
+/// The module directory: the package's base plus the caller's `//subdir`, which must
+/// exist, be a directory and stay inside the package.
+fn finish(
+    package: &StoredPackage,
+    subdir: &str,
+    version: Option<String>,
+    identity: String,
+    source: &str,
+) -> Result<FetchedModule, ModuleError> {
+    let base = if package.base.is_empty() {
+        package.root.clone()
+    } else {
+        package.root.join(&package.base)
+    };
+    let dir = find_subdir(&base, subdir).map_err(|e| ModuleError::Package {
+        url: source.to_string(),
+        reason: e.to_string(),
+    })?;
+    if !dir.is_dir() {
+        return Err(ModuleError::Package {
+            url: source.to_string(),
+            reason: format!("{} is not a directory", dir.display()),
+        });
+    }
+    Ok(FetchedModule {
+        package_root: package.root.clone(),
+        dir,
+        version,
+        identity,
+    })
+}
+
+fn join_subdir(first: &str, second: &str) -> String {
+    match (first.is_empty(), second.is_empty()) {
+        (true, _) => second.to_string(),
+        (false, true) => first.to_string(),
+        (false, false) => format!("{}/{second}", first.trim_end_matches('/')),
+    }
+}
+
+/// `host/ns/name/system` for messages (the public registry host included, so the
+/// message says where tfsum looked).
+fn module_name(module: &RegistryModule) -> String {
+    format!("{}/{}", module.host.display(), module.path())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn local_unsupported_and_versions_on_non_registry_fail_early() {
+        let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
+        let cases = [
+            ("./x", None, "is a local path"),
+            (
+                "s3::https://s3.amazonaws.com/b/m.zip",
+                None,
+                "needs the s3 getter",
+            ),
+            (
+                "git::https://example.invalid/r.git",
+                Some("1.0.0"),
+                "cannot apply a version constraint",
+            ),
+            (
+                "https://example.invalid/m.zip",
+                Some(">= 1"),
+                "cannot apply a version constraint",
+            ),
+        ];
+        for (raw, version, want) in cases {
+            let source = super::super::parse_source(raw).unwrap();
+            let err = fetcher
+                .fetch(&source, version)
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(want), "{raw}: {err}");
+        }
+        // A blank version is no version.
+        let dir = tempfile::tempdir().unwrap();
+        let source = ModuleSource::Directory {
+            path: dir.path().to_path_buf(),
+            subdir: String::new(),
+        };
+        let got = fetcher.fetch(&source, Some("  ")).await.unwrap();
+        assert_eq!(got.dir, dir.path());
+        assert_eq!(fetcher.stats(), ModuleStats::default());
+    }
+
+    #[tokio::test]
+    async fn missing_git_is_one_clear_error() {
+        let options = FetcherOptions {
+            git: GitOptions {
+                program: PathBuf::from("/nonexistent/git-for-tfsum"),
+                ..GitOptions::default()
+            },
+            ..FetcherOptions::default()
+        };
+        let fetcher = ModuleFetcher::new(None, options);
+        let source =
+            super::super::parse_source("git::https://example.invalid/r.git?ref=v1").unwrap();
+        let err = fetcher.fetch(&source, None).await.unwrap_err().to_string();
+        assert!(
+            err.contains("git command \"/nonexistent/git-for-tfsum\" was not found"),
+            "{err}"
+        );
+    }
+}

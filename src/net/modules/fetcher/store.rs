@@ -1,0 +1,81 @@
+//! Where packages go: the persistent module cache when there is one, else the run's
+//! scratch directory (removed when the fetcher goes).
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::super::cache::{PackageKey, StoredPackage};
+use super::super::git::CommitObjects;
+use super::super::package::{find_subdir, Materialized};
+use super::super::ModuleError;
+use super::ModuleFetcher;
+
+impl ModuleFetcher {
+    /// Keeps a package: in the persistent cache when there is one (a git commit only
+    /// with what proves it), else in the run's scratch directory. A cache that cannot
+    /// take it (a damaged entry in the way, a full disk) costs a refetch next run, not
+    /// this run.
+    pub(super) fn keep(
+        &self,
+        key: &PackageKey,
+        package: &Materialized,
+        base: &str,
+        proof: Option<&CommitObjects>,
+    ) -> Result<StoredPackage, ModuleError> {
+        match self.inner.cache.store(key, package, base, proof) {
+            Ok(Some(stored)) => return Ok(stored),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("cannot store {key} in the module cache: {e}"),
+        }
+        let dir = self.new_work_dir()?.keep();
+        write_package(&dir, package)?;
+        Ok(StoredPackage {
+            root: dir,
+            base: base.to_string(),
+        })
+    }
+}
+
+/// The directory a download location's `//subdir` names inside a stored package, as a
+/// `/`-separated path below its root (`""`: the root).
+pub(super) fn stored_base(package: &StoredPackage, subdir: &str) -> Result<String, String> {
+    let top = if package.base.is_empty() {
+        package.root.clone()
+    } else {
+        package.root.join(&package.base)
+    };
+    let dir = find_subdir(&top, subdir).map_err(|e| e.to_string())?;
+    let relative = dir
+        .strip_prefix(&package.root)
+        .map_err(|_| format!("{subdir:?} leaves the package"))?;
+    Ok(relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/"))
+}
+
+/// Removes what killed runs left in the staging area (a day old: no run lasts that long,
+/// so nothing still in use goes). Best effort.
+pub(super) fn remove_stale(staging: &Path) {
+    let Ok(entries) = std::fs::read_dir(staging) else {
+        return;
+    };
+    let day = Duration::from_secs(24 * 60 * 60);
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > day);
+        if old {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+pub(super) fn write_package(dir: &Path, package: &Materialized) -> Result<(), ModuleError> {
+    package
+        .write_to(dir)
+        .map_err(|e| ModuleError::Cache(format!("cannot write {}: {e}", dir.display())))
+}

@@ -1,0 +1,103 @@
+//! What a run noticed that stopped nothing: [`Warning`], a value with its kind and, where
+//! it has one, its location (a file and line, a path, a provider). The stages return
+//! them with their results; the report prints each as one line of text, and the JSON
+//! report lists them with their kind and location as well.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::tree::TreeWarning;
+use crate::disk::walk::DiscoverWarning;
+use crate::sources::SourceWarning;
+use crate::vocab::addr::ProviderAddr;
+
+/// One warning of a run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Warning {
+    /// A directory the walk could not search (unreadable, a link loop).
+    #[error("{0}")]
+    Discover(DiscoverWarning),
+    /// Something a module tree's walk could not follow.
+    #[error("{0}")]
+    Module(TreeWarning),
+    /// An entry a filesystem mirror skipped, a `dev_overrides` entry ignored.
+    #[error("{0}")]
+    Source(SourceWarning),
+    /// The registry's own warning about a provider (a deprecation, say).
+    #[error("{provider}: the registry says: {message}")]
+    Registry {
+        provider: ProviderAddr,
+        message: String,
+    },
+    /// A version the registry lists that does not parse; ignored, as Terraform does.
+    #[error("{provider}: the registry lists an unparsable version {text:?}; ignored")]
+    UnparsableVersion {
+        provider: ProviderAddr,
+        text: String,
+    },
+    /// From reading Terraform's CLI configuration (its own words).
+    #[error("{0}")]
+    CliConfig(String),
+    /// A cache entry that was refused and not used (the cache's own words).
+    #[error("{0}")]
+    Cache(String),
+    /// `--use-cli-config-installation` without a `provider_installation` block.
+    #[error("the CLI configuration has no provider_installation block; every provider comes from its registry")]
+    NoInstallation,
+    /// The record `--retry-failed` reads could not be saved.
+    #[error("cannot save the run record for --retry-failed to {}: {error}", file.display())]
+    RunRecord { file: PathBuf, error: String },
+}
+
+impl Warning {
+    /// What kind of warning it is, as the JSON report names it.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Warning::Discover(_) => "directory_skipped",
+            Warning::Module(_) => "module",
+            Warning::Source(SourceWarning::FsMirrorSkipped { .. }) => "fs_mirror_entry_skipped",
+            Warning::Source(SourceWarning::DevOverride { .. }) => "dev_override_ignored",
+            Warning::Registry { .. } => "registry",
+            Warning::UnparsableVersion { .. } => "unparsable_version",
+            Warning::CliConfig(_) => "cli_config",
+            Warning::Cache(_) => "cache_entry_refused",
+            Warning::NoInstallation => "no_provider_installation",
+            Warning::RunRecord { .. } => "run_record",
+        }
+    }
+
+    /// The file or directory it is about, if any.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        match self {
+            Warning::Discover(w) => Some(&w.path),
+            Warning::Module(w) => Some(&w.at.file),
+            Warning::Source(SourceWarning::FsMirrorSkipped { path, .. }) => Some(path),
+            Warning::Source(SourceWarning::DevOverride { file, .. }) => Some(file),
+            Warning::RunRecord { file, .. } => Some(file),
+            _ => None,
+        }
+    }
+
+    /// The line of [`Warning::path`] it is about, if it has one.
+    pub(crate) fn line(&self) -> Option<usize> {
+        match self {
+            Warning::Module(w) => Some(w.at.line),
+            _ => None,
+        }
+    }
+
+    /// The provider it is about, if any.
+    pub(crate) fn provider(&self) -> Option<&ProviderAddr> {
+        match self {
+            Warning::Registry { provider, .. } | Warning::UnparsableVersion { provider, .. } => {
+                Some(provider)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl From<SourceWarning> for Warning {
+    fn from(warning: SourceWarning) -> Warning {
+        Warning::Source(warning)
+    }
+}
