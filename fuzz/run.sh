@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs each fuzz target for SECONDS (default 120) with seeds from testdata/ and
-# fuzz/seeds/. Stable Rust only on this machine: RUSTC_BOOTSTRAP=1 lets cargo-fuzz use
+# fuzz/seeds/ (scripts/fuzz-smoke.sh installs cargo-fuzz first, for a short run). Stable Rust only on this machine: RUSTC_BOOTSTRAP=1 lets cargo-fuzz use
 # the nightly flags it needs, `-s none` skips AddressSanitizer (whose runtime only
 # nightly toolchains ship) and `--dev` avoids a release build of every dependency;
 # panics, overflows (debug assertions are on) and timeouts are still
@@ -21,3 +21,5 @@ run constraints_parse fuzz/seeds/constraints
 run zip_hash fuzz/seeds/zip_hash
 run config_load testdata/hcl-shapes testdata/repos testdata/config
 run terragrunt_eval fuzz/seeds/terragrunt_eval
+run module_source fuzz/seeds/module_source
+run module_archive fuzz/seeds/module_archive

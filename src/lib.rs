@@ -54,6 +54,7 @@ pub mod internals {
     pub use crate::config::tree::LocalModules;
     pub use crate::config::{check_file, ConfigError};
     pub use crate::net::cliconfig::{load_file, Env};
+    pub use crate::net::modules::archive::{unpack_archive, ArchiveLimits};
     pub use crate::net::modules::{
         parse_source, parse_terragrunt_source, resolve_in_package, FetchedModule, FetcherOptions,
         GitOptions, ModuleFetcher, ModuleStats,

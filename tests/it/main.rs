@@ -14,6 +14,7 @@ mod faults;
 mod git_hostile;
 mod harness;
 mod hcl_shapes;
+mod hostile_archives;
 mod hostile_modules;
 mod interrupt;
 mod limits;

@@ -2,24 +2,45 @@
 //! `*.tf.json`, `*.tofu`, `*.tofu.json`) and every directory, nothing else.
 //!
 //! Archives and git trees are untrusted, so nothing from them touches the disk until it
-//! has been checked here, in memory ([`PackageTree`]):
+//! has been checked here, in memory ([`PackageTree`]). [`clean_entry_path`] is the one
+//! place every entry name (tar, zip, git) passes:
 //!
-//! - an entry path must be relative and may not contain `..` (no escape by name);
+//! - an entry path must be relative, may not contain `..`, and must be a plain name on
+//!   every operating system tfsum runs on ([`names`]): no `\`, `:`, Windows device names
+//!   or characters Windows refuses, at most 4096 bytes;
 //! - a symlink may not point outside the package (absolute target, or `..` past the
 //!   root), and is never created: a link to a configuration file becomes a copy of it, a
 //!   link to a directory a copy of that directory's configuration;
-//! - entry count and kept bytes are capped ([`super::ArchiveLimits`]).
+//! - entries (directories implied by deeper names included) and kept bytes are capped
+//!   ([`super::ArchiveLimits`]), and so is the tree the copies make: symlinks count
+//!   toward the same entry and byte caps, so a few links cannot multiply a package;
+//! - paths held in memory and the work of resolving symlinks are bounded too.
 //!
 //! [`Materialized::write_to`] then writes plain files and directories into a fresh
 //! staging directory, which the cache renames into place. The same module resolves the
 //! paths a caller asks for inside a package: the `//subdir` (with go-getter's glob
-//! patterns) and local `./…` calls, neither of which may leave the package.
+//! patterns, [`glob`]) and local `./…` calls, neither of which may leave the package.
 
-use std::collections::{BTreeMap, BTreeSet};
+mod glob;
+mod names;
+
+use std::collections::{btree_map, BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::vocab::paths::{is_config_file_name, normalize_path};
+
+use glob::{glob_match, BadPattern};
+pub(crate) use names::MAX_PATH_BYTES;
+
+/// Bytes of paths one package may hold in memory, in its tree and again in what
+/// materializes: far above real repositories (100 000 paths of 300 bytes), far below
+/// what would strain memory.
+const MAX_TOTAL_PATH_BYTES: usize = 32 << 20;
+
+/// Bytes of paths looked up while resolving the symlinks of one package; real packages
+/// need a few hundred KiB.
+const MAX_RESOLVE_BYTES: usize = 256 << 20;
 
 /// Why a package's content is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,6 +49,10 @@ pub(crate) enum PackageError {
     AbsolutePath(String),
     #[error("entry {0:?} contains \"..\"")]
     DotDot(String),
+    #[error("entry {entry:?} is not a safe name on every operating system: {reason}")]
+    UnsafeName { entry: String, reason: String },
+    #[error("entry {start:?}… has a name of {len} bytes, longer than {MAX_PATH_BYTES}")]
+    NameTooLong { start: String, len: usize },
     #[error("symlink {link:?} points outside the package (to {target:?})")]
     SymlinkEscapes { link: String, target: String },
     #[error("symlink {0:?} is part of a loop or too long a chain")]
@@ -40,8 +65,16 @@ pub(crate) enum PackageError {
     Conflict(String),
     #[error("more than {0} entries")]
     TooManyEntries(usize),
+    #[error("entry names of more than {0} bytes in total")]
+    PathsTooLong(usize),
     #[error("configuration files larger than {0} bytes in total")]
     TooLarge(u64),
+    #[error("more than {0} entries once symlinks are copied")]
+    CopiesTooMany(usize),
+    #[error("configuration files larger than {0} bytes in total once symlinks are copied")]
+    CopiesTooLarge(u64),
+    #[error("symlinks that take more than {MAX_RESOLVE_BYTES} bytes of lookups to resolve")]
+    SymlinksTooComplex,
     #[error("the package is empty")]
     Empty,
 }
@@ -59,6 +92,7 @@ enum Node {
 pub(crate) struct PackageTree {
     nodes: BTreeMap<String, Node>,
     entries: usize,
+    path_bytes: usize,
     kept_bytes: u64,
     max_entries: usize,
     max_kept_bytes: u64,
@@ -72,9 +106,13 @@ pub(crate) struct Materialized {
 }
 
 /// Checks an entry name and returns it cleaned (`./a//b/` → `a/b`); `""` is the root.
+/// Every entry of every package (archive or git tree) goes through here.
 pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
-    if raw.starts_with('/') || raw.starts_with('\\') || raw.contains('\0') {
+    if raw.starts_with('/') || raw.contains('\0') {
         return Err(PackageError::AbsolutePath(raw.to_string()));
+    }
+    if raw.len() > MAX_PATH_BYTES {
+        return Err(name_too_long(raw));
     }
     let mut parts = Vec::new();
     for part in raw.split('/') {
@@ -84,7 +122,24 @@ pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
             other => parts.push(other),
         }
     }
+    if let Some(reason) = names::unportable_name(raw) {
+        return Err(PackageError::UnsafeName {
+            entry: raw.to_string(),
+            reason,
+        });
+    }
     Ok(parts.join("/"))
+}
+
+fn name_too_long(name: &str) -> PackageError {
+    let mut end = 64.min(name.len());
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    PackageError::NameTooLong {
+        start: name[..end].to_string(),
+        len: name.len(),
+    }
 }
 
 /// Whether tfsum keeps a file's content: configuration files only.
@@ -125,6 +180,14 @@ fn link_target(link: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// What materializing may still spend.
+struct Budget {
+    entries_left: usize,
+    bytes: u64,
+    path_bytes: usize,
+    resolve_bytes: usize,
+}
+
 impl PackageTree {
     pub(crate) fn new(max_entries: usize, max_kept_bytes: u64) -> PackageTree {
         PackageTree {
@@ -134,10 +197,37 @@ impl PackageTree {
         }
     }
 
+    /// How many more bytes of configuration the package may keep.
+    pub(crate) fn kept_room(&self) -> u64 {
+        self.max_kept_bytes.saturating_sub(self.kept_bytes)
+    }
+
     fn count(&mut self) -> Result<(), PackageError> {
         self.entries += 1;
         if self.entries > self.max_entries {
             return Err(PackageError::TooManyEntries(self.max_entries));
+        }
+        Ok(())
+    }
+
+    /// Stores a node; a new path counts toward the entry and path-bytes caps (a
+    /// directory implied by a deeper name is an entry too).
+    fn insert(&mut self, path: String, node: Node) -> Result<(), PackageError> {
+        let full = self.nodes.len() >= self.max_entries;
+        match self.nodes.entry(path) {
+            btree_map::Entry::Occupied(mut slot) => {
+                slot.insert(node);
+            }
+            btree_map::Entry::Vacant(slot) => {
+                if full {
+                    return Err(PackageError::TooManyEntries(self.max_entries));
+                }
+                self.path_bytes += slot.key().len();
+                if self.path_bytes > MAX_TOTAL_PATH_BYTES {
+                    return Err(PackageError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
+                }
+                slot.insert(node);
+            }
         }
         Ok(())
     }
@@ -149,17 +239,23 @@ impl PackageTree {
         self.ensure_dirs(&path, raw)
     }
 
+    /// Makes `path` and its ancestors directories. Every node's ancestors are
+    /// directories, so the search stops at the deepest one that exists.
     fn ensure_dirs(&mut self, path: &str, raw: &str) -> Result<(), PackageError> {
-        let mut current = String::new();
-        for part in path.split('/').filter(|p| !p.is_empty()) {
-            current = join(&current, part);
-            match self.nodes.get(&current) {
-                None => {
-                    self.nodes.insert(current.clone(), Node::Dir);
-                }
-                Some(Node::Dir) => {}
+        let mut missing = Vec::new();
+        let mut current = path;
+        while !current.is_empty() {
+            match self.nodes.get(current) {
+                Some(Node::Dir) => break,
                 Some(_) => return Err(PackageError::Conflict(raw.to_string())),
+                None => {
+                    missing.push(current);
+                    current = parent(current);
+                }
             }
+        }
+        for dir in missing.into_iter().rev() {
+            self.insert(dir.to_string(), Node::Dir)?;
         }
         Ok(())
     }
@@ -191,8 +287,7 @@ impl PackageTree {
             }
             _ => None,
         };
-        self.nodes.insert(path, Node::File(content));
-        Ok(())
+        self.insert(path, Node::File(content))
     }
 
     /// Records a symlink, refusing one whose target leaves the package.
@@ -202,6 +297,9 @@ impl PackageTree {
         if path.is_empty() || matches!(self.nodes.get(&path), Some(Node::Dir)) {
             return Err(PackageError::Conflict(raw.to_string()));
         }
+        if target.len() > MAX_PATH_BYTES {
+            return Err(name_too_long(target));
+        }
         if link_target(&path, target).is_none() {
             return Err(PackageError::SymlinkEscapes {
                 link: path,
@@ -209,16 +307,24 @@ impl PackageTree {
             });
         }
         self.ensure_dirs(parent(&path), raw)?;
-        self.nodes.insert(path, Node::Symlink(target.to_string()));
-        Ok(())
+        self.insert(path, Node::Symlink(target.to_string()))
     }
 
     /// Follows symlinks in every component of `path`. `None` for a path that does not
     /// exist (a dangling link).
-    fn resolve(&self, path: &str, hops: &mut u32) -> Result<Option<String>, PackageError> {
+    fn resolve(
+        &self,
+        path: &str,
+        hops: &mut u32,
+        budget: &mut Budget,
+    ) -> Result<Option<String>, PackageError> {
         let mut current = String::new();
         for part in path.split('/').filter(|p| !p.is_empty()) {
             let candidate = join(&current, part);
+            budget.resolve_bytes += candidate.len();
+            if budget.resolve_bytes > MAX_RESOLVE_BYTES {
+                return Err(PackageError::SymlinksTooComplex);
+            }
             match self.nodes.get(&candidate) {
                 None => return Ok(None),
                 Some(Node::Symlink(target)) => {
@@ -232,7 +338,7 @@ impl PackageTree {
                             target: target.clone(),
                         });
                     };
-                    match self.resolve(&target_path, hops)? {
+                    match self.resolve(&target_path, hops, budget)? {
                         Some(resolved) => current = resolved,
                         None => return Ok(None),
                     }
@@ -243,13 +349,20 @@ impl PackageTree {
         Ok(Some(current))
     }
 
-    /// Resolves every symlink and returns what tfsum keeps.
+    /// Resolves every symlink and returns what tfsum keeps. The copies symlinks make
+    /// count toward the package's caps: entries (`max_entries`), configuration bytes
+    /// (`max_kept_bytes`) and path bytes, so that what is written stays within them.
     pub(crate) fn materialize(&self) -> Result<Materialized, PackageError> {
         if self.nodes.is_empty() {
             return Err(PackageError::Empty);
         }
         let mut out = Materialized::default();
-        let mut budget = self.max_entries;
+        let mut budget = Budget {
+            entries_left: self.max_entries,
+            bytes: 0,
+            path_bytes: 0,
+            resolve_bytes: 0,
+        };
         for (path, node) in &self.nodes {
             self.place(path, path, node, &mut out, &mut budget, 0)?;
         }
@@ -263,32 +376,28 @@ impl PackageTree {
         src: &str,
         node: &Node,
         out: &mut Materialized,
-        budget: &mut usize,
+        budget: &mut Budget,
         depth: u32,
     ) -> Result<(), PackageError> {
-        if *budget == 0 {
-            return Err(PackageError::TooManyEntries(self.max_entries));
+        if budget.entries_left == 0 {
+            return Err(PackageError::CopiesTooMany(self.max_entries));
         }
-        *budget -= 1;
+        budget.entries_left -= 1;
         match node {
-            Node::Dir => {
-                out.dirs.insert(dst.to_string());
-            }
-            Node::File(Some(content)) => {
-                out.files.insert(dst.to_string(), content.clone());
-            }
+            Node::Dir => self.put_dir(dst, out, budget)?,
+            Node::File(Some(content)) => self.put_file(dst, content, out, budget)?,
             Node::File(None) => {}
             Node::Symlink(target) => {
                 if depth > 8 {
                     return Err(PackageError::SymlinkLoop(src.to_string()));
                 }
                 let mut hops = 0;
-                let Some(resolved) = self.resolve(src, &mut hops)? else {
+                let Some(resolved) = self.resolve(src, &mut hops, budget)? else {
                     return Ok(()); // dangling: nothing to read there
                 };
                 match self.nodes.get(&resolved) {
                     Some(Node::File(Some(content))) if is_kept(dst) => {
-                        out.files.insert(dst.to_string(), content.clone());
+                        self.put_file(dst, content, out, budget)?;
                     }
                     Some(Node::File(None)) if is_kept(dst) => {
                         return Err(PackageError::SymlinkToUnkept {
@@ -297,17 +406,13 @@ impl PackageTree {
                         })
                     }
                     Some(Node::Dir) | None if resolved.is_empty() || self.is_dir(&resolved) => {
-                        out.dirs.insert(dst.to_string());
+                        self.put_dir(dst, out, budget)?;
                         // A link to its own ancestor would copy itself without end;
                         // nothing a module call can name needs it, so it stays empty.
                         if resolved.is_empty() || src.starts_with(&format!("{resolved}/")) {
                             return Ok(());
                         }
-                        let prefix = if resolved.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{resolved}/")
-                        };
+                        let prefix = format!("{resolved}/");
                         for (path, child) in self.nodes.range(prefix.clone()..) {
                             let Some(rest) = path.strip_prefix(&prefix) else {
                                 break;
@@ -322,6 +427,45 @@ impl PackageTree {
         Ok(())
     }
 
+    fn put_dir(
+        &self,
+        dst: &str,
+        out: &mut Materialized,
+        budget: &mut Budget,
+    ) -> Result<(), PackageError> {
+        self.charge_path(dst, budget)?;
+        out.dirs.insert(dst.to_string());
+        Ok(())
+    }
+
+    fn put_file(
+        &self,
+        dst: &str,
+        content: &Arc<Vec<u8>>,
+        out: &mut Materialized,
+        budget: &mut Budget,
+    ) -> Result<(), PackageError> {
+        self.charge_path(dst, budget)?;
+        budget.bytes += content.len() as u64;
+        if budget.bytes > self.max_kept_bytes {
+            return Err(PackageError::CopiesTooLarge(self.max_kept_bytes));
+        }
+        out.files.insert(dst.to_string(), content.clone());
+        Ok(())
+    }
+
+    /// Copies under a symlinked directory get longer paths than any entry had.
+    fn charge_path(&self, dst: &str, budget: &mut Budget) -> Result<(), PackageError> {
+        if dst.len() > MAX_PATH_BYTES {
+            return Err(name_too_long(dst));
+        }
+        budget.path_bytes += dst.len();
+        if budget.path_bytes > MAX_TOTAL_PATH_BYTES {
+            return Err(PackageError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
+        }
+        Ok(())
+    }
+
     fn is_dir(&self, path: &str) -> bool {
         matches!(self.nodes.get(path), Some(Node::Dir))
     }
@@ -331,26 +475,36 @@ impl Materialized {
     /// The directory `subdir` names in this package (go-getter's glob rules, as
     /// [`find_subdir`]), as a package path (`""`: the root).
     pub(crate) fn find_dir(&self, subdir: &str) -> Result<String, SubdirError> {
-        let cleaned =
-            clean_entry_path(subdir).map_err(|_| SubdirError::Escapes(subdir.to_string()))?;
+        let parts = subdir_parts(subdir)?;
         let mut candidates = vec![String::new()];
-        for part in cleaned.split('/').filter(|p| !p.is_empty()) {
-            candidates = candidates
-                .iter()
-                .flat_map(|dir| {
-                    let prefix = if dir.is_empty() {
-                        String::new()
-                    } else {
-                        format!("{dir}/")
+        for part in parts {
+            let mut next = Vec::new();
+            for dir in &candidates {
+                if !has_glob_meta(part) {
+                    let path = join(dir, part);
+                    if self.dirs.contains(&path) {
+                        next.push(path);
+                    }
+                    continue;
+                }
+                // The directories below `dir` are one contiguous range of the set, and
+                // the candidates of one level are disjoint, so a level reads each
+                // directory at most once.
+                let prefix = if dir.is_empty() {
+                    String::new()
+                } else {
+                    format!("{dir}/")
+                };
+                for path in self.dirs.range(prefix.clone()..) {
+                    let Some(rest) = path.strip_prefix(&prefix) else {
+                        break;
                     };
-                    self.dirs
-                        .iter()
-                        .filter_map(move |d| d.strip_prefix(&prefix).map(|rest| (d, rest)))
-                        .filter(|(_, rest)| !rest.contains('/') && glob_match(part, rest))
-                        .map(|(d, _)| d.clone())
-                        .collect::<Vec<_>>()
-                })
-                .collect();
+                    if !rest.contains('/') && glob_match(part, rest) == Ok(true) {
+                        next.push(path.clone());
+                    }
+                }
+            }
+            candidates = next;
         }
         match candidates.len() {
             0 => Err(SubdirError::NotFound(subdir.to_string())),
@@ -384,18 +538,51 @@ pub enum SubdirError {
     NotFound(String),
     #[error("subdirectory {0:?} matches more than one path in the package")]
     Ambiguous(String),
+    #[error("subdirectory {0:?} is not a valid pattern (syntax error in pattern)")]
+    BadPattern(String),
+    #[error("subdirectory {subdir:?} is not a safe path on every operating system: {reason}")]
+    Unsafe { subdir: String, reason: String },
+}
+
+/// The components of a `//subdir`, checked: none may leave the package, each pattern
+/// must be well-formed (as `filepath.Glob` checks first), and a literal name must be
+/// one the package could hold (on Windows, `C:` or `a\..\..` would leave it when
+/// joined).
+fn subdir_parts(subdir: &str) -> Result<Vec<&str>, SubdirError> {
+    if subdir.starts_with('/') || subdir.contains('\0') {
+        return Err(SubdirError::Escapes(subdir.to_string()));
+    }
+    let mut parts = Vec::new();
+    for part in subdir.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(SubdirError::Escapes(subdir.to_string())),
+            part if has_glob_meta(part) => {
+                glob_match(part, "")
+                    .map_err(|BadPattern| SubdirError::BadPattern(subdir.to_string()))?;
+                parts.push(part);
+            }
+            part => {
+                if let Some(reason) = names::unportable_component(part) {
+                    return Err(SubdirError::Unsafe {
+                        subdir: subdir.to_string(),
+                        reason,
+                    });
+                }
+                parts.push(part);
+            }
+        }
+    }
+    Ok(parts)
 }
 
 /// The directory `subdir` names below `root`, with go-getter's `SubdirGlob` rules:
 /// each component may be a `filepath.Match` pattern, and a pattern must match exactly
 /// one path. Unlike go-getter, a subdir may not leave the package.
 pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirError> {
-    let cleaned = match clean_entry_path(subdir) {
-        Ok(cleaned) => cleaned,
-        Err(_) => return Err(SubdirError::Escapes(subdir.to_string())),
-    };
+    let parts = subdir_parts(subdir)?;
     let mut candidates = vec![root.to_path_buf()];
-    for part in cleaned.split('/').filter(|p| !p.is_empty()) {
+    for part in parts {
         let mut next = Vec::new();
         for dir in &candidates {
             if !has_glob_meta(part) {
@@ -411,7 +598,7 @@ pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirEr
             let mut names: Vec<String> = entries
                 .flatten()
                 .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|name| glob_match(part, name))
+                .filter(|name| glob_match(part, name) == Ok(true))
                 .collect();
             names.sort();
             next.extend(names.into_iter().map(|name| dir.join(name)));
@@ -425,98 +612,9 @@ pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirEr
     }
 }
 
+/// Go's `hasMeta` (Unix): whether a component is a pattern rather than a name.
 fn has_glob_meta(part: &str) -> bool {
     part.contains(['*', '?', '[', '\\'])
-}
-
-/// Go's `filepath.Match` for one path component: `*`, `?`, `[…]` (ranges, `^`
-/// negation) and `\` escapes. A malformed pattern matches nothing.
-pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    glob_at(&p, &n).unwrap_or(false)
-}
-
-fn glob_at(p: &[char], n: &[char]) -> Option<bool> {
-    let Some((&first, rest)) = p.split_first() else {
-        return Some(n.is_empty());
-    };
-    match first {
-        '*' => {
-            for skip in 0..=n.len() {
-                if glob_at(rest, &n[skip..])? {
-                    return Some(true);
-                }
-            }
-            Some(false)
-        }
-        '?' => match n.split_first() {
-            Some((_, n_rest)) => glob_at(rest, n_rest),
-            None => Some(false),
-        },
-        '[' => {
-            let (matched, after) = class_match(rest, *n.first()?)?;
-            if matched {
-                glob_at(after, &n[1..])
-            } else {
-                Some(false)
-            }
-        }
-        '\\' => {
-            let (&escaped, after) = rest.split_first()?;
-            if n.first() == Some(&escaped) {
-                glob_at(after, &n[1..])
-            } else {
-                Some(false)
-            }
-        }
-        c => {
-            if n.first() == Some(&c) {
-                glob_at(rest, &n[1..])
-            } else {
-                Some(false)
-            }
-        }
-    }
-}
-
-/// Matches `c` against a class body (after `[`); returns the result and the pattern
-/// after `]`, or `None` when the class is malformed.
-fn class_match(p: &[char], c: char) -> Option<(bool, &[char])> {
-    let (negated, mut p) = match p.split_first() {
-        Some(('^', rest)) => (true, rest),
-        _ => (false, p),
-    };
-    let mut matched = false;
-    let mut first = true;
-    loop {
-        let (&lo, rest) = p.split_first()?;
-        if lo == ']' && !first {
-            return Some((matched != negated, rest));
-        }
-        first = false;
-        let (lo, rest) = if lo == '\\' {
-            let (&e, r) = rest.split_first()?;
-            (e, r)
-        } else {
-            (lo, rest)
-        };
-        let (hi, rest) = match rest {
-            ['-', hi, r @ ..] if *hi != ']' => {
-                if *hi == '\\' {
-                    let (&e, r) = r.split_first()?;
-                    (e, r)
-                } else {
-                    (*hi, r)
-                }
-            }
-            _ => (lo, rest),
-        };
-        if lo <= c && c <= hi {
-            matched = true;
-        }
-        p = rest;
-    }
 }
 
 /// Resolves a local call (`./x`, `../x`) made by a module at `module_dir`, which lies in
@@ -561,6 +659,44 @@ mod tests {
         ] {
             assert_eq!(clean_entry_path(raw), want.map(str::to_string), "{raw}");
         }
+    }
+
+    /// Names that are paths, devices or streams on Windows are refused on every system,
+    /// naming the entry; so is a name longer than `PATH_MAX`.
+    #[test]
+    fn names_unsafe_on_any_system_are_refused_with_the_entry() {
+        for raw in [
+            "sub\\..\\..\\x.tf",
+            "C:/Windows/x.tf",
+            "C:x.tf",
+            "mod/CON",
+            "mod/nul.tf",
+            "mod/aux.tf.json",
+            "COM1/main.tf",
+            "lpt9",
+            "main.tf:hidden",
+            "mod./main.tf",
+            "mod /main.tf",
+        ] {
+            let want = format!("entry {raw:?} is not a safe name on every operating system");
+            let mut t = tree();
+            for err in [
+                t.add_file(raw, Some(b"x".to_vec())).unwrap_err(),
+                t.add_file(raw, None).unwrap_err(),
+                t.add_dir(raw).unwrap_err(),
+                t.add_symlink(raw, "main.tf").unwrap_err(),
+            ] {
+                assert!(
+                    matches!(err, PackageError::UnsafeName { .. }),
+                    "{raw}: {err}"
+                );
+                assert!(err.to_string().starts_with(&want), "{err}");
+            }
+        }
+        let long = format!("{}/x.tf", "d/".repeat(2100));
+        let err = clean_entry_path(&long).unwrap_err();
+        assert!(matches!(err, PackageError::NameTooLong { len, .. } if len == long.len()));
+        assert!(err.to_string().contains("longer than 4096"), "{err}");
     }
 
     #[test]
@@ -621,6 +757,58 @@ mod tests {
         assert!(matches!(t.materialize(), Err(PackageError::SymlinkLoop(_))));
     }
 
+    /// One 2 MiB file and 150 links to its directory would materialize 302 MiB: the
+    /// copies count toward the byte cap, and toward the entry cap.
+    #[test]
+    fn symlink_copies_count_toward_the_caps() {
+        let caps = crate::net::modules::ArchiveLimits::default();
+        let amplified = |links: usize, max_entries: usize, max_bytes: u64| {
+            let mut t = PackageTree::new(max_entries, max_bytes);
+            t.add_file("shared/big.tf", Some(vec![b'#'; 2 << 20]))
+                .unwrap();
+            for i in 0..links {
+                t.add_symlink(&format!("l{i}"), "shared").unwrap();
+            }
+            t.materialize()
+        };
+        assert_eq!(
+            amplified(150, caps.max_entries, caps.max_config_bytes),
+            Err(PackageError::CopiesTooLarge(caps.max_config_bytes))
+        );
+        let small = amplified(3, caps.max_entries, caps.max_config_bytes).unwrap();
+        assert_eq!(small.files.len(), 4);
+        // Entries: 2 nodes + 10 links fit in 12, but their copies (2 each) do not.
+        assert_eq!(
+            amplified(10, 12, u64::MAX),
+            Err(PackageError::CopiesTooMany(12))
+        );
+        // Links to links to directories multiply too.
+        let mut t = PackageTree::new(100_000, 1 << 20);
+        t.add_file("d0/x.tf", Some(vec![0; 1000])).unwrap();
+        for level in 1..8 {
+            for i in 0..4 {
+                t.add_symlink(&format!("d{level}/l{i}"), &format!("../d{}", level - 1))
+                    .unwrap();
+            }
+        }
+        assert_eq!(t.materialize(), Err(PackageError::CopiesTooLarge(1 << 20)));
+    }
+
+    /// Directories implied by deep names are entries: they cannot bypass the cap.
+    #[test]
+    fn implied_directories_count_as_entries() {
+        let mut t = PackageTree::new(10, 1 << 20);
+        let deep = format!("{}x.tf", "d/".repeat(20));
+        assert_eq!(
+            t.add_file(&deep, None),
+            Err(PackageError::TooManyEntries(10))
+        );
+        let mut t = PackageTree::new(10, 1 << 20);
+        t.add_file(&format!("{}x.tf", "d/".repeat(9)), None)
+            .unwrap();
+        assert_eq!(t.nodes.len(), 10);
+    }
+
     #[test]
     fn limits_and_conflicts() {
         let mut t = PackageTree::new(2, 10);
@@ -664,23 +852,51 @@ mod tests {
             m.find_dir("../x").unwrap_err(),
             SubdirError::Escapes("../x".into())
         );
+        assert_eq!(
+            m.find_dir("two/[").unwrap_err(),
+            SubdirError::BadPattern("two/[".into())
+        );
+        // Malformed even where an earlier component already matches nothing.
+        assert_eq!(
+            m.find_dir("nope/a[").unwrap_err(),
+            SubdirError::BadPattern("nope/a[".into())
+        );
+        for unsafe_subdir in ["C:", "two/nul", "a:b/c"] {
+            assert!(
+                matches!(m.find_dir(unsafe_subdir), Err(SubdirError::Unsafe { .. })),
+                "{unsafe_subdir}"
+            );
+        }
+        // An escaped meta character names itself.
+        assert_eq!(m.find_dir("tw\\o/\\a").unwrap(), "two/a");
     }
 
+    /// `*/*/…` over a wide, deep tree and a star-heavy pattern against long names
+    /// (through `X-Terraform-Get`, both come from a server) answer at once.
     #[test]
-    fn globs_like_filepath_match() {
-        for (pattern, name, want) in [
-            ("*", "org-repo-1a2b3c", true),
-            ("org-*", "org-repo", true),
-            ("?x", "ax", true),
-            ("?x", "abx", false),
-            ("[a-c]z", "bz", true),
-            ("[^a-c]z", "bz", false),
-            ("\\*", "*", true),
-            ("\\*", "a", false),
-            ("[", "[", false),
-        ] {
-            assert_eq!(glob_match(pattern, name), want, "{pattern} vs {name}");
+    fn finding_a_subdir_is_not_exponential_or_quadratic() {
+        let mut t = PackageTree::new(100_000, 1 << 20);
+        for i in 0..20_000 {
+            t.add_dir(&format!("top{}/mid{i}/leaf", i % 100)).unwrap();
         }
+        t.add_dir(&format!("{}/x", "a".repeat(100))).unwrap();
+        let m = t.materialize().unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(
+            m.find_dir("*/*/*").unwrap_err(),
+            SubdirError::Ambiguous("*/*/*".into())
+        );
+        assert_eq!(m.find_dir("top7/mid1207/*").unwrap(), "top7/mid1207/leaf");
+        let stars = format!("{}b", "*a".repeat(12));
+        assert_eq!(
+            m.find_dir(&stars).unwrap_err(),
+            SubdirError::NotFound(stars.clone())
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]
@@ -706,6 +922,20 @@ mod tests {
         assert_eq!(
             find_subdir(root, "../x"),
             Err(SubdirError::Escapes("../x".into()))
+        );
+        let stars = format!("{}b", "*a".repeat(12));
+        std::fs::create_dir(root.join("a".repeat(100))).unwrap();
+        assert_eq!(
+            find_subdir(root, &stars),
+            Err(SubdirError::NotFound(stars.clone()))
+        );
+        assert!(matches!(
+            find_subdir(root, "C:"),
+            Err(SubdirError::Unsafe { .. })
+        ));
+        assert_eq!(
+            find_subdir(root, "two/[a"),
+            Err(SubdirError::BadPattern("two/[a".into()))
         );
 
         let pkg = Path::new("/cache/pkg");
