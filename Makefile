@@ -2,7 +2,7 @@
 CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test lint oracle bench demo completions man clean
+.PHONY: build install test lint oracle bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -44,6 +44,12 @@ demo:
 	    --platform linux_amd64 --platform darwin_arm64 "$$d/roots" && \
 	  for f in "$$d"/roots/*/.terraform.lock.hcl; do echo "==> $${f#$$d/}"; cat "$$f"; done && \
 	  echo "==> tfsum is built: $(TFSUM) --help (make install puts it on your PATH)"
+
+# Every fuzz target for FUZZ_SECONDS each (cargo-fuzz installed into target/tools on
+# first use). Not in `make test`: the instrumented build alone takes many minutes.
+FUZZ_SECONDS ?= 60
+fuzz:
+	scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
 
 completions:
 	$(CARGO) run --locked --quiet -- completions --write-all completions/

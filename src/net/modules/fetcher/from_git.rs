@@ -220,6 +220,7 @@ impl ModuleFetcher {
             Err(e) => return Err(git_error(url, e)),
         };
         let limits = &self.inner.options.limits;
+        let _unpacking = self.unpack_permit().await?;
         let (tree, objects) = git
             .read_tree(&repo, &commit, limits)
             .await

@@ -196,6 +196,7 @@ impl ModuleFetcher {
         }
         let limits = self.inner.options.limits.clone();
         let checksum = checksum.cloned();
+        let _unpacking = self.unpack_permit().await?;
         let read = tokio::task::spawn_blocking(move || {
             verify_checksum(&file, checksum.as_ref())?;
             read_archive(&file, format, &limits)

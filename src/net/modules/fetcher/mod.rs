@@ -100,6 +100,10 @@ pub struct ModuleFetcher {
     inner: Arc<Inner>,
 }
 
+/// How many packages may be unpacked in memory at once. With the configuration-bytes
+/// cap of [`super::ArchiveLimits`] this bounds what unpacking can hold, whatever `--jobs`.
+const UNPACKING: usize = 2;
+
 struct Inner {
     client: Option<RegistryClient>,
     options: FetcherOptions,
@@ -119,6 +123,9 @@ struct Inner {
     /// Abbreviated ids, by (repository, abbreviation): the package and the full id.
     abbreviated: Memo<(String, String), (StoredPackage, String)>,
     http: Memo<String, StoredPackage>,
+    /// Packages held in memory at once while they are unpacked: each may take up to the
+    /// configuration-bytes cap, so their number is bounded apart from `--jobs`.
+    unpacking: tokio::sync::Semaphore,
     fetched: AtomicUsize,
     from_cache: AtomicUsize,
     /// Version lists parsed (once per module per run).
@@ -151,6 +158,7 @@ impl ModuleFetcher {
                 commits: Memo::new(),
                 abbreviated: Memo::new(),
                 http: Memo::new(),
+                unpacking: tokio::sync::Semaphore::new(UNPACKING),
                 fetched: AtomicUsize::new(0),
                 from_cache: AtomicUsize::new(0),
                 lists_parsed: AtomicUsize::new(0),
@@ -259,6 +267,15 @@ impl ModuleFetcher {
             .prefix("work-")
             .tempdir_in(self.scratch()?)
             .map_err(|e| ModuleError::Cache(e.to_string()))
+    }
+
+    /// A place among the packages being unpacked in memory ([`UNPACKING`]).
+    async fn unpack_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ModuleError> {
+        self.inner
+            .unpacking
+            .acquire()
+            .await
+            .map_err(|_| ModuleError::Setup("the unpacking semaphore was closed".to_string()))
     }
 
     async fn permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ModuleError> {
