@@ -282,6 +282,17 @@ async fn wait_for_signal() {
 }
 
 fn fmt(args: FmtArgs, verbosity: Verbosity) -> ExitCode {
+    // A path that does not exist is a usage error, as for `lock` and `verify`.
+    if let Some(missing) = args
+        .paths
+        .iter()
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+    {
+        return exit(
+            EXIT_USAGE,
+            format!("{}: no such file or directory", missing.display()),
+        );
+    }
     let report = lockfmt::run(&FmtOptions {
         paths: args.paths,
         recursive: args.recursive,

@@ -139,8 +139,8 @@ fn find_module_roots(
         let flavor = options.flavor.unwrap_or_else(|| {
             let old = read_old_lock(dir, &options.within)
                 .ok()
-                .and_then(|(_, text)| text);
-            detect_flavor(dir, old.as_deref().map(str::as_bytes))
+                .and_then(|(_, bytes)| bytes);
+            detect_flavor(dir, old.as_deref())
         });
         // With its test files: a module only a test's `run` block calls is not a root.
         let host = flavor.default_registry();
@@ -192,22 +192,18 @@ fn open_root(
     unit: Option<UnitConfig>,
     options: &LoadOptions,
 ) -> Result<OpenRoot, RootError> {
-    let (lock_path, old_text) = read_old_lock(dir, &options.within)?;
+    let (lock_path, old_bytes) = read_old_lock(dir, &options.within)?;
     let flavor = options
         .flavor
-        .unwrap_or_else(|| detect_flavor(dir, old_text.as_deref().map(str::as_bytes)));
-    let old = match old_text {
-        Some(text) => {
-            let lock = lockfile::parse(&text, flavor.default_registry()).map_err(|e| {
-                RootError::LockFile {
+        .unwrap_or_else(|| detect_flavor(dir, old_bytes.as_deref()));
+    let old = match old_bytes {
+        Some(bytes) => {
+            let lock =
+                lockfile::read_as(&bytes, Some(flavor)).map_err(|e| RootError::LockFile {
                     path: dir.join(LOCK_FILE_NAME),
-                    problem: LockProblem::Invalid(e),
-                }
-            })?;
-            Some(OldLock {
-                bytes: text.into_bytes(),
-                lock,
-            })
+                    problem: LockProblem::Unreadable(e),
+                })?;
+            Some(OldLock { bytes, lock })
         }
         None => None,
     };
@@ -360,7 +356,7 @@ impl Fetches {
 
 /// Where the root's lock file is written and what it holds now. A lock file that is a
 /// link is followed only into the trees tfsum works on, and then read from its target.
-fn read_old_lock(dir: &Path, within: &[PathBuf]) -> Result<(PathBuf, Option<String>), RootError> {
+fn read_old_lock(dir: &Path, within: &[PathBuf]) -> Result<(PathBuf, Option<Vec<u8>>), RootError> {
     let path = dir.join(LOCK_FILE_NAME);
     let target = link_target(&path, within)?;
     let problem = |problem| RootError::LockFile {
@@ -372,8 +368,7 @@ fn read_old_lock(dir: &Path, within: &[PathBuf]) -> Result<(PathBuf, Option<Stri
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((target, None)),
         Err(e) => return Err(problem(LockProblem::Read(e))),
     };
-    let text = String::from_utf8(bytes).map_err(|_| problem(LockProblem::NotUtf8))?;
-    Ok((target, Some(text)))
+    Ok((target, Some(bytes)))
 }
 
 /// The flavor of a root without `--flavor`: the existing lock file's header decides,
@@ -488,7 +483,7 @@ mod tests {
             matches!(
                 &roots[1].stage,
                 Err(RootError::LockFile {
-                    problem: LockProblem::Invalid(_),
+                    problem: LockProblem::Unreadable(_),
                     ..
                 })
             ),

@@ -12,7 +12,7 @@ use crate::config::terragrunt::TerragruntError;
 use crate::config::{ConfigError, Declared, InvalidConstraint};
 use crate::disk::atomic::LinkEscape;
 use crate::sources::{PackageError, VersionsError};
-use crate::vocab::lockfile::LockFileError;
+use crate::vocab::lockfile::ReadError;
 
 /// What kind of directory a root is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,10 +94,9 @@ pub(crate) enum RootError {
 pub(crate) enum LockProblem {
     #[error("{0}")]
     Read(#[source] std::io::Error),
-    #[error("not valid UTF-8\n(the lock file was left untouched)")]
-    NotUtf8,
+    /// Not UTF-8, leftover merge-conflict markers, or not a valid lock file.
     #[error("{0}\n(the lock file was left untouched)")]
-    Invalid(#[source] LockFileError),
+    Unreadable(#[source] ReadError),
 }
 
 /// Why no version was chosen for one provider.

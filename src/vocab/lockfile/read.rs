@@ -20,6 +20,12 @@ pub enum ReadError {
 /// The checks a file must pass before it may be read or rewritten, then the lock-file
 /// parser.
 pub fn read(bytes: &[u8]) -> Result<LockFile, ReadError> {
+    read_as(bytes, None)
+}
+
+/// [`read`] for a root whose flavor is known: `flavor` decides the default registry of
+/// short labels (`None`: the file's header decides).
+pub fn read_as(bytes: &[u8], flavor: Option<Flavor>) -> Result<LockFile, ReadError> {
     let src = std::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
         line: line_at(bytes, e.valid_up_to()),
     })?;
@@ -29,7 +35,7 @@ pub fn read(bytes: &[u8]) -> Result<LockFile, ReadError> {
     // Labels must be fully qualified, so the default host only shapes error messages; it
     // should still be the right one, or a short `hashicorp/aws` label in an OpenTofu file
     // would be "corrected" to registry.terraform.io.
-    let flavor = Flavor::from_header(src);
+    let flavor = flavor.unwrap_or_else(|| Flavor::from_header(src));
     parse(src, flavor.default_registry()).map_err(ReadError::Invalid)
 }
 
