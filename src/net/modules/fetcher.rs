@@ -514,6 +514,32 @@ impl ModuleFetcher {
         Ok(target)
     }
 
+    /// The versions a registry module's registry lists, as it spells them (once per
+    /// module per run, through the cache's version lists): what `tfsum upgrade` and
+    /// `tfsum outdated` compare a call's constraint with.
+    pub(crate) async fn module_versions(
+        &self,
+        module: &RegistryModule,
+    ) -> Result<Arc<Vec<String>>, ModuleError> {
+        self.registry_versions(module).await
+    }
+
+    /// The tag names a git repository advertises (one `git ls-remote` per URL per run).
+    pub(crate) async fn git_tags(&self, url: &str) -> Result<Vec<String>, ModuleError> {
+        if self.inner.options.offline {
+            return Err(ModuleError::Offline {
+                what: format!("the tags of {}", redacted(url)),
+            });
+        }
+        let refs = self.remote_refs(url).await?;
+        Ok(refs
+            .keys()
+            .filter_map(|name| name.strip_prefix("refs/tags/"))
+            .filter(|name| !name.ends_with("^{}"))
+            .map(str::to_string)
+            .collect())
+    }
+
     async fn remote_refs(&self, url: &str) -> Result<Arc<RemoteRefs>, ModuleError> {
         self.inner
             .refs

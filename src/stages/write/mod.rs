@@ -12,6 +12,7 @@ pub(crate) mod changes;
 pub(crate) mod diff;
 pub(crate) mod drift;
 mod outcome;
+pub(crate) mod prepared;
 
 pub(crate) use outcome::{Drift, RootOutcome, RootReport};
 
