@@ -11,8 +11,10 @@
 //! README.md ("JSON report") and versioned by `schema_version`.
 
 pub(crate) mod fmt;
+pub(crate) mod outdated;
 pub(crate) mod progress_bar;
 pub(crate) mod run_record;
+pub(crate) mod upgrade;
 
 use std::io::Write;
 use std::path::PathBuf;
