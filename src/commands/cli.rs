@@ -540,8 +540,8 @@ pub(crate) struct UpgradeProviderArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct UpgradeModuleArgs {
-    /// A registry module (terraform-aws-modules/vpc/aws) or a git URL
-    /// (git::https://example.com/modules.git); with --match regex a regular expression
+    /// A registry module (terraform-aws-modules/vpc/aws) or a git repository (a git:: or
+    /// github.com source); with --match regex a regular expression
     #[arg(value_name = "SOURCE")]
     pub source: String,
 
@@ -620,18 +620,42 @@ impl UpgradeOptions {
     /// The `lock` arguments of the relock over `paths` (one settings layer for both).
     pub(crate) fn as_lock_args(&self, paths: Vec<PathBuf>) -> LockArgs {
         LockArgs {
-            paths,
-            recursive: self.recursive,
             check: self.check,
-            fail_on_write: false,
-            retry_failed: false,
-            format: self.format,
             platforms: self.platforms.clone(),
-            ignore_paths: self.ignore_paths.clone(),
-            upgrade: false,
-            flavor: self.flavor,
-            sources: self.sources.clone(),
+            ..plain_lock_args(
+                paths,
+                self.recursive,
+                self.format,
+                &self.ignore_paths,
+                self.flavor,
+                &self.sources,
+            )
         }
+    }
+}
+
+/// `lock` arguments that only find roots and build the run's services: no platform, no
+/// check, no upgrade.
+fn plain_lock_args(
+    paths: Vec<PathBuf>,
+    recursive: bool,
+    format: Format,
+    ignore_paths: &[String],
+    flavor: Option<FlavorArg>,
+    sources: &SourceArgs,
+) -> LockArgs {
+    LockArgs {
+        paths,
+        recursive,
+        check: false,
+        fail_on_write: false,
+        retry_failed: false,
+        format,
+        platforms: Vec::new(),
+        ignore_paths: ignore_paths.to_vec(),
+        upgrade: false,
+        flavor,
+        sources: sources.clone(),
     }
 }
 
@@ -686,19 +710,14 @@ pub(crate) struct OutdatedArgs {
 impl OutdatedArgs {
     /// The `lock` arguments that build the same settings.
     pub(crate) fn as_lock_args(&self) -> LockArgs {
-        LockArgs {
-            paths: self.paths.clone(),
-            recursive: self.recursive,
-            check: true,
-            fail_on_write: false,
-            retry_failed: false,
-            format: self.format,
-            platforms: Vec::new(),
-            ignore_paths: self.ignore_paths.clone(),
-            upgrade: false,
-            flavor: self.flavor,
-            sources: self.sources.clone(),
-        }
+        plain_lock_args(
+            self.paths.clone(),
+            self.recursive,
+            self.format,
+            &self.ignore_paths,
+            self.flavor,
+            &self.sources,
+        )
     }
 }
 

@@ -165,6 +165,10 @@ fn request(command: UpgradeCommand) -> Result<(Request, UpgradeOptions, Vec<Path
             Some(StrategyArg::Widen) => Strategy::Widen,
         })
     };
+    let command_dialect = match &command {
+        UpgradeCommand::Opentofu(_) => Dialect::OpenTofu,
+        _ => Dialect::Terraform,
+    };
     let (title, subject, constraint, strategy, options, paths) = match command {
         UpgradeCommand::Provider(args) => {
             let (constraint, paths) = split_positionals(args.constraint, args.paths);
@@ -213,22 +217,20 @@ fn request(command: UpgradeCommand) -> Result<(Request, UpgradeOptions, Vec<Path
         {
             return Err("upgrade terraform/opentofu needs a CONSTRAINT: tfsum does not look up CLI releases".to_string());
         }
-        UpgradeCommand::Terraform(args) => (
-            "tfsum upgrade terraform".to_string(),
-            Subject::RequiredVersion(Dialect::Terraform),
-            Some(args.constraint),
-            Strategy::Pin,
-            args.options,
-            args.paths,
-        ),
-        UpgradeCommand::Opentofu(args) => (
-            "tfsum upgrade opentofu".to_string(),
-            Subject::RequiredVersion(Dialect::OpenTofu),
-            Some(args.constraint),
-            Strategy::Pin,
-            args.options,
-            args.paths,
-        ),
+        UpgradeCommand::Terraform(args) | UpgradeCommand::Opentofu(args) => {
+            let word = match command_dialect {
+                Dialect::Terraform => "terraform",
+                Dialect::OpenTofu => "opentofu",
+            };
+            (
+                format!("tfsum upgrade {word}"),
+                Subject::RequiredVersion(command_dialect),
+                Some(args.constraint),
+                Strategy::Pin,
+                args.options,
+                args.paths,
+            )
+        }
     };
     let constraint = constraint.filter(|c| c != "latest");
     if let Some(c) = &constraint {
