@@ -19,6 +19,8 @@ fn parent(path: &Path) -> PathBuf {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Edited {
     files: BTreeMap<PathBuf, String>,
+    /// The edited files of each directory: the load stage asks once per module.
+    by_dir: BTreeMap<PathBuf, Vec<PathBuf>>,
 }
 
 impl Edited {
@@ -34,7 +36,11 @@ impl Edited {
                 out.insert(normalize_path(alias), new);
             }
         }
-        Edited { files: out }
+        let mut by_dir: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+        for path in out.keys() {
+            by_dir.entry(parent(path)).or_default().push(path.clone());
+        }
+        Edited { files: out, by_dir }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -43,20 +49,23 @@ impl Edited {
 
     /// Whether a file directly in `dir` was edited.
     pub(crate) fn touches_dir(&self, dir: &Path) -> bool {
-        let dir = normalize_path(dir);
-        self.files.keys().any(|f| parent(f) == dir)
+        !self.is_empty() && self.by_dir.contains_key(&normalize_path(dir))
     }
 
     /// The edited files of `dir`, as an overlay over it.
     fn overlay(&self, dir: &Path) -> Vec<OverlayFile> {
-        let dir = normalize_path(dir);
-        self.files
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let Some(paths) = self.by_dir.get(&normalize_path(dir)) else {
+            return Vec::new();
+        };
+        paths
             .iter()
-            .filter(|(path, _)| parent(path) == dir)
-            .filter_map(|(path, contents)| {
+            .filter_map(|path| {
                 Some(OverlayFile {
                     name: path.file_name()?.to_str()?.to_string(),
-                    contents: contents.clone(),
+                    contents: self.files.get(path)?.clone(),
                     origin: path.clone(),
                     first_line: 1,
                 })
