@@ -11,6 +11,8 @@
 //! - [`measure`] runs a process and records its wall time, exit status and peak RSS;
 //! - [`traffic`] reads the registry's request log: requests, zips, zip bytes;
 //! - [`remote`] is a second repository whose roots call registry and git modules;
+//! - [`upgrade`] runs `tfsum outdated` and `tfsum upgrade provider aws latest -r` on the
+//!   locked monorepo, and tfupdate's `provider` + `lock` on the same tree when it has one;
 //! - [`report`] prints the figures and the targets.
 //!
 //! It reports and does not judge: the exit status is non-zero only when a run fails
@@ -25,6 +27,8 @@
 //! | `TFSUM_BENCH_TF_ROOTS`   | 10      | roots Terraform locks (then scaled); 0 = skip        |
 //! | `TFSUM_BENCH_BIG_MB`     | 200     | zip size of the big-package run, MB; 0 = skip        |
 //! | `TFSUM_BENCH_MODULE_ROOTS` | 300   | roots of the remote-module scenario; 0 = skip        |
+//! | `TFSUM_BENCH_UPGRADE`    | 1       | `0`: skip the upgrade scenario                       |
+//! | `TFUPDATE`               | `../shared/bin/tfupdate` | tfupdate 0.10.2 for the upgrade comparison; skipped when absent |
 //! | `TFSUM_BENCH_TIMEOUT`    | 900     | seconds before a tfsum run is killed                 |
 //! | `TFSUM_BENCH_ARGS`       |         | extra arguments for `tfsum lock` (split on spaces)   |
 //! | `TFSUM_BENCH_KEEP`       |         | `1`: keep the work directory and print its path      |
@@ -44,6 +48,8 @@ mod remote;
 mod report;
 #[path = "lock/traffic.rs"]
 mod traffic;
+#[path = "lock/upgrade.rs"]
+mod upgrade;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -91,6 +97,7 @@ struct Knobs {
     tf_roots: usize,
     big_mb: u64,
     module_roots: usize,
+    upgrade: bool,
     timeout: Duration,
     extra_args: Vec<String>,
     keep: bool,
@@ -107,6 +114,7 @@ impl Knobs {
             tf_roots: knob("TFSUM_BENCH_TF_ROOTS", 10)?,
             big_mb: knob("TFSUM_BENCH_BIG_MB", 200)?,
             module_roots: knob("TFSUM_BENCH_MODULE_ROOTS", 300)?,
+            upgrade: knob::<u8>("TFSUM_BENCH_UPGRADE", 1)? != 0,
             timeout: Duration::from_secs(knob("TFSUM_BENCH_TIMEOUT", 900)?),
             extra_args: std::env::var("TFSUM_BENCH_ARGS")
                 .unwrap_or_default()
@@ -247,6 +255,29 @@ fn bench() -> Result<bool, String> {
         );
     }
 
+    let mut upgrade_targets = Vec::new();
+    match (&tfsum, knobs.upgrade) {
+        (_, false) => results
+            .notes
+            .push("upgrade scenario skipped (TFSUM_BENCH_UPGRADE=0)".to_owned()),
+        (Ok(bin), true) => {
+            progress!("running the upgrade scenario (outdated, upgrade aws latest, tfupdate)");
+            let mut outcome = upgrade::run(&upgrade::Setup {
+                bin,
+                registry: &registry,
+                monorepo: &monorepo,
+                work: &work_path,
+                home: &home,
+                timeout: knobs.timeout,
+            });
+            results.rows.append(&mut outcome.rows);
+            results.notes.append(&mut outcome.notes);
+            upgrade_targets = outcome.targets;
+            results.all_ok &= outcome.ok;
+        }
+        (Err(_), true) => {}
+    }
+
     if subset.is_empty() {
         results
             .notes
@@ -335,6 +366,7 @@ fn bench() -> Result<bool, String> {
     );
     let mut targets = targets(&results, unique_bytes, knobs.roots);
     targets.append(&mut remote_targets);
+    targets.append(&mut upgrade_targets);
     print!(
         "{}",
         report::render(&title, &results.rows, &targets, &notes)

@@ -34,6 +34,8 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing')
             [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Move version constraints across the repository and relock in the same run')
+            [CompletionResult]::new('outdated', 'outdated', [CompletionResultType]::ParameterValue, 'Show which providers and modules are behind their newest versions; writes nothing')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -135,6 +137,206 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'tfsum;upgrade' {
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('provider', 'provider', [CompletionResultType]::ParameterValue, 'required_providers entries and provider blocks of one provider')
+            [CompletionResult]::new('module', 'module', [CompletionResultType]::ParameterValue, 'The version (registry) or ?ref= tag (git) of module calls')
+            [CompletionResult]::new('terraform', 'terraform', [CompletionResultType]::ParameterValue, 'required_version in the files Terraform reads (.tf, .tf.json)')
+            [CompletionResult]::new('opentofu', 'opentofu', [CompletionResultType]::ParameterValue, 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tfsum;upgrade;provider' {
+            [CompletionResult]::new('--strategy', '--strategy', [CompletionResultType]::ParameterName, 'How CONSTRAINT omitted or `latest` changes each constraint [default: pin]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Lock file flavor for new files [default: detected per root]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('--fs-mirror', '--fs-mirror', [CompletionResultType]::ParameterName, 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('--net-mirror', '--net-mirror', [CompletionResultType]::ParameterName, 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Write nothing; exit 1 when a constraint or a lock file would change')
+            [CompletionResult]::new('--no-lock', '--no-lock', [CompletionResultType]::ParameterName, 'Edit the constraints only; relock nothing')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
+            [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;upgrade;module' {
+            [CompletionResult]::new('--match', '--match', [CompletionResultType]::ParameterName, 'How SOURCE selects module calls')
+            [CompletionResult]::new('--strategy', '--strategy', [CompletionResultType]::ParameterName, 'How CONSTRAINT omitted or `latest` changes each constraint [default: pin]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Lock file flavor for new files [default: detected per root]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('--fs-mirror', '--fs-mirror', [CompletionResultType]::ParameterName, 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('--net-mirror', '--net-mirror', [CompletionResultType]::ParameterName, 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Write nothing; exit 1 when a constraint or a lock file would change')
+            [CompletionResult]::new('--no-lock', '--no-lock', [CompletionResultType]::ParameterName, 'Edit the constraints only; relock nothing')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
+            [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;upgrade;terraform' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Lock file flavor for new files [default: detected per root]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('--fs-mirror', '--fs-mirror', [CompletionResultType]::ParameterName, 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('--net-mirror', '--net-mirror', [CompletionResultType]::ParameterName, 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Write nothing; exit 1 when a constraint or a lock file would change')
+            [CompletionResult]::new('--no-lock', '--no-lock', [CompletionResultType]::ParameterName, 'Edit the constraints only; relock nothing')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
+            [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;upgrade;opentofu' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Lock file flavor for new files [default: detected per root]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('--fs-mirror', '--fs-mirror', [CompletionResultType]::ParameterName, 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('--net-mirror', '--net-mirror', [CompletionResultType]::ParameterName, 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for module directories and root modules')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Write nothing; exit 1 when a constraint or a lock file would change')
+            [CompletionResult]::new('--no-lock', '--no-lock', [CompletionResultType]::ParameterName, 'Edit the constraints only; relock nothing')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
+            [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'tfsum;upgrade;help' {
+            [CompletionResult]::new('provider', 'provider', [CompletionResultType]::ParameterValue, 'required_providers entries and provider blocks of one provider')
+            [CompletionResult]::new('module', 'module', [CompletionResultType]::ParameterValue, 'The version (registry) or ?ref= tag (git) of module calls')
+            [CompletionResult]::new('terraform', 'terraform', [CompletionResultType]::ParameterValue, 'required_version in the files Terraform reads (.tf, .tf.json)')
+            [CompletionResult]::new('opentofu', 'opentofu', [CompletionResultType]::ParameterValue, 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tfsum;upgrade;help;provider' {
+            break
+        }
+        'tfsum;upgrade;help;module' {
+            break
+        }
+        'tfsum;upgrade;help;terraform' {
+            break
+        }
+        'tfsum;upgrade;help;opentofu' {
+            break
+        }
+        'tfsum;upgrade;help;help' {
+            break
+        }
+        'tfsum;outdated' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Read every root as this flavor [default: detected per root]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('--fs-mirror', '--fs-mirror', [CompletionResultType]::ParameterName, 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('--net-mirror', '--net-mirror', [CompletionResultType]::ParameterName, 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
+            [CompletionResult]::new('--exit-code', '--exit-code', [CompletionResultType]::ParameterName, 'Exit 1 when a provider or module is behind its newest published version')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
+            [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'tfsum;completions' {
             [CompletionResult]::new('--write-all', '--write-all', [CompletionResultType]::ParameterName, 'Write the completion files for every supported shell into DIR')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors (failed roots; with --check, lock files that would change)')
@@ -165,6 +367,8 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('hash', 'hash', [CompletionResultType]::ParameterValue, 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory')
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing')
             [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
+            [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Move version constraints across the repository and relock in the same run')
+            [CompletionResult]::new('outdated', 'outdated', [CompletionResultType]::ParameterValue, 'Show which providers and modules are behind their newest versions; writes nothing')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -183,6 +387,28 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             break
         }
         'tfsum;help;merge-driver' {
+            break
+        }
+        'tfsum;help;upgrade' {
+            [CompletionResult]::new('provider', 'provider', [CompletionResultType]::ParameterValue, 'required_providers entries and provider blocks of one provider')
+            [CompletionResult]::new('module', 'module', [CompletionResultType]::ParameterValue, 'The version (registry) or ?ref= tag (git) of module calls')
+            [CompletionResult]::new('terraform', 'terraform', [CompletionResultType]::ParameterValue, 'required_version in the files Terraform reads (.tf, .tf.json)')
+            [CompletionResult]::new('opentofu', 'opentofu', [CompletionResultType]::ParameterValue, 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)')
+            break
+        }
+        'tfsum;help;upgrade;provider' {
+            break
+        }
+        'tfsum;help;upgrade;module' {
+            break
+        }
+        'tfsum;help;upgrade;terraform' {
+            break
+        }
+        'tfsum;help;upgrade;opentofu' {
+            break
+        }
+        'tfsum;help;outdated' {
             break
         }
         'tfsum;help;completions' {

@@ -31,6 +31,8 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
             cand verify 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
             cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
+            cand upgrade 'Move version constraints across the repository and relock in the same run'
+            cand outdated 'Show which providers and modules are behind their newest versions; writes nothing'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -126,6 +128,194 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'tfsum;upgrade'= {
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand provider 'required_providers entries and provider blocks of one provider'
+            cand module 'The version (registry) or ?ref= tag (git) of module calls'
+            cand terraform 'required_version in the files Terraform reads (.tf, .tf.json)'
+            cand opentofu 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tfsum;upgrade;provider'= {
+            cand --strategy 'How CONSTRAINT omitted or `latest` changes each constraint [default: pin]'
+            cand --format 'Report format on stdout'
+            cand --platform 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]'
+            cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --flavor 'Lock file flavor for new files [default: detected per root]'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand --fs-mirror 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it'
+            cand --net-mirror 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it'
+            cand -r 'Search the paths recursively for module directories and root modules'
+            cand --recursive 'Search the paths recursively for module directories and root modules'
+            cand --check 'Write nothing; exit 1 when a constraint or a lock file would change'
+            cand --no-lock 'Edit the constraints only; relock nothing'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
+            cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;upgrade;module'= {
+            cand --match 'How SOURCE selects module calls'
+            cand --strategy 'How CONSTRAINT omitted or `latest` changes each constraint [default: pin]'
+            cand --format 'Report format on stdout'
+            cand --platform 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]'
+            cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --flavor 'Lock file flavor for new files [default: detected per root]'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand --fs-mirror 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it'
+            cand --net-mirror 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it'
+            cand -r 'Search the paths recursively for module directories and root modules'
+            cand --recursive 'Search the paths recursively for module directories and root modules'
+            cand --check 'Write nothing; exit 1 when a constraint or a lock file would change'
+            cand --no-lock 'Edit the constraints only; relock nothing'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
+            cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;upgrade;terraform'= {
+            cand --format 'Report format on stdout'
+            cand --platform 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]'
+            cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --flavor 'Lock file flavor for new files [default: detected per root]'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand --fs-mirror 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it'
+            cand --net-mirror 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it'
+            cand -r 'Search the paths recursively for module directories and root modules'
+            cand --recursive 'Search the paths recursively for module directories and root modules'
+            cand --check 'Write nothing; exit 1 when a constraint or a lock file would change'
+            cand --no-lock 'Edit the constraints only; relock nothing'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
+            cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;upgrade;opentofu'= {
+            cand --format 'Report format on stdout'
+            cand --platform 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine''s]'
+            cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --flavor 'Lock file flavor for new files [default: detected per root]'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand --fs-mirror 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it'
+            cand --net-mirror 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it'
+            cand -r 'Search the paths recursively for module directories and root modules'
+            cand --recursive 'Search the paths recursively for module directories and root modules'
+            cand --check 'Write nothing; exit 1 when a constraint or a lock file would change'
+            cand --no-lock 'Edit the constraints only; relock nothing'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
+            cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'tfsum;upgrade;help'= {
+            cand provider 'required_providers entries and provider blocks of one provider'
+            cand module 'The version (registry) or ?ref= tag (git) of module calls'
+            cand terraform 'required_version in the files Terraform reads (.tf, .tf.json)'
+            cand opentofu 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tfsum;upgrade;help;provider'= {
+        }
+        &'tfsum;upgrade;help;module'= {
+        }
+        &'tfsum;upgrade;help;terraform'= {
+        }
+        &'tfsum;upgrade;help;opentofu'= {
+        }
+        &'tfsum;upgrade;help;help'= {
+        }
+        &'tfsum;outdated'= {
+            cand --format 'Report format on stdout'
+            cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --flavor 'Read every root as this flavor [default: detected per root]'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand --fs-mirror 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it'
+            cand --net-mirror 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it'
+            cand -r 'Search the paths recursively for root modules'
+            cand --recursive 'Search the paths recursively for root modules'
+            cand --exit-code 'Exit 1 when a provider or module is behind its newest published version'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
+            cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
+            cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand --quiet 'Print only errors (failed roots; with --check, lock files that would change)'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'tfsum;completions'= {
             cand --write-all 'Write the completion files for every supported shell into DIR'
             cand -q 'Print only errors (failed roots; with --check, lock files that would change)'
@@ -154,6 +344,8 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand hash 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
             cand verify 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
             cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
+            cand upgrade 'Move version constraints across the repository and relock in the same run'
+            cand outdated 'Show which providers and modules are behind their newest versions; writes nothing'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -167,6 +359,22 @@ set edit:completion:arg-completer[tfsum] = {|@words|
         &'tfsum;help;verify'= {
         }
         &'tfsum;help;merge-driver'= {
+        }
+        &'tfsum;help;upgrade'= {
+            cand provider 'required_providers entries and provider blocks of one provider'
+            cand module 'The version (registry) or ?ref= tag (git) of module calls'
+            cand terraform 'required_version in the files Terraform reads (.tf, .tf.json)'
+            cand opentofu 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)'
+        }
+        &'tfsum;help;upgrade;provider'= {
+        }
+        &'tfsum;help;upgrade;module'= {
+        }
+        &'tfsum;help;upgrade;terraform'= {
+        }
+        &'tfsum;help;upgrade;opentofu'= {
+        }
+        &'tfsum;help;outdated'= {
         }
         &'tfsum;help;completions'= {
         }

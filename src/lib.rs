@@ -8,10 +8,10 @@
 //!
 //! | layer | module | what |
 //! |---|---|---|
-//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`] |
+//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`], [`commands::upgrade`], [`commands::outdated`] |
 //! | report | [`report`] | what a command did, as text, JSON or markdown; progress bars; the run record |
 //! | stages | [`stages`] | the `lock` pipeline, below |
-//! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]) |
+//! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]), constraint edits in place ([`config::edit`]) |
 //! | package sources | [`sources`] | the registry through the hash cache, filesystem and network mirrors |
 //! | network | [`net`] | HTTP ([`net::registry`]), retries ([`net::retry`]), downloads ([`net::download`]), the CLI configuration ([`net::cliconfig`]), remote modules ([`net::modules`]) |
 //! | disk | [`disk`] | the one directory walker, atomic writes, the persistent cache |

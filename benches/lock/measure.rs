@@ -77,6 +77,11 @@ impl Measured {
 /// Runs `job` through the helper, killing it after `timeout`; its stdout and stderr go
 /// to `LOGS.stdout` / `LOGS.stderr` and are read back afterwards.
 pub fn run(job: &Job, logs: &Path, timeout: Duration) -> io::Result<Measured> {
+    run_in(job, Path::new("."), logs, timeout)
+}
+
+/// [`run`] with `dir` as the program's working directory.
+pub fn run_in(job: &Job, dir: &Path, logs: &Path, timeout: Duration) -> io::Result<Measured> {
     let stdout_path = logs.with_extension("stdout");
     let stderr_path = logs.with_extension("stderr");
     let report_path = logs.with_extension("rusage");
@@ -87,6 +92,7 @@ pub fn run(job: &Job, logs: &Path, timeout: Duration) -> io::Result<Measured> {
         .envs(job.env.iter().map(|(k, v)| (k, v)))
         .env(REPORT_ENV, &report_path)
         .env(TIMEOUT_ENV, timeout.as_millis().to_string())
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&stdout_path)?)
         .stderr(std::fs::File::create(&stderr_path)?)

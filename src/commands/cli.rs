@@ -174,6 +174,88 @@ Exit status:
      not be checked, or a lock file that cannot be read
   2  usage error: bad flag, bad .tfsum.toml, a PATH that does not exist";
 
+const UPGRADE_HELP: &str = "\
+Examples:
+  # Move every root to aws 6.x: edit the constraints, relock every root they touch
+  tfsum upgrade provider aws '~> 6.0' -r --platform linux_amd64,darwin_arm64 .
+
+  # The newest published version, keeping each constraint's operator (~> 5.31 -> ~> 6.2)
+  tfsum upgrade provider hashicorp/aws --strategy bump -r .
+
+  # A registry module, and every call of a git repository's modules
+  tfsum upgrade module terraform-aws-modules/vpc/aws 5.1.0 -r .
+  tfsum upgrade module git::https://github.com/org/modules.git 1.4.0 -r .
+
+  # required_version in the files Terraform reads (upgrade opentofu: OpenTofu's)
+  tfsum upgrade terraform '>= 1.9, < 2.0' -r .
+
+  # CI: exit 1 when anything would change; write nothing
+  tfsum upgrade provider aws latest --check -r .
+
+What is edited: required_providers entries (object and string form) and provider
+blocks' version (provider), module calls' version or ?ref= tag (module),
+required_version (terraform, opentofu); in .tf, .tofu, .tf.json and .tofu.json files of
+every module directory the searched roots use (their local modules) or -r finds; never
+under .terraform/. Only the value changes; trailing comments that terraform fmt aligned
+stay aligned. NAME is a local name (aws) or a source address (hashicorp/aws, compared as
+Terraform compares addresses); SOURCE names a registry module or a git repository (all
+its //subdirs unless one is given), or with --match regex a pattern. A PATH that reads as
+a constraint needs ./ in front.
+
+CONSTRAINT is written as given; omitted or `latest`, it is the newest published stable
+version, applied by --strategy: pin writes the version, bump moves each lower bound to
+it, widen moves only the upper bounds past it. A git ref takes an exact version and keeps
+its own spelling (v1.2.3 or 1.2.3).
+
+Then, unless --no-lock, every root whose module tree holds an edit is relocked in the
+same run, as tfsum lock would (same flags, same cache). A constraint no published version
+satisfies, or a root that cannot be relocked, stops the run before anything is written;
+otherwise every edited file and lock file is replaced, all or none. With --no-lock and a
+CONSTRAINT, nothing is fetched: the constraint is only checked for syntax.
+
+Exit status:
+  0  done (or nothing to change)
+  1  a constraint no version satisfies, a root that cannot be relocked, a file that
+     cannot be read or written (nothing is written then), or (with --check) something
+     would change
+  2  usage error: bad flag, bad constraint, a PATH that does not exist";
+
+const UPGRADE_FORMS_HELP: &str = "\
+Examples:
+  tfsum upgrade provider aws '~> 6.0' -r .
+  tfsum upgrade provider hashicorp/aws latest --strategy bump -r .
+  tfsum upgrade module terraform-aws-modules/vpc/aws 5.1.0 -r .
+  tfsum upgrade terraform '>= 1.9, < 2.0' -r .
+
+Each edits the constraints where they are declared, then relocks every root they touch
+(unless --no-lock). `tfsum upgrade provider --help` says what is edited, how, and what
+the exit status means.";
+
+const OUTDATED_HELP: &str = "\
+Examples:
+  # Where the repository stands
+  tfsum outdated -r .
+
+  # For an issue or a pull-request comment; for programs
+  tfsum outdated -r --format markdown .
+  tfsum outdated -r --format json . > outdated.json
+
+  # CI: exit 1 when anything is behind
+  tfsum outdated -r --exit-code .
+
+For every provider the roots require and every remote module they call: the version
+locked (providers: the lock files; modules: what resolution picks), the newest the
+constraints allow, the newest published stable version, where the constraints are
+declared (file:line), and which roots use it. One row per provider or module and
+locked version, sorted by how far behind (major, then minor, then patch). Version lists
+come through the same cache as lock; nothing is written.
+
+Exit status:
+  0  done (with --exit-code: nothing is behind)
+  1  a root or a version list could not be read, or (with --exit-code) something is
+     behind its newest published version
+  2  usage error";
+
 const COMPLETIONS_HELP: &str = "\
 Examples:
   # bash (current shell)
@@ -250,6 +332,14 @@ pub(crate) enum Command {
     /// Merge two edited lock files three-way: a git merge driver, offline
     #[command(after_long_help = MERGE_DRIVER_HELP)]
     MergeDriver(MergeDriverArgs),
+
+    /// Move version constraints across the repository and relock in the same run
+    #[command(subcommand, after_long_help = UPGRADE_FORMS_HELP)]
+    Upgrade(UpgradeCommand),
+
+    /// Show which providers and modules are behind their newest versions; writes nothing
+    #[command(after_long_help = OUTDATED_HELP)]
+    Outdated(OutdatedArgs),
 
     /// Print a shell completion script
     #[command(after_long_help = COMPLETIONS_HELP)]
@@ -383,6 +473,232 @@ pub(crate) struct VerifyArgs {
 
     #[command(flatten)]
     pub sources: SourceArgs,
+}
+
+/// What `tfsum upgrade` moves.
+#[derive(Debug, Subcommand)]
+pub(crate) enum UpgradeCommand {
+    /// required_providers entries and provider blocks of one provider
+    #[command(after_long_help = UPGRADE_HELP)]
+    Provider(UpgradeProviderArgs),
+
+    /// The version (registry) or ?ref= tag (git) of module calls
+    #[command(after_long_help = UPGRADE_HELP)]
+    Module(UpgradeModuleArgs),
+
+    /// required_version in the files Terraform reads (.tf, .tf.json)
+    #[command(after_long_help = UPGRADE_HELP)]
+    Terraform(UpgradeCoreArgs),
+
+    /// required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files
+    /// without a .tofu twin)
+    #[command(after_long_help = UPGRADE_HELP)]
+    Opentofu(UpgradeCoreArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UpgradeProviderArgs {
+    /// A local name (aws) or a source address (hashicorp/aws, registry.terraform.io/hashicorp/aws)
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// The new constraint, written as given (6.0.0, '~> 6.0') [default: latest]
+    #[arg(value_name = "CONSTRAINT")]
+    pub constraint: Option<String>,
+
+    /// Directories to search (with -r: below them), or configuration files [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// How CONSTRAINT omitted or `latest` changes each constraint [default: pin]
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
+
+    #[command(flatten)]
+    pub options: UpgradeOptions,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UpgradeModuleArgs {
+    /// A registry module (terraform-aws-modules/vpc/aws) or a git repository (a git:: or
+    /// github.com source); with --match regex a regular expression
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+
+    /// The new constraint (registry) or version (git ref) [default: latest]
+    #[arg(value_name = "CONSTRAINT")]
+    pub constraint: Option<String>,
+
+    /// Directories to search (with -r: below them), or configuration files [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// How SOURCE selects module calls
+    #[arg(long = "match", value_enum, default_value_t = MatchArg::Full)]
+    pub match_type: MatchArg,
+
+    /// How CONSTRAINT omitted or `latest` changes each constraint [default: pin]
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
+
+    #[command(flatten)]
+    pub options: UpgradeOptions,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UpgradeCoreArgs {
+    /// The new required_version, written as given (1.9.0, '>= 1.9, < 2.0')
+    #[arg(value_name = "CONSTRAINT")]
+    pub constraint: String,
+
+    /// Directories to search (with -r: below them), or configuration files [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub options: UpgradeOptions,
+}
+
+/// The flags every `upgrade` subcommand takes: how the edit is made and the lock flags
+/// of the relock.
+#[derive(Debug, Args)]
+pub(crate) struct UpgradeOptions {
+    /// Search the paths recursively for module directories and root modules
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Write nothing; exit 1 when a constraint or a lock file would change
+    #[arg(long)]
+    pub check: bool,
+
+    /// Edit the constraints only; relock nothing
+    #[arg(long)]
+    pub no_lock: bool,
+
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Target platform OS_ARCH of the relock; repeat or separate with commas [default:
+    /// this machine's]
+    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
+    pub platforms: Vec<Platform>,
+
+    /// Skip paths matching this regular expression (relative to the searched path, with /)
+    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
+    pub ignore_paths: Vec<String>,
+
+    /// Lock file flavor for new files [default: detected per root]
+    #[arg(long, value_enum)]
+    pub flavor: Option<FlavorArg>,
+
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+impl UpgradeOptions {
+    /// The `lock` arguments of the relock over `paths` (one settings layer for both).
+    pub(crate) fn as_lock_args(&self, paths: Vec<PathBuf>) -> LockArgs {
+        LockArgs {
+            check: self.check,
+            platforms: self.platforms.clone(),
+            ..plain_lock_args(
+                paths,
+                self.recursive,
+                self.format,
+                &self.ignore_paths,
+                self.flavor,
+                &self.sources,
+            )
+        }
+    }
+}
+
+/// `lock` arguments that only find roots and build the run's services: no platform, no
+/// check, no upgrade.
+fn plain_lock_args(
+    paths: Vec<PathBuf>,
+    recursive: bool,
+    format: Format,
+    ignore_paths: &[String],
+    flavor: Option<FlavorArg>,
+    sources: &SourceArgs,
+) -> LockArgs {
+    LockArgs {
+        paths,
+        recursive,
+        check: false,
+        fail_on_write: false,
+        retry_failed: false,
+        format,
+        platforms: Vec::new(),
+        ignore_paths: ignore_paths.to_vec(),
+        upgrade: false,
+        flavor,
+        sources: sources.clone(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StrategyArg {
+    /// Write the version: ~> 5.31 becomes 6.2.0
+    Pin,
+    /// Keep the operators, move the lower bounds: ~> 5.31 becomes ~> 6.2
+    Bump,
+    /// Keep the lower bounds, extend the upper ones: < 6.0 becomes < 7.0
+    Widen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MatchArg {
+    /// The same registry module or git repository (any //subdir unless SOURCE gives one)
+    Full,
+    /// SOURCE is a regular expression searched in each source without its ref
+    Regex,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OutdatedArgs {
+    /// Root module directories (with -r: directories to search) [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Search the paths recursively for root modules
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Exit 1 when a provider or module is behind its newest published version
+    #[arg(long)]
+    pub exit_code: bool,
+
+    /// Skip paths matching this regular expression (relative to the searched path, with /)
+    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
+    pub ignore_paths: Vec<String>,
+
+    /// Read every root as this flavor [default: detected per root]
+    #[arg(long, value_enum)]
+    pub flavor: Option<FlavorArg>,
+
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+impl OutdatedArgs {
+    /// The `lock` arguments that build the same settings.
+    pub(crate) fn as_lock_args(&self) -> LockArgs {
+        plain_lock_args(
+            self.paths.clone(),
+            self.recursive,
+            self.format,
+            &self.ignore_paths,
+            self.flavor,
+            &self.sources,
+        )
+    }
 }
 
 #[derive(Debug, Args)]

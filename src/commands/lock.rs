@@ -162,16 +162,16 @@ fn trees(search: &[PathBuf]) -> Vec<PathBuf> {
 
 /// What to search, and (in changed-files mode, what pre-commit passes) which roots to
 /// keep: those whose configuration holds one of the files.
-struct Targets {
-    search: Vec<PathBuf>,
-    recursive: bool,
-    changed: Option<Vec<PathBuf>>,
+pub(crate) struct Targets {
+    pub search: Vec<PathBuf>,
+    pub recursive: bool,
+    pub changed: Option<Vec<PathBuf>>,
 }
 
 impl Targets {
     /// A path naming a *file* switches to changed-files mode: the current directory is
     /// searched, and a directory among the paths stands for its lock file.
-    fn new(paths: &[PathBuf], recursive: bool) -> Result<Targets, FatalError> {
+    pub(crate) fn new(paths: &[PathBuf], recursive: bool) -> Result<Targets, FatalError> {
         let mut any_file = false;
         for path in paths {
             match std::fs::metadata(path) {
@@ -212,7 +212,7 @@ impl Targets {
     /// file in its test directory. A test file selects its root by name even when the
     /// root ignores test files or the file was deleted: locking again is then a no-op
     /// or drops what only that file needed.
-    fn keep_affected(&self, roots: &mut Vec<Root<Loaded>>) {
+    pub(crate) fn keep_affected(&self, roots: &mut Vec<Root<Loaded>>) {
         let Some(files) = &self.changed else {
             return;
         };

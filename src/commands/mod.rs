@@ -11,7 +11,9 @@ pub(crate) mod cli;
 pub(crate) mod fmt;
 pub(crate) mod lock;
 pub(crate) mod merge;
+pub(crate) mod outdated;
 pub(crate) mod settings;
+pub(crate) mod upgrade;
 pub(crate) mod verify;
 
 use std::io::{IsTerminal as _, Write as _};
@@ -50,6 +52,8 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => verify(args, verbosity),
         Command::Hash(args) => hash(args),
         Command::MergeDriver(args) => merge_driver(args, verbosity),
+        Command::Upgrade(command) => upgrade::main(command, verbosity, logging),
+        Command::Outdated(args) => outdated::main(args, verbosity, logging),
         Command::Completions(args) => completions(args),
         Command::Man(args) => man(args),
     }

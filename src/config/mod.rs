@@ -18,6 +18,7 @@
 //! are skipped, not checked. Version constraints are kept as raw text
 //! ([`RawConstraint`]); parsing them is the resolver's job (spec §4.2).
 
+pub(crate) mod edit;
 pub(crate) mod files;
 mod hcl;
 mod json;

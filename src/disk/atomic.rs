@@ -56,6 +56,78 @@ pub(crate) fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> 
     if INTERRUPTED.load(Ordering::SeqCst) {
         return Err(std::io::Error::other("interrupted"));
     }
+    replace_holding_guard(path, contents)
+}
+
+/// One file of a set [`replace_all`] writes.
+#[derive(Debug, Clone)]
+pub(crate) struct Replacement {
+    pub path: PathBuf,
+    pub contents: Vec<u8>,
+    /// What the file holds now; `None` when it does not exist.
+    pub old: Option<Vec<u8>>,
+}
+
+/// Why [`replace_all`] wrote nothing; `unrestored` names files it could not put back.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}{}", path.display(), restore_note(unrestored))]
+pub(crate) struct ReplaceAllError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+    pub unrestored: Vec<PathBuf>,
+}
+
+fn restore_note(unrestored: &[PathBuf]) -> String {
+    if unrestored.is_empty() {
+        return "; every file was left as it was".to_string();
+    }
+    let names: Vec<String> = unrestored.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "; these files could not be put back as they were: {}",
+        names.join(", ")
+    )
+}
+
+/// Replaces every file of `files` ([`replace_file`] each), all or none: when one cannot
+/// be written, the ones already replaced get their old content back (a file that did not
+/// exist is removed). The write guard is held throughout, so an interrupt waits for the
+/// whole set.
+pub(crate) fn replace_all(files: &[Replacement]) -> Result<(), ReplaceAllError> {
+    let _guard = write_guard();
+    let mut done: Vec<&Replacement> = Vec::new();
+    for file in files {
+        let written = if INTERRUPTED.load(Ordering::SeqCst) {
+            Err(std::io::Error::other("interrupted"))
+        } else {
+            replace_holding_guard(&file.path, &file.contents)
+        };
+        if let Err(source) = written {
+            let unrestored = done
+                .iter()
+                .rev()
+                .filter(|f| {
+                    let restored = match &f.old {
+                        Some(old) => replace_holding_guard(&f.path, old),
+                        None => std::fs::remove_file(&f.path),
+                    };
+                    restored.is_err()
+                })
+                .map(|f| f.path.clone())
+                .collect();
+            return Err(ReplaceAllError {
+                path: file.path.clone(),
+                source,
+                unrestored,
+            });
+        }
+        done.push(file);
+    }
+    Ok(())
+}
+
+/// [`replace_file`]'s work, for a caller that holds the write guard.
+fn replace_holding_guard(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -218,6 +290,45 @@ mod tests {
             .file_type()
             .is_symlink());
         assert_eq!(std::fs::read_to_string(&link).unwrap(), "{}");
+    }
+
+    /// A set of replacements is all or none: when a later file cannot be written, the
+    /// earlier ones get their old content back and a new one is removed.
+    #[test]
+    fn replace_all_puts_everything_back_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let existing = dir.path().join("a.tf");
+        std::fs::write(&existing, "old\n").unwrap();
+        let created = dir.path().join("b.hcl");
+        let unwritable = dir.path().join("missing-dir").join("c.tf");
+        let files = [
+            Replacement {
+                path: existing.clone(),
+                contents: b"new\n".to_vec(),
+                old: Some(b"old\n".to_vec()),
+            },
+            Replacement {
+                path: created.clone(),
+                contents: b"new\n".to_vec(),
+                old: None,
+            },
+            Replacement {
+                path: unwritable.clone(),
+                contents: b"new\n".to_vec(),
+                old: None,
+            },
+        ];
+        let err = replace_all(&files).unwrap_err();
+        assert_eq!(err.path, unwritable);
+        assert!(err.unrestored.is_empty());
+        assert!(
+            err.to_string().contains("every file was left as it was"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&existing).unwrap(), "old\n");
+        assert!(!created.exists());
+        replace_all(&files[..2]).unwrap();
+        assert_eq!(std::fs::read_to_string(&created).unwrap(), "new\n");
     }
 
     #[test]

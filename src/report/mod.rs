@@ -14,8 +14,10 @@
 
 pub(crate) mod fmt;
 pub(crate) mod json;
+pub(crate) mod outdated;
 pub(crate) mod progress_bar;
 pub(crate) mod run_record;
+pub(crate) mod upgrade;
 
 pub(crate) use json::print_json;
 

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::config::edit::Edited;
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
 use crate::config::tree::{self, ModuleReader, Remote};
 use crate::config::{self, test_files, ConfigError, Module, ProviderReqs};
@@ -69,7 +70,21 @@ pub(crate) async fn roots(
     options: &LoadOptions,
     fetcher: &ModuleFetcher,
 ) -> (Vec<Root<Loaded>>, Vec<Warning>) {
-    let mut loader = Loader::default();
+    roots_edited(discovery, options, fetcher, Arc::default()).await
+}
+
+/// [`roots`] over the configuration as `tfsum upgrade` will leave it: the files in
+/// `edited` are read with their new text (`crate::config::edit`).
+pub(crate) async fn roots_edited(
+    discovery: &Discovery,
+    options: &LoadOptions,
+    fetcher: &ModuleFetcher,
+    edited: Arc<Edited>,
+) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+    let mut loader = Loader {
+        edited: edited.clone(),
+        ..Loader::default()
+    };
     let mut warnings: Vec<Warning> = discovery
         .warnings
         .iter()
@@ -80,7 +95,12 @@ pub(crate) async fn roots(
         terragrunt::find_units(&discovery.unit_dirs, options.recursive)
             .into_iter()
             .map(|dir| {
-                let unit = terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir));
+                let unit = terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir)).map(
+                    |mut unit| {
+                        edited.apply_to_unit(&mut unit);
+                        unit
+                    },
+                );
                 (dir, unit)
             })
             .collect();
@@ -395,6 +415,8 @@ pub(crate) fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
 #[derive(Default)]
 struct Loader {
     modules: HashMap<(PathBuf, &'static str), Arc<Module>>,
+    /// Files read with the text an upgrade gives them (none for `lock`).
+    edited: Arc<Edited>,
 }
 
 impl Loader {
@@ -403,7 +425,7 @@ impl Loader {
         if let Some(module) = self.modules.get(&key) {
             return Ok(module.clone());
         }
-        let module = Arc::new(config::load_module(dir, host)?);
+        let module = Arc::new(self.edited.load_module(dir, host)?);
         self.modules.insert(key, module.clone());
         Ok(module)
     }

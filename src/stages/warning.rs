@@ -46,6 +46,10 @@ pub(crate) enum Warning {
     /// The record `--retry-failed` reads could not be saved.
     #[error("cannot save the run record for --retry-failed to {}: {error}", file.display())]
     RunRecord { file: PathBuf, error: String },
+    /// `tfsum upgrade` could not replace its files, so the lock files it reports were
+    /// not written either (all or none).
+    #[error("the lock files below were not written")]
+    NotWritten,
 }
 
 impl Warning {
@@ -62,6 +66,7 @@ impl Warning {
             Warning::Cache(_) => "cache_entry_refused",
             Warning::NoInstallation => "no_provider_installation",
             Warning::RunRecord { .. } => "run_record",
+            Warning::NotWritten => "not_written",
         }
     }
 

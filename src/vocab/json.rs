@@ -9,6 +9,9 @@
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JsonNode {
     pub line: usize,
+    /// The value's bytes in the text parsed (a string's with its quotes), so an editor can
+    /// replace exactly them (`tfsum upgrade` on `.tf.json` files).
+    pub span: std::ops::Range<usize>,
     pub kind: JsonKind,
 }
 
@@ -110,6 +113,7 @@ impl Parser<'_> {
             return Err(self.error("JSON nested too deeply"));
         }
         let line = self.line;
+        let start = self.chars.peek().map_or(self.pos, |&(i, _)| i);
         let kind = match self.peek() {
             Some('{') => JsonKind::Object(self.object(depth)?),
             Some('[') => JsonKind::Array(self.array(depth)?),
@@ -121,7 +125,11 @@ impl Parser<'_> {
             Some(_) => return Err(self.error("expected a JSON value")),
             None => return Err(self.error("unexpected end of file")),
         };
-        Ok(JsonNode { line, kind })
+        Ok(JsonNode {
+            line,
+            span: start..self.pos,
+            kind,
+        })
     }
 
     /// `{ "name": value, … }`, every member kept in order with the line of its name.
@@ -316,6 +324,12 @@ mod tests {
             panic!("not an object")
         };
         assert_eq!(inner[0].value.kind, JsonKind::String("xé😀\n".to_string()));
+        let span = inner[0].value.span.clone();
+        assert_eq!(&text[span], "\"x\\u00e9\\ud83d\\ude00\\n\"");
+        assert_eq!(
+            &text[members[0].value.span.clone()],
+            "[1, -2.5e3, true, null]"
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::support::terraform::{repo_root, REGISTRY_PLACEHOLDER};
 
 const PLATFORMS: &[&str] = &["linux_amd64", "darwin_arm64", "windows_amd64"];
 
-fn registry() -> FakeRegistry {
+pub(crate) fn registry() -> FakeRegistry {
     FakeRegistry::builder()
         .provider("hashicorp", "null")
         .version("3.1.0")
@@ -31,7 +31,7 @@ fn registry() -> FakeRegistry {
         .start()
 }
 
-fn requires(providers: &[(&str, &str)]) -> String {
+pub(crate) fn requires(providers: &[(&str, &str)]) -> String {
     let mut out = String::from("terraform {\n  required_providers {\n");
     for (name, version) in providers {
         out.push_str(&format!(
@@ -44,14 +44,14 @@ fn requires(providers: &[(&str, &str)]) -> String {
 
 /// A repository (it has `.git/`, so the config search stops at it) in a temporary
 /// directory, plus a scratch directory with the CLI config, a private HOME and cache.
-struct Repo {
+pub(crate) struct Repo {
     dir: TempDir,
     scratch: TempDir,
     host: String,
 }
 
 impl Repo {
-    fn new(registry: &RegistryHandle, files: &[(&str, &str)]) -> Repo {
+    pub(crate) fn new(registry: &RegistryHandle, files: &[(&str, &str)]) -> Repo {
         let repo = Repo {
             dir: TempDir::new().expect("temp repo"),
             scratch: TempDir::new().expect("temp scratch"),
@@ -65,27 +65,27 @@ impl Repo {
         repo
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    fn scratch(&self) -> &Path {
+    pub(crate) fn scratch(&self) -> &Path {
         self.scratch.path()
     }
 
-    fn write(&self, relative: &str, content: &str) {
+    pub(crate) fn write(&self, relative: &str, content: &str) {
         let path = self.path().join(relative);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("create dirs");
         let content = content.replace(REGISTRY_PLACEHOLDER, &self.host);
         std::fs::write(&path, content).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 
-    fn lock_file(&self, root: &str) -> Option<String> {
+    pub(crate) fn lock_file(&self, root: &str) -> Option<String> {
         std::fs::read_to_string(self.path().join(root).join(".terraform.lock.hcl")).ok()
     }
 
     /// Every lock file in the repository, to prove a command changed nothing.
-    fn lock_files(&self) -> Vec<(PathBuf, String)> {
+    pub(crate) fn lock_files(&self) -> Vec<(PathBuf, String)> {
         let mut found: Vec<(PathBuf, String)> = walkdir::WalkDir::new(self.path())
             .into_iter()
             .filter_map(Result::ok)
@@ -101,7 +101,7 @@ impl Repo {
 
     /// `tfsum ARGS` in the repository root with a clean environment: no TTY, the fake
     /// registry's CLI config, the private cache (`TFSUM_CACHE_DIR`) and HOME.
-    fn tfsum(&self, args: &[&str]) -> Run {
+    pub(crate) fn tfsum(&self, args: &[&str]) -> Run {
         self.command(args).run(self)
     }
 
@@ -164,28 +164,28 @@ impl Cmd {
 }
 
 /// A finished run, redacted.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Run {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Run {
     /// Exit code and both streams, for snapshots and failure messages.
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         format!(
             "exit: {:?}\n--- stdout\n{}--- stderr\n{}",
             self.code, self.stdout, self.stderr
         )
     }
 
-    fn assert_code(&self, code: i32) -> &Run {
+    pub(crate) fn assert_code(&self, code: i32) -> &Run {
         assert_eq!(self.code, Some(code), "{}", self.text());
         self
     }
 }
 
-fn snapshot(name: &str, text: &str) {
+pub(crate) fn snapshot(name: &str, text: &str) {
     insta::with_settings!({
         snapshot_path => "../snapshots",
         prepend_module_to_snapshot => false,
@@ -226,6 +226,9 @@ fn help_for_every_command() {
         ("help_hash", &["hash", "--help"]),
         ("help_merge_driver", &["merge-driver", "--help"]),
         ("help_verify", &["verify", "--help"]),
+        ("help_upgrade", &["upgrade", "--help"]),
+        ("help_upgrade_provider", &["upgrade", "provider", "--help"]),
+        ("help_outdated", &["outdated", "--help"]),
         ("help_completions", &["completions", "--help"]),
     ] {
         let run = repo.tfsum(args);

@@ -30,6 +30,8 @@ mod test_files;
 mod tfsum;
 mod twin;
 mod untrusted;
+mod upgrade;
+mod upgrade_corpus;
 mod vendored_parser;
 mod verify;
 mod windows_arm64;

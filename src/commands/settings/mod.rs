@@ -30,6 +30,7 @@ use crate::vocab::addr::Platform;
 use crate::vocab::hash::ZipLimits;
 use crate::vocab::lockfile::Flavor;
 
+pub(crate) use build::Services;
 pub(crate) use build::SetupError;
 pub(crate) use env::Environment;
 pub(crate) use file::{FileSettings, Origin, FILE_NAME};

@@ -311,6 +311,11 @@ pub(crate) struct VersionList {
 }
 
 impl VersionList {
+    /// The versions that parsed, each as go-version prints it (`v1.2` is `1.2.0`).
+    pub(crate) fn texts(&self) -> impl Iterator<Item = &str> {
+        self.versions.iter().map(|(_, text)| text.as_str())
+    }
+
     pub(crate) fn parse(available: &[String]) -> VersionList {
         let mut list = VersionList::default();
         for listed in available {

@@ -13,6 +13,7 @@ pub(crate) mod changes;
 pub(crate) mod diff;
 pub(crate) mod drift;
 mod outcome;
+pub(crate) mod prepared;
 
 pub(crate) use outcome::{RootOutcome, RootReport};
 

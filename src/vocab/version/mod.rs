@@ -4,11 +4,13 @@
 //! - [`Constraints`]: a parsed constraint list, what it allows, and the canonical string
 //!   that goes into a lock file's `constraints` attribute.
 //! - [`newest_allowed`]: the version `init` would pick from a registry's list.
+//! - [`strategy`]: how `tfsum upgrade` moves a constraint to a newer version.
 //!
 //! Both parsers share one tokenizer (`scan`), so versions and constraints agree on syntax.
 
 mod constraints;
 mod scan;
+pub(crate) mod strategy;
 #[cfg(test)]
 mod tests;
 #[allow(clippy::module_inception)]

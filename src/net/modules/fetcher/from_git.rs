@@ -175,6 +175,23 @@ impl ModuleFetcher {
         Ok(target)
     }
 
+    /// The tag names a git repository advertises (one `git ls-remote` per repository per
+    /// run).
+    pub(crate) async fn git_tags(&self, url: &str) -> Result<Vec<String>, ModuleError> {
+        if self.inner.options.offline {
+            return Err(ModuleError::Offline {
+                what: format!("the tags of {}", redacted(url)),
+            });
+        }
+        let refs = self.remote_refs(url, &repository_key(url)).await?;
+        Ok(refs
+            .keys()
+            .filter_map(|name| name.strip_prefix("refs/tags/"))
+            .filter(|name| !name.ends_with("^{}"))
+            .map(str::to_string)
+            .collect())
+    }
+
     async fn remote_refs(
         &self,
         url: &str,

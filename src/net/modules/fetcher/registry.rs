@@ -56,6 +56,16 @@ impl ModuleFetcher {
         )
     }
 
+    /// The versions a registry module's registry lists (once per module per run, through
+    /// the cache's version lists): what `tfsum upgrade` and `tfsum outdated` compare a
+    /// call's constraint with.
+    pub(crate) async fn module_versions(
+        &self,
+        module: &RegistryModule,
+    ) -> Result<Arc<VersionList>, ModuleError> {
+        self.registry_versions(module).await
+    }
+
     async fn registry_versions(
         &self,
         module: &RegistryModule,

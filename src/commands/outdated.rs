@@ -1,0 +1,312 @@
+//! The `outdated` command: where the repository stands. It runs the lock pipeline's
+//! first two stages (discover, load) over the roots, reads the module calls of the
+//! repository's own modules ([`crate::config::edit::Scope`]), and compares what is
+//! locked and allowed with the published versions, each list fetched once through the
+//! run's cache. Nothing is written.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::cli::{Format, OutdatedArgs};
+use super::lock::{FatalError, Targets};
+use super::settings::{LockSettings, Services};
+use super::upgrade::read_scope;
+use super::{exit, EXIT_FAILED, EXIT_USAGE};
+use crate::config::edit::RemoteCall;
+use crate::net::modules::goversion::{select_version, VersionList};
+use crate::net::modules::ModuleSource;
+use crate::report::outdated::{
+    self, Behind, DeclaredAt, FailedRoot, Item, ItemKind, OutdatedReport,
+};
+use crate::report::Verbosity;
+use crate::stages::discover;
+use crate::stages::load::{self, LoadOptions};
+use crate::vocab::addr::ProviderAddr;
+use crate::vocab::paths::normalize_path;
+use crate::vocab::progress::Progress;
+use crate::vocab::version::{newest_allowed, Version};
+
+/// `tfsum outdated`: exit 0, or 1 when a root or a version list could not be read or
+/// (with `--exit-code`) something is behind; 2 on a usage error.
+pub(crate) fn main(args: OutdatedArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
+    let settings = match super::settings_here(&args.as_lock_args()) {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
+    let runtime = match super::runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
+    };
+    let (bars, progress) = super::upgrade::progress(verbosity, logging);
+    let result = runtime.block_on(run(&settings, progress));
+    if let Some(bars) = &bars {
+        bars.finish();
+    }
+    let report = match result {
+        Ok(report) => report,
+        Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
+        Err(e) => return exit(EXIT_FAILED, e),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let printed = match args.format {
+        Format::Text => outdated::print_outdated_text(&report, &mut stdout),
+        Format::Json => outdated::print_outdated_json(&report, args.exit_code, &mut stdout),
+        Format::Markdown => outdated::print_outdated_markdown(&report, &mut stdout),
+    };
+    let printed = std::io::Write::flush(&mut stdout).and(printed);
+    super::finish(printed, report.is_failure(args.exit_code))
+}
+
+/// Runs `tfsum outdated`.
+pub(crate) async fn run(
+    settings: &LockSettings,
+    progress: Arc<dyn Progress>,
+) -> Result<OutdatedReport, FatalError> {
+    let services = settings.sources.services(progress)?;
+    let targets = Targets::new(&settings.paths, settings.recursive)?;
+    let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
+    let options = LoadOptions {
+        flavor: settings.sources.flavor,
+        recursive: targets.recursive,
+        within: crate::disk::atomic::link_trees(&targets.search),
+    };
+    let (mut roots, warnings) = load::roots(&discovery, &options, &services.modules).await;
+    targets.keep_affected(&mut roots);
+    let mut report = OutdatedReport {
+        warnings: warnings.iter().map(ToString::to_string).collect(),
+        ..OutdatedReport::default()
+    };
+    let mut loaded = Vec::new();
+    for root in roots {
+        match root.stage {
+            Ok(stage) => loaded.push((root.dir, stage)),
+            Err(e) => report.failed.push(FailedRoot {
+                root: root.dir,
+                error: e.to_string(),
+            }),
+        }
+    }
+    providers(&services, &loaded, &mut report).await;
+    match read_scope(settings, &targets, &discovery) {
+        Ok(scope) => modules(&services, &scope.remote_calls(), &loaded, &mut report).await,
+        Err(e) => report.warnings.push(format!("module calls not read: {e}")),
+    }
+    report.warnings.extend(services.cache.warnings());
+    report.sort();
+    Ok(report)
+}
+
+/// Accumulates one item per (name, locked, allowed).
+#[derive(Default)]
+struct Items {
+    items: BTreeMap<(ItemKind, String, Option<String>, Option<String>), Item>,
+}
+
+impl Items {
+    fn add(
+        &mut self,
+        kind: ItemKind,
+        name: String,
+        current: (Option<String>, Option<String>),
+        latest: Option<&Version>,
+        root: &PathBuf,
+        declared: impl IntoIterator<Item = DeclaredAt>,
+    ) {
+        let (locked, allowed) = current;
+        let key = (kind, name.clone(), locked.clone(), allowed.clone());
+        let item = self.items.entry(key).or_insert_with(|| {
+            let now = locked.as_deref().or(allowed.as_deref());
+            let (behind, distance) = how_far(now, latest);
+            Item {
+                kind,
+                name,
+                locked,
+                allowed,
+                latest: latest.map(Version::to_string),
+                behind,
+                distance,
+                declared: Vec::new(),
+                roots: Vec::new(),
+            }
+        });
+        item.declared.extend(declared);
+        item.declared.sort();
+        item.declared.dedup();
+        if !item.roots.contains(root) {
+            item.roots.push(root.clone());
+            item.roots.sort();
+        }
+    }
+}
+
+/// How far `now` is behind `latest`, and by how many of the part that differs first.
+fn how_far(now: Option<&str>, latest: Option<&Version>) -> (Behind, (u64, u64, u64)) {
+    let (Some(now), Some(latest)) = (now.and_then(|v| Version::parse(v).ok()), latest) else {
+        return (Behind::Unknown, (0, 0, 0));
+    };
+    if latest.major > now.major {
+        (Behind::Major, (latest.major - now.major, 0, 0))
+    } else if latest.major == now.major && latest.minor > now.minor {
+        (Behind::Minor, (0, latest.minor - now.minor, 0))
+    } else if latest.major == now.major && latest.minor == now.minor && latest.patch > now.patch {
+        (Behind::Patch, (0, 0, latest.patch - now.patch))
+    } else {
+        (Behind::None, (0, 0, 0))
+    }
+}
+
+fn newest_stable(versions: &[Version]) -> Option<&Version> {
+    versions.iter().filter(|v| !v.is_prerelease()).max()
+}
+
+/// One item per provider and locked version, from every root's requirements and lock
+/// file; each version list fetched once.
+async fn providers(
+    services: &Services,
+    loaded: &[(PathBuf, crate::stages::load::Loaded)],
+    report: &mut OutdatedReport,
+) {
+    let wanted: BTreeSet<&ProviderAddr> = loaded.iter().flat_map(|(_, l)| l.reqs.keys()).collect();
+    let fetched = futures::future::join_all(
+        wanted
+            .into_iter()
+            .map(|addr| async move { (addr, services.sources.versions(addr).await) }),
+    )
+    .await;
+    let mut lists: BTreeMap<&ProviderAddr, Vec<Version>> = BTreeMap::new();
+    for (addr, found) in fetched {
+        match found {
+            Ok(found) => {
+                let versions = found
+                    .versions
+                    .iter()
+                    .filter_map(|v| Version::parse(v).ok())
+                    .collect();
+                lists.insert(addr, versions);
+            }
+            Err(e) => report.warnings.push(e.to_string()),
+        }
+    }
+    let mut items = Items::default();
+    for (dir, stage) in loaded {
+        for (addr, reqs) in &stage.reqs {
+            let locked = stage
+                .old
+                .as_ref()
+                .and_then(|old| old.lock.providers.get(addr))
+                .map(|entry| entry.version.to_string());
+            let list = lists.get(addr).map(Vec::as_slice).unwrap_or(&[]);
+            let allowed = newest_allowed(list, &reqs.constraints).map(Version::to_string);
+            let declared = reqs.declared.iter().map(|d| DeclaredAt {
+                file: d.file.display().to_string(),
+                line: d.line,
+                constraint: d.text.clone(),
+            });
+            items.add(
+                ItemKind::Provider,
+                addr.to_string(),
+                (locked, allowed),
+                lists.get(addr).and_then(|l| newest_stable(l)),
+                dir,
+                declared,
+            );
+        }
+    }
+    report.items.extend(items.items.into_values());
+}
+
+/// One item per remote module (registry module or git repository) and version in use,
+/// from the calls the repository's own modules make.
+async fn modules(
+    services: &Services,
+    calls: &[RemoteCall],
+    loaded: &[(PathBuf, crate::stages::load::Loaded)],
+    report: &mut OutdatedReport,
+) {
+    let mut items = Items::default();
+    let mut registry_lists: BTreeMap<String, Option<Arc<VersionList>>> = BTreeMap::new();
+    let mut tag_lists: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
+    for call in calls {
+        let dir = normalize_path(&call.dir);
+        let roots: Vec<&PathBuf> = loaded
+            .iter()
+            .filter(|(_, l)| l.modules.iter().any(|m| normalize_path(m) == dir))
+            .map(|(root, _)| root)
+            .collect();
+        if roots.is_empty() {
+            continue;
+        }
+        let declared = DeclaredAt {
+            file: call.at.file.display().to_string(),
+            line: call.at.line,
+            constraint: call.version.clone().unwrap_or_default(),
+        };
+        let (name, current, latest) = match &call.source {
+            ModuleSource::Registry(module) => {
+                let key = module.package_id();
+                if !registry_lists.contains_key(&key) {
+                    let list = match services.modules.module_versions(module).await {
+                        Ok(list) => Some(list),
+                        Err(e) => {
+                            report.warnings.push(format!("{}: {e}", call.at));
+                            None
+                        }
+                    };
+                    registry_lists.insert(key.clone(), list);
+                }
+                let list = registry_lists.get(&key).cloned().flatten();
+                let empty = VersionList::default();
+                let listed = list.as_deref().unwrap_or(&empty);
+                let picked = select_version(listed, call.version.as_deref())
+                    .ok()
+                    .map(|s| s.chosen.to_string());
+                let parsed: Vec<Version> = listed
+                    .texts()
+                    .filter_map(|v| Version::parse(v).ok())
+                    .collect();
+                let latest = newest_stable(&parsed).cloned();
+                (key, (picked.clone(), picked), latest)
+            }
+            ModuleSource::Git(git) => {
+                let name = format!("git::{}", crate::net::modules::source::redacted(&git.url));
+                if !tag_lists.contains_key(&git.url) {
+                    let tags = match services.modules.git_tags(&git.url).await {
+                        Ok(tags) => Some(tags),
+                        Err(e) => {
+                            report.warnings.push(format!("{}: {e}", call.at));
+                            None
+                        }
+                    };
+                    tag_lists.insert(git.url.clone(), tags);
+                }
+                let tags = tag_lists
+                    .get(&git.url)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_default();
+                let versions: Vec<Version> = tags
+                    .iter()
+                    .map(|t| t.strip_prefix('v').unwrap_or(t))
+                    .filter(|t| crate::config::edit::is_version_tag(t))
+                    .filter_map(|t| Version::parse(t).ok())
+                    .collect();
+                let latest = newest_stable(&versions).cloned();
+                (name, (call.version.clone(), call.version.clone()), latest)
+            }
+            _ => continue,
+        };
+        for root in roots {
+            items.add(
+                ItemKind::Module,
+                name.clone(),
+                current.clone(),
+                latest.as_ref(),
+                root,
+                [declared.clone()],
+            );
+        }
+    }
+    report.items.extend(items.items.into_values());
+}

@@ -1,0 +1,838 @@
+//! The `upgrade` command: move version constraints across a repository, then relock every
+//! root they touch, in one run.
+//!
+//! ```text
+//! discover ─▶ scope ─▶ sites ─▶ new values ─▶ edits (in memory)
+//!                                                │
+//!        load (edited) ─▶ resolve ─▶ hash ─▶ prepare ─▶ write all, or none
+//! ```
+//!
+//! The configuration layer reads the module directories in scope and finds the values
+//! the subject names ([`crate::config::edit`]); this file decides the new values (the
+//! given constraint, or the newest published version through the run's cache and
+//! `--strategy`), checks that a published version satisfies each, and runs the `lock`
+//! pipeline over the configuration as edited (one load, one resolve, one hash stage) for
+//! the roots whose module tree holds an edit. Nothing is written until every edit and
+//! every relocked root succeeded; then every file is replaced, all or none
+//! ([`crate::disk::atomic::replace_all`]).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use regex::Regex;
+
+use super::cli::{Format, MatchArg, StrategyArg, UpgradeCommand, UpgradeOptions};
+use super::lock::{FatalError, Targets};
+use super::settings::{LockSettings, Services};
+use super::{exit, note, EXIT_FAILED, EXIT_USAGE};
+use crate::config::edit::{
+    is_editable, is_version_tag, Edited, ModuleMatch, ProviderName, Scope, Site, Subject, Target,
+};
+use crate::config::files::Dialect;
+use crate::config::{ConfigError, Location};
+use crate::disk::atomic::{link_target, link_trees, replace_all, Replacement};
+use crate::net::modules::goversion::{select_version, GoConstraints, VersionList};
+use crate::net::modules::ModuleError;
+use crate::report::progress_bar::{LogProgress, TerminalProgress};
+use crate::report::upgrade::{self, ConstraintEdit, UpgradeNote, UpgradeReport};
+use crate::report::{RunReport, Verbosity};
+use crate::sources::VersionsError;
+use crate::stages::discover::{self, Discovery};
+use crate::stages::load::{self, detect_flavor, LoadOptions};
+use crate::stages::warning::Warning;
+use crate::stages::write::prepared::{prepare, Prepared};
+use crate::stages::write::{self, RootOutcome, LOCK_FILE_NAME};
+use crate::stages::{hash, resolve};
+use crate::vocab::addr::ProviderAddr;
+use crate::vocab::paths::{normalize_path, slash_path};
+use crate::vocab::progress::{NoProgress, Progress};
+use crate::vocab::version::strategy::{rewrite, Strategy};
+use crate::vocab::version::{newest_allowed, Constraints, Version};
+
+/// What to move, from the command line.
+#[derive(Debug)]
+pub(crate) struct Request {
+    /// The command as written, for the markdown heading.
+    pub title: String,
+    pub subject: Subject,
+    /// `None`: the newest published stable version (`latest`).
+    pub constraint: Option<String>,
+    pub strategy: Strategy,
+    pub no_lock: bool,
+}
+
+/// Why an upgrade stopped before writing anything.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum UpgradeError {
+    #[error(transparent)]
+    Fatal(#[from] FatalError),
+    /// A bad argument: exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// A configuration file that cannot be read or parsed.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A constraint that cannot be set where it is declared.
+    #[error("{at}: {message}")]
+    Site { at: Location, message: String },
+    /// A provider's version list that could not be had.
+    #[error(transparent)]
+    Versions(#[from] VersionsError),
+    /// A module's version list, or a git repository's tags, that could not be had.
+    #[error("{subject}: {source}")]
+    ModuleVersions {
+        subject: String,
+        #[source]
+        source: Box<ModuleError>,
+    },
+}
+
+impl UpgradeError {
+    fn is_usage(&self) -> bool {
+        match self {
+            UpgradeError::Fatal(e) => e.is_usage(),
+            UpgradeError::Usage(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// `tfsum upgrade …`: parses the request, runs it, prints the report; the exit code.
+pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool) -> ExitCode {
+    let (request, options, paths) = match request(command) {
+        Ok(parts) => parts,
+        Err(message) => return exit(EXIT_USAGE, message),
+    };
+    let settings = match super::settings_here(&options.as_lock_args(paths)) {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
+    crate::disk::atomic::set_test_delay(settings.write_delay);
+    if !request.no_lock && !options.check && settings.platforms_defaulted {
+        let current = &settings.platforms[0];
+        note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); relocking for this machine's platform, {current}"));
+    }
+    let runtime = match super::runtime() {
+        Ok(runtime) => runtime,
+        Err(code) => return code,
+    };
+    let (bars, progress) = progress(verbosity, logging);
+    let result = runtime.block_on(async {
+        tokio::spawn(super::exit_on_interrupt());
+        run(&settings, &request, progress).await
+    });
+    if let Some(bars) = &bars {
+        bars.finish();
+    }
+    let report = match result {
+        Ok(report) => report,
+        Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
+        Err(e) => return exit(EXIT_FAILED, format!("{e}\n(nothing was written)")),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let printed = match options.format {
+        Format::Text => upgrade::print_upgrade_text(&report, verbosity, &mut stdout),
+        Format::Json => upgrade::print_upgrade_json(&report, &mut stdout),
+        Format::Markdown => upgrade::print_upgrade_markdown(&report, &mut stdout),
+    };
+    let printed = std::io::Write::flush(&mut stdout).and(printed);
+    if let Some(reason) = &report.aborted {
+        eprintln!("error: {reason}");
+    }
+    super::finish(printed, report.is_failure())
+}
+
+/// Progress bars on a terminal, log lines with `-v`, else nothing.
+pub(crate) fn progress(
+    verbosity: Verbosity,
+    logging: bool,
+) -> (Option<Arc<TerminalProgress>>, Arc<dyn Progress>) {
+    use std::io::IsTerminal as _;
+    let bars = (!logging && verbosity != Verbosity::Quiet && std::io::stderr().is_terminal())
+        .then(|| Arc::new(TerminalProgress::new()));
+    let progress: Arc<dyn Progress> = match (&bars, logging) {
+        (Some(bars), _) => bars.clone(),
+        (None, true) => Arc::new(LogProgress),
+        (None, false) => Arc::new(NoProgress),
+    };
+    (bars, progress)
+}
+
+/// The request, the shared options and the paths of one `upgrade` subcommand.
+fn request(command: UpgradeCommand) -> Result<(Request, UpgradeOptions, Vec<PathBuf>), String> {
+    let strategy = |arg: Option<StrategyArg>, constraint: &Option<String>| {
+        if arg.is_some() && constraint.as_deref().is_some_and(|c| c != "latest") {
+            return Err(
+                "--strategy applies only when CONSTRAINT is omitted or `latest`".to_string(),
+            );
+        }
+        Ok(match arg {
+            None | Some(StrategyArg::Pin) => Strategy::Pin,
+            Some(StrategyArg::Bump) => Strategy::Bump,
+            Some(StrategyArg::Widen) => Strategy::Widen,
+        })
+    };
+    let command_dialect = match &command {
+        UpgradeCommand::Opentofu(_) => Dialect::OpenTofu,
+        _ => Dialect::Terraform,
+    };
+    let (title, subject, constraint, strategy, options, paths) = match command {
+        UpgradeCommand::Provider(args) => {
+            let (constraint, paths) = split_positionals(args.constraint, args.paths);
+            let subject = if args.name.contains('/') {
+                ProviderAddr::parse(&args.name, crate::vocab::addr::TERRAFORM_REGISTRY)
+                    .map_err(|e| format!("NAME {:?} is not a provider address: {e}", args.name))?;
+                ProviderName::Address(args.name.clone())
+            } else {
+                ProviderName::Local(args.name.clone())
+            };
+            let strategy = strategy(args.strategy, &constraint)?;
+            (
+                format!("tfsum upgrade provider {}", args.name),
+                Subject::Provider(subject),
+                constraint,
+                strategy,
+                args.options,
+                paths,
+            )
+        }
+        UpgradeCommand::Module(args) => {
+            let (constraint, paths) = split_positionals(args.constraint, args.paths);
+            let matcher = match args.match_type {
+                MatchArg::Regex => {
+                    ModuleMatch::Regex(Regex::new(&args.source).map_err(|e| {
+                        format!("invalid --match regex SOURCE {:?}: {e}", args.source)
+                    })?)
+                }
+                MatchArg::Full => {
+                    check_module_source(&args.source)?;
+                    ModuleMatch::Source(args.source.clone())
+                }
+            };
+            let strategy = strategy(args.strategy, &constraint)?;
+            (
+                format!("tfsum upgrade module {}", args.source),
+                Subject::Module(matcher),
+                constraint,
+                strategy,
+                args.options,
+                paths,
+            )
+        }
+        UpgradeCommand::Terraform(args) | UpgradeCommand::Opentofu(args)
+            if args.constraint == "latest" =>
+        {
+            return Err("upgrade terraform/opentofu needs a CONSTRAINT: tfsum does not look up CLI releases".to_string());
+        }
+        UpgradeCommand::Terraform(args) | UpgradeCommand::Opentofu(args) => {
+            let word = match command_dialect {
+                Dialect::Terraform => "terraform",
+                Dialect::OpenTofu => "opentofu",
+            };
+            (
+                format!("tfsum upgrade {word}"),
+                Subject::RequiredVersion(command_dialect),
+                Some(args.constraint),
+                Strategy::Pin,
+                args.options,
+                args.paths,
+            )
+        }
+    };
+    let constraint = constraint.filter(|c| c != "latest");
+    if let Some(c) = &constraint {
+        check_constraint(&subject, c)?;
+    }
+    let request = Request {
+        title,
+        subject,
+        constraint,
+        strategy,
+        no_lock: options.no_lock,
+    };
+    Ok((request, options, paths))
+}
+
+/// `[CONSTRAINT] [PATH]...`: a first word that does not read as a constraint (or
+/// `latest`) is the first path.
+fn split_positionals(
+    constraint: Option<String>,
+    mut paths: Vec<PathBuf>,
+) -> (Option<String>, Vec<PathBuf>) {
+    match constraint {
+        Some(word) if !reads_as_constraint(&word) => {
+            paths.insert(0, PathBuf::from(word));
+            (None, paths)
+        }
+        other => (other, paths),
+    }
+}
+
+fn reads_as_constraint(word: &str) -> bool {
+    word == "latest"
+        || Constraints::parse(word).is_ok()
+        || GoConstraints::parse(word).is_ok_and(|_| !word.trim().is_empty())
+        || word.strip_prefix('v').is_some_and(is_version_tag)
+}
+
+/// A `SOURCE` must name something with a version: a registry module or a git
+/// repository.
+fn check_module_source(source: &str) -> Result<(), String> {
+    use crate::net::modules::ModuleSource;
+    match crate::net::modules::parse_source(source) {
+        Ok(ModuleSource::Registry(_) | ModuleSource::Git(_)) => Ok(()),
+        Ok(ModuleSource::Local(_)) => Err(format!(
+            "SOURCE {source:?} is a local module: it has no version to upgrade"
+        )),
+        Ok(_) => Err(format!(
+            "SOURCE {source:?} is neither a registry module nor a git repository: tfsum upgrades registry versions and git ?ref= tags"
+        )),
+        Err(e) => Err(format!("SOURCE: {e}")),
+    }
+}
+
+/// A given constraint must read as one for what it constrains: Terraform's provider
+/// constraint syntax, go-version's for module versions and `required_version`, one
+/// version for a git ref (checked per site, since only git calls need it).
+fn check_constraint(subject: &Subject, constraint: &str) -> Result<(), String> {
+    let checked = match subject {
+        Subject::Provider(_) => Constraints::parse(constraint)
+            .map(drop)
+            .map_err(|e| e.to_string()),
+        Subject::Module(_) => {
+            if constraint
+                .strip_prefix('v')
+                .unwrap_or(constraint)
+                .is_empty()
+            {
+                Err("it is empty".to_string())
+            } else if is_version_tag(constraint.strip_prefix('v').unwrap_or(constraint)) {
+                Ok(())
+            } else {
+                GoConstraints::parse(constraint).map(drop)
+            }
+        }
+        Subject::RequiredVersion(_) => GoConstraints::parse(constraint).map(drop),
+    };
+    match checked {
+        Ok(()) if constraint.trim().is_empty() => Err("CONSTRAINT is empty".to_string()),
+        Ok(()) => Ok(()),
+        Err(reason) => Err(format!("invalid CONSTRAINT {constraint:?}: {reason}")),
+    }
+}
+
+/// Runs `tfsum upgrade`.
+pub(crate) async fn run(
+    settings: &LockSettings,
+    request: &Request,
+    progress: Arc<dyn Progress>,
+) -> Result<UpgradeReport, UpgradeError> {
+    let started = Instant::now();
+    let services = settings
+        .sources
+        .services(progress.clone())
+        .map_err(FatalError::from)?;
+    let targets = Targets::new(&settings.paths, settings.recursive)?;
+    let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)
+        .map_err(FatalError::from)?;
+    let scope = read_scope(settings, &targets, &discovery)?;
+    let (sites, notes) = scope.sites(&request.subject);
+    let mut lists = Lists::default();
+    let values = new_values(request, &sites, &services, &mut lists).await?;
+    if !request.no_lock || request.constraint.is_none() {
+        for (site, new) in &values {
+            satisfiable(site, new, &services, &mut lists).await?;
+        }
+    }
+    let edited_files = scope.apply(&values);
+    let mut report = UpgradeReport {
+        title: request.title.clone(),
+        check: settings.check,
+        edits: values
+            .iter()
+            .map(|(site, new)| edit_of(site, new))
+            .collect(),
+        notes: notes
+            .into_iter()
+            .map(|n| UpgradeNote {
+                at: n.at,
+                message: n.message,
+            })
+            .collect(),
+        lock: None,
+        written: false,
+        aborted: None,
+    };
+    let trees = link_trees(&settings.paths);
+    let mut writes = Vec::new();
+    for file in &edited_files {
+        let path = link_target(&file.path, &trees).map_err(|e| UpgradeError::Site {
+            at: Location {
+                file: file.path.clone(),
+                line: 1,
+            },
+            message: e.to_string(),
+        })?;
+        writes.push(Replacement {
+            path,
+            contents: file.new.clone().into_bytes(),
+            old: Some(file.old.clone().into_bytes()),
+        });
+    }
+    let edited = Arc::new(Edited::new(&edited_files, &scope.aliases));
+    if !request.no_lock && !edited.is_empty() {
+        let relock = Relock {
+            settings,
+            services: &services,
+            targets: &targets,
+            discovery,
+            edited,
+            progress: progress.as_ref(),
+        };
+        let (lock, lock_writes) = relock.run(started).await;
+        if lock.failed() > 0 {
+            report.aborted = Some(format!(
+                "nothing was written: {} {} could not be relocked with the new constraints",
+                lock.failed(),
+                crate::report::plural(lock.failed(), "root", "roots")
+            ));
+        }
+        writes.extend(lock_writes);
+        report.lock = Some(lock);
+    }
+    if settings.check || report.aborted.is_some() || writes.is_empty() {
+        return Ok(report);
+    }
+    match replace_all(&writes) {
+        Ok(()) => report.written = true,
+        Err(e) => {
+            report.aborted = Some(format!("nothing was written: {e}"));
+            if let Some(lock) = &mut report.lock {
+                lock.warnings.push(Warning::NotWritten);
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The module directories an upgrade may edit: with file PATHs, those files; else every
+/// discovered directory and the local modules they call, transitively, minus what
+/// `--ignore-path` or `.terraform/` excludes.
+pub(crate) fn read_scope(
+    settings: &LockSettings,
+    targets: &Targets,
+    discovery: &Discovery,
+) -> Result<Scope, UpgradeError> {
+    let host = |dir: &Path| {
+        let flavor = settings.sources.flavor.unwrap_or_else(|| {
+            let old = std::fs::read(dir.join(LOCK_FILE_NAME)).ok();
+            detect_flavor(dir, old.as_deref())
+        });
+        flavor.default_registry()
+    };
+    let mut scope = Scope::default();
+    if let Some(files) = &targets.changed {
+        for file in files {
+            if !is_editable(file) {
+                return Err(UpgradeError::Usage(format!(
+                    "{}: not a configuration file tfsum edits (*.tf, *.tofu, *.tf.json, *.tofu.json, outside .terraform/)",
+                    file.display()
+                )));
+            }
+            let dir = file.parent().unwrap_or(Path::new("."));
+            scope.add_file(file, host(dir))?;
+        }
+        return Ok(scope);
+    }
+    // As the walk prunes: a path is ignored when it, or a directory above it below a
+    // searched path, matches (relative to that searched path, or as a whole).
+    let ignored = |path: &Path| {
+        let path = normalize_path(path);
+        targets.search.iter().any(|root| {
+            let root = normalize_path(root);
+            let relative = if root == Path::new(".") && path.is_relative() {
+                path.as_path()
+            } else {
+                match path.strip_prefix(&root) {
+                    Ok(relative) => relative,
+                    Err(_) => return false,
+                }
+            };
+            relative
+                .ancestors()
+                .filter(|a| !a.as_os_str().is_empty())
+                .any(|rel| {
+                    let full = slash_path(&root.join(rel));
+                    let rel = slash_path(rel);
+                    settings
+                        .ignore
+                        .iter()
+                        .any(|re| re.is_match(&rel) || re.is_match(&full))
+                })
+        }) || settings
+            .ignore
+            .iter()
+            .any(|re| re.is_match(&slash_path(&path)))
+    };
+    let keep_file = |path: &Path| is_editable(path) && !ignored(path);
+    let keep_dir = |dir: &Path| is_editable(&dir.join("x.tf")) && !ignored(dir) && dir.is_dir();
+    for dir in &discovery.dirs {
+        if keep_dir(dir) {
+            scope.add_dir(dir, host(dir), &keep_file)?;
+        }
+    }
+    let mut refused = BTreeSet::new();
+    loop {
+        let next: Vec<PathBuf> = scope
+            .local_calls()
+            .into_iter()
+            .filter(|dir| !refused.contains(dir))
+            .collect();
+        if next.is_empty() {
+            break;
+        }
+        for dir in next {
+            if keep_dir(&dir) {
+                scope.add_dir(&dir, host(&dir), &keep_file)?;
+            } else {
+                refused.insert(dir);
+            }
+        }
+    }
+    Ok(scope)
+}
+
+/// Published versions fetched in this run, each list once.
+#[derive(Default)]
+struct Lists {
+    providers: HashMap<ProviderAddr, Vec<Version>>,
+    modules: HashMap<String, Arc<VersionList>>,
+    tags: HashMap<String, Vec<String>>,
+}
+
+impl Lists {
+    async fn provider(
+        &mut self,
+        services: &Services,
+        addr: &ProviderAddr,
+    ) -> Result<&[Version], UpgradeError> {
+        if !self.providers.contains_key(addr) {
+            let found = services
+                .sources
+                .versions(addr)
+                .await
+                .map_err(UpgradeError::Versions)?;
+            let versions = found
+                .versions
+                .iter()
+                .filter_map(|v| Version::parse(v).ok())
+                .collect();
+            self.providers.insert(addr.clone(), versions);
+        }
+        Ok(self.providers.get(addr).map(Vec::as_slice).unwrap_or(&[]))
+    }
+
+    async fn module(
+        &mut self,
+        services: &Services,
+        module: &crate::net::modules::source::RegistryModule,
+    ) -> Result<Arc<VersionList>, UpgradeError> {
+        let key = module.package_id();
+        if let Some(list) = self.modules.get(&key) {
+            return Ok(list.clone());
+        }
+        let list = services
+            .modules
+            .module_versions(module)
+            .await
+            .map_err(|source| UpgradeError::ModuleVersions {
+                subject: format!("module {module}"),
+                source: Box::new(source),
+            })?;
+        self.modules.insert(key, list.clone());
+        Ok(list)
+    }
+
+    async fn tags(&mut self, services: &Services, url: &str) -> Result<&[String], UpgradeError> {
+        if !self.tags.contains_key(url) {
+            let tags = services.modules.git_tags(url).await.map_err(|source| {
+                UpgradeError::ModuleVersions {
+                    subject: crate::net::modules::source::redacted(url),
+                    source: Box::new(source),
+                }
+            })?;
+            self.tags.insert(url.to_string(), tags);
+        }
+        Ok(self.tags.get(url).map(Vec::as_slice).unwrap_or(&[]))
+    }
+}
+
+/// The newest release (no prerelease) among `versions`.
+fn newest_stable<'a>(versions: impl IntoIterator<Item = &'a Version>) -> Option<&'a Version> {
+    versions.into_iter().filter(|v| !v.is_prerelease()).max()
+}
+
+/// What a git ref holds before its version: `v`, ``, `refs/tags/v`, …
+fn ref_prefix(site: &Site) -> &str {
+    let before = &site.text[..site.slot.start];
+    before.rsplit_once("ref=").map_or("", |(_, prefix)| prefix)
+}
+
+/// The tag a git ref names.
+fn tag_of(site: &Site, version: &str) -> String {
+    let prefix = ref_prefix(site);
+    format!(
+        "{}{version}",
+        prefix.strip_prefix("refs/tags/").unwrap_or(prefix)
+    )
+}
+
+/// The new text of every site that changes: the given constraint, or the newest
+/// published stable version through the strategy. Sites that would keep their value are
+/// left out.
+async fn new_values<'s>(
+    request: &Request,
+    sites: &'s [Site],
+    services: &Services,
+    lists: &mut Lists,
+) -> Result<Vec<(&'s Site, String)>, UpgradeError> {
+    let mut out = Vec::new();
+    for site in sites {
+        let new = match (&request.constraint, &site.target) {
+            (Some(given), Target::ModuleRef { .. }) => {
+                let bare = given.strip_prefix('v').unwrap_or(given);
+                if !is_version_tag(bare) {
+                    return Err(UpgradeError::Usage(format!(
+                        "{}: module git ref {:?}: a ref pins one version; give one (1.3.0), not {given:?}",
+                        site.value.at,
+                        site.current()
+                    )));
+                }
+                bare.to_string()
+            }
+            (Some(given), _) => given.clone(),
+            (None, Target::ModuleRef { git, .. }) => {
+                let shape = tag_of(site, "");
+                let tags = lists.tags(services, &git.url).await?;
+                let newest = tags
+                    .iter()
+                    .filter_map(|tag| tag.strip_prefix(shape.as_str()))
+                    .filter(|bare| is_version_tag(bare))
+                    .filter_map(|bare| Some((Version::parse(bare).ok()?, bare)))
+                    .filter(|(v, _)| !v.is_prerelease())
+                    .max_by(|a, b| a.0.cmp(&b.0));
+                match newest {
+                    Some((_, bare)) => bare.to_string(),
+                    None => {
+                        return Err(UpgradeError::Site {
+                            at: site.value.at.clone(),
+                            message: format!(
+                                "{} has no release tag spelled like {:?}",
+                                site.target.subject(),
+                                tag_of(site, site.current())
+                            ),
+                        })
+                    }
+                }
+            }
+            (None, target) => {
+                let newest = match target {
+                    Target::Provider { addr, .. } => {
+                        newest_stable(lists.provider(services, addr).await?).cloned()
+                    }
+                    Target::ModuleVersion { module, .. } => {
+                        let listed = lists.module(services, module).await?;
+                        let parsed: Vec<Version> = listed
+                            .texts()
+                            .filter_map(|v| Version::parse(v).ok())
+                            .collect();
+                        newest_stable(&parsed).cloned()
+                    }
+                    Target::RequiredVersion | Target::ModuleRef { .. } => None,
+                };
+                let Some(newest) = newest else {
+                    return Err(UpgradeError::Site {
+                        at: site.value.at.clone(),
+                        message: format!(
+                            "{} has no published stable version",
+                            site.target.subject()
+                        ),
+                    });
+                };
+                rewrite(request.strategy, site.current(), &newest).map_err(|e| {
+                    UpgradeError::Site {
+                        at: site.value.at.clone(),
+                        message: format!("{}: {e}", site.target.subject()),
+                    }
+                })?
+            }
+        };
+        if new != site.current() {
+            out.push((site, new));
+        }
+    }
+    Ok(out)
+}
+
+/// Fails, naming the place, when no published version satisfies the new constraint on
+/// its own (a provider or registry module), or the new git ref names no tag.
+async fn satisfiable(
+    site: &Site,
+    new: &str,
+    services: &Services,
+    lists: &mut Lists,
+) -> Result<(), UpgradeError> {
+    let fail = |detail: String| UpgradeError::Site {
+        at: site.value.at.clone(),
+        message: format!(
+            "no published version of {} satisfies {new:?}{detail}",
+            site.target.subject()
+        ),
+    };
+    match &site.target {
+        Target::Provider { addr, .. } => {
+            let available = lists.provider(services, addr).await?;
+            let constraints = Constraints::parse(new).map_err(|e| UpgradeError::Site {
+                at: site.value.at.clone(),
+                message: e.to_string(),
+            })?;
+            if newest_allowed(available, &constraints).is_none() {
+                let mut newest: Vec<&Version> = available.iter().collect();
+                newest.sort();
+                let shown: Vec<String> =
+                    newest.iter().rev().take(5).map(|v| v.to_string()).collect();
+                return Err(fail(format!(" (newest: {})", shown.join(", "))));
+            }
+        }
+        Target::ModuleVersion { module, .. } => {
+            let listed = lists.module(services, module).await?;
+            if let Err(e) = select_version(&listed, Some(new)) {
+                return Err(fail(format!(": {e}")));
+            }
+        }
+        Target::ModuleRef { git, .. } => {
+            let tag = tag_of(site, new);
+            if !lists.tags(services, &git.url).await?.contains(&tag) {
+                return Err(fail(format!(": the repository has no tag {tag:?}")));
+            }
+        }
+        Target::RequiredVersion => {}
+    }
+    Ok(())
+}
+
+fn edit_of(site: &Site, new: &str) -> ConstraintEdit {
+    let (kind, from, to) = match &site.target {
+        Target::Provider { block: false, .. } => (
+            "required_providers",
+            site.current().to_string(),
+            new.to_string(),
+        ),
+        Target::Provider { block: true, .. } => (
+            "provider_block",
+            site.current().to_string(),
+            new.to_string(),
+        ),
+        Target::ModuleVersion { .. } => (
+            "module_version",
+            site.current().to_string(),
+            new.to_string(),
+        ),
+        Target::ModuleRef { .. } => (
+            "module_ref",
+            format!("ref={}{}", ref_prefix(site), site.current()),
+            format!("ref={}{new}", ref_prefix(site)),
+        ),
+        Target::RequiredVersion => (
+            "required_version",
+            site.current().to_string(),
+            new.to_string(),
+        ),
+    };
+    ConstraintEdit {
+        at: site.value.at.clone(),
+        kind,
+        subject: site.target.subject(),
+        from,
+        to,
+    }
+}
+
+/// The relock: the lock pipeline over the edited configuration, for the roots whose
+/// module tree holds an edit.
+struct Relock<'a> {
+    settings: &'a LockSettings,
+    services: &'a Services,
+    targets: &'a Targets,
+    discovery: Discovery,
+    edited: Arc<Edited>,
+    progress: &'a dyn Progress,
+}
+
+impl Relock<'_> {
+    /// The relock's report and, unless in check mode, the lock files to write.
+    async fn run(self, started: Instant) -> (RunReport, Vec<Replacement>) {
+        let settings = self.settings;
+        let services = self.services;
+        let mut warnings = services.warnings.clone();
+        let options = LoadOptions {
+            flavor: settings.sources.flavor,
+            recursive: self.targets.recursive,
+            within: link_trees(&self.targets.search),
+        };
+        // File PATHs: the roots are those of the current directory holding an edit.
+        let discovery = match &self.targets.changed {
+            Some(_) => discover::discover(&self.targets.search, true, &settings.ignore)
+                .unwrap_or(self.discovery),
+            None => self.discovery,
+        };
+        let (mut roots, found) =
+            load::roots_edited(&discovery, &options, &services.modules, self.edited.clone()).await;
+        warnings.extend(found);
+        roots.retain(|root| match &root.stage {
+            Ok(loaded) => loaded.modules.iter().any(|m| self.edited.touches_dir(m)),
+            Err(_) => self.edited.touches_dir(&root.dir),
+        });
+        let plan = resolve::plan(roots, &services.sources, false).await;
+        warnings.extend(plan.warnings);
+        let hashes =
+            hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
+        let (reports, writes) = if settings.check {
+            let reports = write::write(plan.roots, &hashes, true, self.progress);
+            (reports, Vec::new())
+        } else {
+            let prepared = prepare(plan.roots, &hashes, self.progress);
+            let mut reports = Vec::new();
+            let mut writes = Vec::new();
+            for Prepared { report, write } in prepared {
+                if let (Some(write), RootOutcome::Done { .. }) = (write, &report.outcome) {
+                    writes.push(Replacement {
+                        path: write.path,
+                        contents: write.content.into_bytes(),
+                        old: write.old,
+                    });
+                }
+                reports.push(report);
+            }
+            (reports, writes)
+        };
+        let mut report = RunReport {
+            check: settings.check,
+            fail_on_write: false,
+            roots: reports,
+            warnings,
+            stats: services.sources.stats(),
+            modules: services.modules.stats(),
+            elapsed: started.elapsed(),
+        };
+        let refused = services.cache.warnings().into_iter();
+        let refused = refused
+            .chain(services.modules.warnings())
+            .map(Warning::Cache);
+        report.warnings.extend(refused);
+        (report, writes)
+    }
+}

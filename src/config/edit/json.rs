@@ -1,0 +1,125 @@
+//! The constraint-bearing values of one JSON-syntax file (`.tf.json`, `.tofu.json`):
+//! the same [`Facts`] as native syntax, read with the span-keeping JSON reader
+//! ([`crate::vocab::json`]) so that a value's bytes can be replaced and nothing else.
+
+use std::path::Path;
+
+use super::{CallFact, EntryFact, Facts, Value};
+use crate::config::json::{blocks, root_members};
+use crate::config::{ConfigError, Location};
+use crate::vocab::json::{JsonKind, JsonNode, Member};
+
+/// Reads the facts of `text` (the whole file, a byte order mark included).
+pub(super) fn facts(path: &Path, text: &str) -> Result<Facts, ConfigError> {
+    let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let members = root_members(path, text, "configuration file")?;
+    let reader = Reader {
+        path,
+        text: &text[offset..],
+        offset,
+    };
+    let mut facts = Facts::default();
+    for member in &members {
+        match member.name.as_str() {
+            "terraform" => reader.terraform(member, &mut facts),
+            "provider" => {
+                for (labels, body) in blocks(&member.value, 1) {
+                    if let [(name, _)] = labels.as_slice() {
+                        let version = body.get("version").map(|m| reader.value(&m.value));
+                        facts.provider_blocks.push((name.to_string(), version));
+                    }
+                }
+            }
+            "module" => {
+                for (labels, body) in blocks(&member.value, 1) {
+                    if let [(name, line)] = labels.as_slice() {
+                        facts.module_calls.push(CallFact {
+                            name: name.to_string(),
+                            at: reader.at(*line),
+                            source: body.get("source").map(|m| reader.value(&m.value)),
+                            version: body.get("version").map(|m| reader.value(&m.value)),
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(facts)
+}
+
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+    offset: usize,
+}
+
+impl Reader<'_> {
+    fn terraform(&self, member: &Member, facts: &mut Facts) {
+        for (_, body) in blocks(&member.value, 0) {
+            for inner in body.members() {
+                match inner.name.as_str() {
+                    "required_version" => facts.required_versions.push(self.value(&inner.value)),
+                    "required_providers" => {
+                        for (_, entries) in blocks(&inner.value, 0) {
+                            facts
+                                .entries
+                                .extend(entries.members().map(|entry| self.entry(entry)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// `"name": "constraint"` or `"name": {"source": …, "version": …}`; of a repeated
+    /// name the later counts, as it does for Terraform's JSON decoder.
+    fn entry(&self, entry: &Member) -> EntryFact {
+        let mut fact = EntryFact {
+            local_name: entry.name.clone(),
+            source: None,
+            version: None,
+            legacy: false,
+        };
+        if !matches!(entry.value.kind, JsonKind::Object(_)) {
+            fact.legacy = true;
+            fact.version = Some(self.value(&entry.value));
+            return fact;
+        }
+        for member in entry.value.members() {
+            match member.name.as_str() {
+                "source" => {
+                    if let JsonKind::String(s) = &member.value.kind {
+                        fact.source = Some(s.clone());
+                    }
+                }
+                "version" => fact.version = Some(self.value(&member.value)),
+                _ => {}
+            }
+        }
+        fact
+    }
+
+    fn at(&self, line: usize) -> Location {
+        Location {
+            file: self.path.to_path_buf(),
+            line,
+        }
+    }
+
+    /// A JSON string is a template in Terraform's JSON syntax: one holding `${` or `%{`
+    /// is not a literal.
+    fn value(&self, node: &JsonNode) -> Value {
+        let text = match &node.kind {
+            JsonKind::String(s) if !s.contains("${") && !s.contains("%{") => Some(s.clone()),
+            _ => None,
+        };
+        Value {
+            at: self.at(node.line),
+            span: node.span.start + self.offset..node.span.end + self.offset,
+            text,
+            written: self.text.get(node.span.clone()).unwrap_or("").to_string(),
+        }
+    }
+}

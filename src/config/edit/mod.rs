@@ -1,0 +1,752 @@
+//! Editing version constraints where the configuration declares them, for `tfsum upgrade`
+//! (docs/spec/upgrade.md): `required_providers` entries (object and legacy string form),
+//! the deprecated `version` of `provider` blocks, module calls' `version` (registry
+//! modules) and `?ref=` (git modules), and `required_version`; in `.tf`, `.tofu`,
+//! `.tf.json` and `.tofu.json` files.
+//!
+//! Nothing is re-rendered. A [`Scope`] reads each file once, keeping the byte span of every
+//! value that holds a constraint (`hcl` for native syntax through hcl-edit, `json` for
+//! JSON syntax); [`Scope::sites`] picks the values one [`Subject`] names ([`Site`]), and
+//! [`Scope::apply`] replaces exactly their bytes. In a native file the trailing comments
+//! of an edited line's run are aligned again where `terraform fmt` had aligned them
+//! ([`align`]), so a formatted file stays formatted; nothing else moves.
+//!
+//! Which values a subject names, and how tfsum differs from tfupdate there, is in
+//! docs/spec/upgrade.md §3 and §5 and in README.md ("How tfsum upgrade differs from
+//! tfupdate").
+
+mod align;
+mod hcl;
+mod json;
+mod overlay;
+
+pub(crate) use overlay::Edited;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+use super::files::{self, Dialect, FileSet};
+use super::{ConfigError, Location};
+use crate::net::modules::source::{parse_source_for, ModuleSource};
+use crate::vocab::addr::ProviderAddr;
+use crate::vocab::paths::{is_config_file_name, normalize_path};
+
+/// A value in a file: where its bytes are and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Value {
+    pub at: Location,
+    /// The bytes of the whole value in the file (a string with its quotes).
+    pub span: Range<usize>,
+    /// The decoded text of a literal string; `None` for anything else (a reference, a
+    /// template, `null`, a number).
+    pub text: Option<String>,
+    /// The value as written, for messages.
+    pub written: String,
+}
+
+/// What one file says about constraints.
+#[derive(Debug, Clone, Default)]
+struct Facts {
+    entries: Vec<EntryFact>,
+    /// `provider "NAME"` blocks and their `version`.
+    provider_blocks: Vec<(String, Option<Value>)>,
+    module_calls: Vec<CallFact>,
+    /// The `required_version` of each `terraform` block that has one.
+    required_versions: Vec<Value>,
+}
+
+/// A `required_providers` entry.
+#[derive(Debug, Clone)]
+struct EntryFact {
+    local_name: String,
+    source: Option<String>,
+    /// The legacy string, or the object's `version`.
+    version: Option<Value>,
+    legacy: bool,
+}
+
+/// A `module` block.
+#[derive(Debug, Clone)]
+struct CallFact {
+    name: String,
+    at: Location,
+    source: Option<Value>,
+    version: Option<Value>,
+}
+
+/// One configuration file as read.
+#[derive(Debug, Clone)]
+pub(crate) struct ScannedFile {
+    pub path: PathBuf,
+    pub text: String,
+    facts: Facts,
+}
+
+impl ScannedFile {
+    fn is_json(&self) -> bool {
+        files::is_json(&self.path)
+    }
+}
+
+/// A module directory in scope: its files (indexes into [`Scope::files`]), all of them by
+/// name, and the registry host short addresses mean there.
+#[derive(Debug, Clone)]
+struct ScopeDir {
+    files: Vec<usize>,
+    default_host: &'static str,
+}
+
+/// The configuration files an upgrade may edit, each read once.
+#[derive(Debug, Default)]
+pub(crate) struct Scope {
+    pub files: Vec<ScannedFile>,
+    dirs: BTreeMap<PathBuf, ScopeDir>,
+    /// Files already read: canonical path → the path it was read by. A file reached
+    /// twice (through a link) is read and edited once.
+    seen: BTreeMap<PathBuf, PathBuf>,
+    /// The other paths that reached a file already read: path → the path it was read by.
+    pub aliases: BTreeMap<PathBuf, PathBuf>,
+}
+
+/// What the user asked to move.
+#[derive(Debug, Clone)]
+pub(crate) enum Subject {
+    /// `upgrade provider NAME`: a local name (`aws`), or a source address parsed in each
+    /// module with its default registry host.
+    Provider(ProviderName),
+    /// `upgrade module SOURCE`.
+    Module(ModuleMatch),
+    /// `upgrade terraform` / `upgrade opentofu`: `required_version` in the files that
+    /// dialect reads.
+    RequiredVersion(Dialect),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum ProviderName {
+    Local(String),
+    Address(String),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum ModuleMatch {
+    /// A registry address or a git URL: calls of the same package (the same registry
+    /// module, the same repository), any `//subdir` unless one is given.
+    Source(String),
+    /// A regular expression, searched in each source without its `ref` parameter.
+    Regex(Regex),
+}
+
+/// One value the subject names, that an upgrade may replace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Site {
+    pub value: Value,
+    /// The decoded text of the value (a literal string).
+    pub text: String,
+    /// The bytes of `text` that are the version: all of it, but the version inside a git
+    /// source's `ref` (after any `v` or `refs/tags/`).
+    pub slot: Range<usize>,
+    pub target: Target,
+}
+
+impl Site {
+    /// The constraint (or version) the site holds now.
+    pub(crate) fn current(&self) -> &str {
+        &self.text[self.slot.clone()]
+    }
+}
+
+/// What a [`Site`] constrains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A `required_providers` entry, or a `provider` block's `version` (`block`).
+    Provider {
+        addr: ProviderAddr,
+        local_name: String,
+        block: bool,
+    },
+    /// A registry module call's `version`.
+    ModuleVersion {
+        call: String,
+        module: crate::net::modules::source::RegistryModule,
+    },
+    /// A git module call's `ref`, a version tag.
+    ModuleRef {
+        call: String,
+        git: crate::net::modules::source::GitSource,
+    },
+    RequiredVersion,
+}
+
+impl Target {
+    /// What the constraint is on, for reports: a provider address, a module source, or
+    /// `terraform`.
+    pub(crate) fn subject(&self) -> String {
+        match self {
+            Target::Provider { addr, .. } => addr.to_string(),
+            Target::ModuleVersion { module, .. } => module.to_string(),
+            Target::ModuleRef { git, .. } => {
+                crate::net::modules::source::redacted(&without_ref(&git.url))
+            }
+            Target::RequiredVersion => "required_version".to_string(),
+        }
+    }
+}
+
+/// A `module` block calling a registry module or a git repository.
+#[derive(Debug, Clone)]
+pub(crate) struct RemoteCall {
+    /// The calling module's directory.
+    pub dir: PathBuf,
+    pub at: Location,
+    pub source: ModuleSource,
+    /// The `version` constraint of a registry call; the version in a git call's `ref`.
+    pub version: Option<String>,
+}
+
+/// Something the subject names that tfsum will not edit, and why.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Note {
+    pub at: Location,
+    pub message: String,
+}
+
+/// A file with its values replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EditedFile {
+    pub path: PathBuf,
+    pub old: String,
+    pub new: String,
+}
+
+impl Scope {
+    /// Reads every configuration file directly in `dir` (those `keep` accepts), unless
+    /// the directory is already in scope. `default_host` is the registry that short
+    /// provider and module addresses mean there.
+    pub(crate) fn add_dir(
+        &mut self,
+        dir: &Path,
+        default_host: &'static str,
+        keep: &dyn Fn(&Path) -> bool,
+    ) -> Result<(), ConfigError> {
+        let dir = normalize_path(dir);
+        if self.dirs.contains_key(&dir) {
+            return Ok(());
+        }
+        self.dirs.insert(
+            dir.clone(),
+            ScopeDir {
+                files: Vec::new(),
+                default_host,
+            },
+        );
+        for name in files::config_file_names(&dir)? {
+            let path = dir.join(&name);
+            if keep(&path) {
+                self.add_file(&path, default_host)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one configuration file into scope (its directory joins the scope with only
+    /// the files added so far).
+    pub(crate) fn add_file(
+        &mut self,
+        path: &Path,
+        default_host: &'static str,
+    ) -> Result<(), ConfigError> {
+        let path = normalize_path(path);
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if let Some(first) = self.seen.get(&canonical) {
+            if *first != path {
+                self.aliases.insert(path, first.clone());
+            }
+            return Ok(());
+        }
+        self.seen.insert(canonical, path.clone());
+        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let facts = if files::is_json(&path) {
+            json::facts(&path, &text)?
+        } else {
+            hcl::facts(&path, &text)?
+        };
+        let dir = path.parent().map(normalize_path).unwrap_or_default();
+        let index = self.files.len();
+        self.files.push(ScannedFile { path, text, facts });
+        self.dirs
+            .entry(dir)
+            .or_insert(ScopeDir {
+                files: Vec::new(),
+                default_host,
+            })
+            .files
+            .push(index);
+        Ok(())
+    }
+
+    /// The directories of the local modules that the modules in scope call (`./…`,
+    /// `../…`), normalised, not yet in scope.
+    pub(crate) fn local_calls(&self) -> Vec<PathBuf> {
+        let mut out = BTreeSet::new();
+        for (dir, info) in &self.dirs {
+            for &i in &info.files {
+                for call in &self.files[i].facts.module_calls {
+                    let Some(source) = call.source.as_ref().and_then(|v| v.text.as_deref()) else {
+                        continue;
+                    };
+                    if crate::net::modules::source::is_local_source(source) {
+                        let target = normalize_path(&dir.join(source.replace('\\', "/")));
+                        if !self.dirs.contains_key(&target) {
+                            out.insert(target);
+                        }
+                    }
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// Every call of a registry or git module in the modules in scope, in file order.
+    pub(crate) fn remote_calls(&self) -> Vec<RemoteCall> {
+        let mut out = Vec::new();
+        for (dir, info) in &self.dirs {
+            for call in info
+                .files
+                .iter()
+                .flat_map(|&i| &self.files[i].facts.module_calls)
+            {
+                let Some(written) = call.source.as_ref().and_then(|v| v.text.as_deref()) else {
+                    continue;
+                };
+                let source = match parse_source_for(written, info.default_host) {
+                    Ok(source @ (ModuleSource::Registry(_) | ModuleSource::Git(_))) => source,
+                    _ => continue,
+                };
+                let version = match &source {
+                    ModuleSource::Git(_) => match ref_slot(written) {
+                        Some(Ok(slot)) => Some(written[slot].to_string()),
+                        _ => None,
+                    },
+                    _ => call.version.as_ref().and_then(|v| v.text.clone()),
+                };
+                out.push(RemoteCall {
+                    dir: dir.clone(),
+                    at: call.at.clone(),
+                    source,
+                    version,
+                });
+            }
+        }
+        out.sort_by(|a, b| a.at.cmp(&b.at));
+        out
+    }
+
+    /// Every value `subject` names, in file order, and the ones it names but tfsum will
+    /// not edit.
+    pub(crate) fn sites(&self, subject: &Subject) -> (Vec<Site>, Vec<Note>) {
+        let mut sites = Vec::new();
+        let mut notes = Vec::new();
+        for (dir, info) in &self.dirs {
+            let mut found = Found {
+                sites: &mut sites,
+                notes: &mut notes,
+            };
+            match subject {
+                Subject::Provider(name) => self.providers(info, name, &mut found),
+                Subject::Module(matcher) => self.modules(info, matcher, &mut found),
+                Subject::RequiredVersion(dialect) => {
+                    self.required_versions(dir, info, *dialect, &mut found)
+                }
+            }
+        }
+        sites.sort_by(|a, b| {
+            (&a.value.at, a.value.span.start).cmp(&(&b.value.at, b.value.span.start))
+        });
+        notes.sort();
+        notes.dedup();
+        (sites, notes)
+    }
+
+    /// `required_providers` entries and `provider` blocks of one directory.
+    fn providers(&self, dir: &ScopeDir, name: &ProviderName, found: &mut Found<'_>) {
+        let host = dir.default_host;
+        let facts = || dir.files.iter().map(|&i| &self.files[i].facts);
+        // The address each local name stands for in this module: its `source` where an
+        // entry gives one (the first, in file order), else the implied `hashicorp/NAME`.
+        let mut sourced: BTreeMap<&str, ProviderAddr> = BTreeMap::new();
+        for entry in facts().flat_map(|f| &f.entries) {
+            if let Some(addr) = entry
+                .source
+                .as_deref()
+                .and_then(|s| ProviderAddr::parse(s, host).ok())
+            {
+                sourced.entry(&entry.local_name).or_insert(addr);
+            }
+        }
+        let addr_of = |local: &str, source: Option<&str>| {
+            source
+                .and_then(|s| ProviderAddr::parse(s, host).ok())
+                .or_else(|| sourced.get(local).cloned())
+                .or_else(|| ProviderAddr::implied(local, host).ok())
+        };
+        let wanted = match name {
+            ProviderName::Local(_) => None,
+            ProviderName::Address(given) => match ProviderAddr::parse(given, host) {
+                Ok(addr) => Some(addr),
+                Err(_) => return,
+            },
+        };
+        let selected = |local: &str, addr: &Option<ProviderAddr>| match (name, &wanted) {
+            (ProviderName::Local(want), _) => local == want,
+            (ProviderName::Address(_), Some(want)) => addr.as_ref() == Some(want),
+            (ProviderName::Address(_), None) => false,
+        };
+        for entry in facts().flat_map(|f| &f.entries) {
+            let addr = addr_of(&entry.local_name, entry.source.as_deref());
+            if !selected(&entry.local_name, &addr) {
+                continue;
+            }
+            let (Some(addr), Some(value)) = (addr, &entry.version) else {
+                continue;
+            };
+            let what = if entry.legacy {
+                format!("required_providers entry {:?}", entry.local_name)
+            } else {
+                format!(
+                    "the version of required_providers entry {:?}",
+                    entry.local_name
+                )
+            };
+            found.constraint(
+                value,
+                &what,
+                Target::Provider {
+                    addr,
+                    local_name: entry.local_name.clone(),
+                    block: false,
+                },
+            );
+        }
+        for (label, version) in facts().flat_map(|f| &f.provider_blocks) {
+            let addr = addr_of(label, None);
+            let (true, Some(addr), Some(value)) = (selected(label, &addr), addr, version) else {
+                continue;
+            };
+            found.constraint(
+                value,
+                &format!("the version of provider block {label:?}"),
+                Target::Provider {
+                    addr,
+                    local_name: label.clone(),
+                    block: true,
+                },
+            );
+        }
+    }
+
+    /// Module calls of one directory whose source `matcher` selects.
+    fn modules(&self, dir: &ScopeDir, matcher: &ModuleMatch, found: &mut Found<'_>) {
+        let host = dir.default_host;
+        let wanted = match matcher {
+            ModuleMatch::Source(given) => match parse_source_for(given, host) {
+                Ok(source) => Some(source),
+                Err(_) => return,
+            },
+            ModuleMatch::Regex(_) => None,
+        };
+        for call in dir
+            .files
+            .iter()
+            .flat_map(|&i| &self.files[i].facts.module_calls)
+        {
+            let Some(source_value) = &call.source else {
+                continue;
+            };
+            let Some(written) = source_value.text.as_deref() else {
+                continue;
+            };
+            let Ok(source) = parse_source_for(written, host) else {
+                continue;
+            };
+            let selected = match (matcher, &wanted) {
+                (ModuleMatch::Regex(re), _) => re.is_match(&without_ref(written)),
+                (ModuleMatch::Source(_), Some(want)) => same_package(want, &source),
+                (ModuleMatch::Source(_), None) => false,
+            };
+            if !selected {
+                continue;
+            }
+            match source {
+                ModuleSource::Registry(module) => {
+                    if let Some(version) = &call.version {
+                        found.constraint(
+                            version,
+                            &format!("the version of module {:?}", call.name),
+                            Target::ModuleVersion {
+                                call: call.name.clone(),
+                                module,
+                            },
+                        );
+                    }
+                }
+                ModuleSource::Git(git) => {
+                    if let Some(version) = &call.version {
+                        found.note(
+                            &version.at,
+                            format!("module {:?}: a git module takes no version argument (Terraform rejects it); left as it is", call.name),
+                        );
+                    }
+                    match ref_slot(written) {
+                        Some(Ok(slot)) => found.sites.push(Site {
+                            value: source_value.clone(),
+                            text: written.to_string(),
+                            slot,
+                            target: Target::ModuleRef {
+                                call: call.name.clone(),
+                                git,
+                            },
+                        }),
+                        Some(Err(reference)) => found.note(
+                            &source_value.at,
+                            format!("module {:?}: ref {reference:?} is not a version tag; left as it is", call.name),
+                        ),
+                        None => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `required_version` in the files `dialect` reads (Terraform: `.tf`, `.tf.json`;
+    /// OpenTofu: `.tofu` and `.tofu.json`, and the `.tf` files they do not replace).
+    fn required_versions(
+        &self,
+        dir: &Path,
+        info: &ScopeDir,
+        dialect: Dialect,
+        found: &mut Found<'_>,
+    ) {
+        let names: BTreeSet<String> = info
+            .files
+            .iter()
+            .filter_map(|&i| self.files[i].path.file_name())
+            .filter_map(|n| n.to_str())
+            .map(str::to_string)
+            .collect();
+        let set = FileSet::select(dir, &names, dialect);
+        let read: BTreeSet<&std::ffi::OsStr> = set
+            .primary
+            .iter()
+            .chain(&set.overrides)
+            .filter_map(|p| p.file_name())
+            .collect();
+        for &i in &info.files {
+            let file = &self.files[i];
+            if !file.path.file_name().is_some_and(|n| read.contains(n)) {
+                continue;
+            }
+            for value in &file.facts.required_versions {
+                found.constraint(value, "required_version", Target::RequiredVersion);
+            }
+        }
+    }
+
+    /// The files with `edits` applied: `(site, new version text)`, the new text going
+    /// into the site's slot. Files with no edit are not listed.
+    pub(crate) fn apply(&self, edits: &[(&Site, String)]) -> Vec<EditedFile> {
+        let mut per_file: BTreeMap<&Path, Vec<(Range<usize>, String)>> = BTreeMap::new();
+        for (site, new) in edits {
+            let mut text = site.text.clone();
+            text.replace_range(site.slot.clone(), new);
+            let file = site.value.at.file.as_path();
+            let literal = if files::is_json(file) {
+                serde_json::to_string(&text).unwrap_or_default()
+            } else {
+                hcl_string(&text)
+            };
+            per_file
+                .entry(file)
+                .or_default()
+                .push((site.value.span.clone(), literal));
+        }
+        let mut out = Vec::new();
+        for file in &self.files {
+            let Some(mut edits) = per_file.remove(file.path.as_path()) else {
+                continue;
+            };
+            edits.sort_by_key(|(span, _)| span.start);
+            edits.dedup_by_key(|(span, _)| span.start);
+            let new = if file.is_json() {
+                align::replace_only(&file.text, &edits)
+            } else {
+                align::replace(&file.text, &edits)
+            };
+            if new != file.text {
+                out.push(EditedFile {
+                    path: file.path.clone(),
+                    old: file.text.clone(),
+                    new,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Where the matching of one directory puts what it finds.
+struct Found<'a> {
+    sites: &'a mut Vec<Site>,
+    notes: &'a mut Vec<Note>,
+}
+
+impl Found<'_> {
+    /// A constraint value: a site when it is a non-empty literal string; a note when it
+    /// is an expression (Terraform would not accept it anyway, and tfsum cannot know its
+    /// value). An empty string is no constraint, and stays so.
+    fn constraint(&mut self, value: &Value, what: &str, target: Target) {
+        match &value.text {
+            Some(text) if text.trim().is_empty() => {}
+            Some(text) => self.sites.push(Site {
+                value: value.clone(),
+                text: text.clone(),
+                slot: 0..text.len(),
+                target,
+            }),
+            None => self.note(
+                &value.at,
+                format!(
+                    "{what} is {}, not a literal string; tfsum cannot edit it and left it as it is",
+                    value.written.trim()
+                ),
+            ),
+        }
+    }
+
+    fn note(&mut self, at: &Location, message: String) {
+        self.notes.push(Note {
+            at: at.clone(),
+            message,
+        });
+    }
+}
+
+/// Whether `call` uses the package `wanted` names: the same registry module (host
+/// default and case as Terraform compares them) or the same git repository, and the same
+/// `//subdir` when `wanted` gives one. A `ref` in `wanted` must be the call's too.
+fn same_package(wanted: &ModuleSource, call: &ModuleSource) -> bool {
+    let subdir_ok =
+        |want: &str, got: &str| want.is_empty() || want.trim_matches('/') == got.trim_matches('/');
+    match (wanted, call) {
+        (ModuleSource::Registry(w), ModuleSource::Registry(c)) => {
+            w.host == c.host
+                && w.namespace.eq_ignore_ascii_case(&c.namespace)
+                && w.name.eq_ignore_ascii_case(&c.name)
+                && w.system.eq_ignore_ascii_case(&c.system)
+                && subdir_ok(&w.subdir, &c.subdir)
+        }
+        (ModuleSource::Git(w), ModuleSource::Git(c)) => {
+            w.url == c.url
+                && subdir_ok(&w.subdir, &c.subdir)
+                && (w.reference.is_none() || w.reference == c.reference)
+        }
+        _ => false,
+    }
+}
+
+/// A module source as written without its `ref` query parameter (what `--match regex`
+/// searches, and how a repository is named in reports).
+pub(crate) fn without_ref(source: &str) -> String {
+    let Some((base, query)) = source.split_once('?') else {
+        return source.to_string();
+    };
+    let rest: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.starts_with("ref="))
+        .collect();
+    if rest.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", rest.join("&"))
+    }
+}
+
+/// Where the version is in a git source's `ref` parameter (`?ref=v1.2.3`,
+/// `&ref=1.2.3`, `ref=refs/tags/v1.2.3`): `None` when there is no `ref`, `Err` with the
+/// ref when it is not a version (a branch, a commit).
+fn ref_slot(source: &str) -> Option<Result<Range<usize>, String>> {
+    let query_start = source.find('?')? + 1;
+    let mut at = query_start;
+    for param in source[query_start..].split('&') {
+        if let Some(value) = param.strip_prefix("ref=") {
+            let value_start = at + "ref=".len();
+            let bare = value.strip_prefix("refs/tags/").unwrap_or(value);
+            let bare_v = bare.strip_prefix('v').unwrap_or(bare);
+            let start = value_start + (value.len() - bare_v.len());
+            return Some(if is_version_tag(bare_v) {
+                Ok(start..start + bare_v.len())
+            } else {
+                Err(value.to_string())
+            });
+        }
+        at += param.len() + 1;
+    }
+    None
+}
+
+/// `1.2.3`, `1.2`, `1`, `1.3.0-rc.1`, `1.0.0+build`: a version as tags spell one.
+pub(crate) fn is_version_tag(text: &str) -> bool {
+    let core = text.split(['-', '+']).next().unwrap_or("");
+    !core.is_empty()
+        && core.split('.').count() <= 3
+        && core
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// `text` as an HCL quoted string: backslash, quote and line ends escaped, and `${`/`%{`
+/// doubled so that they stay literal.
+fn hcl_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '$' | '%' if chars.peek() == Some(&'{') => {
+                out.push(c);
+                out.push(c);
+            }
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Whether `path` names a file tfsum may edit: a configuration file, not under
+/// `.terraform/` (downloaded modules) or any other place Terraform installs into.
+pub(crate) fn is_editable(path: &Path) -> bool {
+    let name_ok = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(is_config_file_name);
+    name_ok
+        && !path
+            .components()
+            .any(|c| c.as_os_str() == ".terraform" || c.as_os_str() == ".terragrunt-cache")
+}
+
+#[cfg(test)]
+mod tests;
