@@ -24,7 +24,7 @@ function __fish_tfsum_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c tfsum -n "__fish_tfsum_needs_command" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_needs_command" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_needs_command" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_needs_command" -s V -l version -d 'Print version'
@@ -38,9 +38,9 @@ complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "outdated" -d 'Show whic
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
@@ -50,8 +50,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l per-host -d 'Maximu
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s r -l recursive -d 'Search the paths recursively for root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l check -d 'Write nothing; exit 1 and show a diff when a lock file is missing or out of date'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fail-on-write -d 'Write as usual, but exit 1 naming each lock file created or updated (for pre-commit, which misses new files); a run that writes nothing exits 0'
@@ -61,44 +61,44 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-cache -d 'Do not
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s r -l recursive -d 'Find every .terraform.lock.hcl below the directories'
 complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -l check -d 'Write nothing; exit 1 and show a diff when a file is not canonical'
-complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand fmt" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s r -l recursive -d 'Find every .terraform.lock.hcl below the directories'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
-complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand merge-driver" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and not __fish_seen_subcommand_from provider module terraform opentofu help" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and not __fish_seen_subcommand_from provider module terraform opentofu help" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and not __fish_seen_subcommand_from provider module terraform opentofu help" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and not __fish_seen_subcommand_from provider module terraform opentofu help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and not __fish_seen_subcommand_from provider module terraform opentofu help" -s V -l version -d 'Print version'
@@ -110,9 +110,9 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and not __fish_seen
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l strategy -d 'How CONSTRAINT omitted or `latest` changes each constraint [default: pin]' -r -f -a "pin\t'Write the version: ~> 5.31 becomes 6.2.0'
 bump\t'Keep the operators, move the lower bounds: ~> 5.31 becomes ~> 6.2'
 widen\t'Keep the lower bounds, extend the upper ones: < 6.0 becomes < 7.0'"
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
@@ -122,8 +122,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s r -l recursive -d 'Search the paths recursively for module directories and root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l check -d 'Write nothing; exit 1 when a constraint or a lock file would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l no-lock -d 'Edit the constraints only; relock nothing'
@@ -131,7 +131,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s V -l version -d 'Print version'
@@ -140,9 +140,9 @@ regex\t'SOURCE is a regular expression searched in each source without its ref'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l strategy -d 'How CONSTRAINT omitted or `latest` changes each constraint [default: pin]' -r -f -a "pin\t'Write the version: ~> 5.31 becomes 6.2.0'
 bump\t'Keep the operators, move the lower bounds: ~> 5.31 becomes ~> 6.2'
 widen\t'Keep the lower bounds, extend the upper ones: < 6.0 becomes < 7.0'"
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
@@ -152,8 +152,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s r -l recursive -d 'Search the paths recursively for module directories and root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l check -d 'Write nothing; exit 1 when a constraint or a lock file would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l no-lock -d 'Edit the constraints only; relock nothing'
@@ -161,13 +161,13 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
@@ -177,8 +177,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s r -l recursive -d 'Search the paths recursively for module directories and root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l check -d 'Write nothing; exit 1 when a constraint or a lock file would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l no-lock -d 'Edit the constraints only; relock nothing'
@@ -186,13 +186,13 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
@@ -202,8 +202,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s r -l recursive -d 'Search the paths recursively for module directories and root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l check -d 'Write nothing; exit 1 when a constraint or a lock file would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l no-lock -d 'Edit the constraints only; relock nothing'
@@ -211,7 +211,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s V -l version -d 'Print version'
@@ -220,9 +220,9 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from help" -f -a "terraform" -d 'required_version in the files Terraform reads (.tf, .tf.json)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from help" -f -a "opentofu" -d 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root (verify: per file), details indented, a summary'
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
-markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what fails), root by root'"
+markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l flavor -d 'Read every root as this flavor [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
@@ -231,25 +231,25 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l per-host -d 'Ma
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); `lock` records only h1: hashes from it' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); `lock` records only h1: hashes from it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s r -l recursive -d 'Search the paths recursively for root modules'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l exit-code -d 'Exit 1 when a provider or module is behind its newest published version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
-complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -l write-all -d 'Write the completion files for every supported shell into DIR' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -l output -d 'Write tfsum.1 and one page per subcommand (tfsum-lock.1, …) into DIR instead of printing tfsum.1' -r -F
-complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s q -l quiet -d 'Print only errors (failed roots; with --check, lock files that would change)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s h -l help -d 'Print help'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s V -l version -d 'Print version'

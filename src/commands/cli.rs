@@ -109,7 +109,12 @@ Examples:
 
 Output is one `HASH  PATH` line per hash: for a zip its h1: (of the files it unpacks to)
 and zh: (sha256 of the zip itself); for a directory its h1:. These are the values a lock
-file records, computed as Terraform computes them.";
+file records, computed as Terraform computes them.
+
+Exit status:
+  0  every path was hashed
+  1  a path could not be read or hashed (the others still are)
+  2  usage error";
 
 const MERGE_DRIVER_HELP: &str = "\
 Examples:
@@ -268,7 +273,12 @@ Examples:
   tfsum completions fish > ~/.config/fish/completions/tfsum.fish
 
   # Regenerate the files checked into the repository
-  tfsum completions --write-all completions/";
+  tfsum completions --write-all completions/
+
+Exit status:
+  0  printed (or written)
+  1  a file could not be written
+  2  usage error";
 
 /// Keep Terraform and OpenTofu dependency lock files correct for every platform.
 #[derive(Debug, Parser)]
@@ -289,7 +299,7 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Args)]
 pub(crate) struct GlobalArgs {
-    /// Print only errors (failed roots; with --check, lock files that would change)
+    /// Print only what needs attention: errors, and what fails or would change
     #[arg(
         short,
         long,
@@ -346,7 +356,6 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
 
     /// Print the man page (roff) or write one page per command into a directory
-    #[command(hide = true)]
     Man(ManArgs),
 }
 
@@ -441,12 +450,12 @@ pub(crate) struct SourceArgs {
     pub no_config: bool,
 
     /// Take every package from this filesystem mirror instead of the registries (as
-    /// terraform providers lock -fs-mirror); `lock` records only h1: hashes from it
+    /// terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes
     #[arg(long, value_name = "DIR", conflicts_with = "net_mirror")]
     pub fs_mirror: Option<PathBuf>,
 
     /// Take every package from this https network mirror instead of the registries (as
-    /// terraform providers lock -net-mirror); `lock` records only h1: hashes from it
+    /// terraform providers lock -net-mirror); a mirror vouches only for h1: hashes
     #[arg(long, value_name = "URL", conflicts_with = "offline")]
     pub net_mirror: Option<String>,
 
@@ -769,13 +778,11 @@ pub(crate) enum FlavorArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
-    /// For people and logs: one line per root (verify: per file), details indented, a
-    /// summary
+    /// For people and logs: one line per root or file, details indented, a summary
     Text,
     /// One JSON document (schema in README, "JSON report")
     Json,
-    /// For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes (verify: what
-    /// fails), root by root
+    /// For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails
     Markdown,
 }
 

@@ -136,6 +136,13 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
         Err(e) => return exit(EXIT_FAILED, e),
     };
+    if settings.format == Format::Text {
+        // Best effort, as the notes: stderr that cannot be written changes nothing.
+        let _ = report::print_environment_warnings(&report, verbosity, &mut std::io::stderr());
+        if report.roots.is_empty() {
+            note(verbosity, no_roots_hint(&settings.paths));
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     let printed = match settings.format {
         Format::Text => report::print_text(&report, verbosity, &mut stdout),
@@ -147,6 +154,17 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         print_written(&report.written());
     }
     finish(printed, report.is_failure())
+}
+
+/// Why a recursive run found nothing to lock (without `-r`, a directory with no
+/// configuration is an error already).
+fn no_roots_hint(paths: &[std::path::PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "no root module found in or below {} (a root module is a directory holding .tf, \
+         .tf.json or .tofu files, or a terragrunt.hcl unit)",
+        shown.join(", ")
+    )
 }
 
 /// `--fail-on-write`: names the lock files written, as a formatter names the files it

@@ -132,6 +132,10 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
         Err(e) => return exit(EXIT_FAILED, format!("{e}\n(nothing was written)")),
     };
+    if let (Format::Text, Some(lock)) = (options.format, &report.lock) {
+        // Best effort, as the notes: stderr that cannot be written changes nothing.
+        let _ = crate::report::print_environment_warnings(lock, verbosity, &mut std::io::stderr());
+    }
     let mut stdout = std::io::stdout().lock();
     let printed = match options.format {
         Format::Text => upgrade::print_upgrade_text(&report, verbosity, &mut stdout),

@@ -129,10 +129,27 @@ pub(crate) fn print_text(
     if verbosity == Verbosity::Quiet {
         return Ok(());
     }
-    for warning in &report.warnings {
+    for warning in report.warnings.iter().filter(|w| !w.is_about_environment()) {
         writeln!(out, "warning: {warning}")?;
     }
     writeln!(out, "{}", summary(report))
+}
+
+/// The text report's warnings about this machine rather than the repository (its CLI
+/// configuration): for stderr, beside the notes about settings, so that stdout holds only
+/// what the repository's lock files need.
+pub(crate) fn print_environment_warnings(
+    report: &RunReport,
+    verbosity: Verbosity,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    if verbosity == Verbosity::Quiet {
+        return Ok(());
+    }
+    for warning in report.warnings.iter().filter(|w| w.is_about_environment()) {
+        writeln!(out, "warning: {warning}")?;
+    }
+    Ok(())
 }
 
 /// The roots part of the summary: `2 roots: 1 created, …, 0 failed`.

@@ -53,6 +53,11 @@ pub(crate) enum Warning {
 }
 
 impl Warning {
+    /// About this machine's setup (its CLI configuration) rather than the repository.
+    pub(crate) fn is_about_environment(&self) -> bool {
+        matches!(self, Warning::CliConfig(_) | Warning::NoInstallation)
+    }
+
     /// What kind of warning it is, as the JSON report names it.
     pub(crate) fn kind(&self) -> &'static str {
         match self {

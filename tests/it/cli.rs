@@ -420,6 +420,95 @@ fn exit_codes() {
     snapshot("exit_codes", &table);
 }
 
+/// The same mistake gets the same treatment from every command: a missing path is a
+/// usage error on stderr (exit 2); a lock file with conflict markers is named as such by
+/// `lock` as by `fmt` and `verify`; a zero job count names where it was set; a
+/// recursive run that finds nothing says what it looks for; warnings about this
+/// machine's CLI configuration go to stderr, not into the report.
+#[test]
+fn errors_are_consistent_across_commands() {
+    let registry = registry();
+    let conflicted = String::from(
+        "# This file is maintained automatically by \"terraform init\".\n<<<<<<< HEAD\n\n=======\n>>>>>>> theirs\n"
+    );
+    let repo = Repo::new(
+        &registry,
+        &[
+            ("a/main.tf", &requires(&[("null", "3.2.1")])),
+            ("a/.terraform.lock.hcl", &conflicted),
+            ("empty/README.md", "nothing to lock\n"),
+        ],
+    );
+    for command in ["lock", "fmt", "verify"] {
+        let run = repo.tfsum(&[command, "no/such/dir"]);
+        run.assert_code(2);
+        assert!(
+            run.stderr
+                .contains("error: no/such/dir: no such file or directory")
+                && run.stdout.is_empty(),
+            "{command}: {}",
+            run.text()
+        );
+    }
+    for command in [
+        &["lock", "--platform", "linux_amd64", "a"][..],
+        &["fmt", "--check", "a"],
+        &["verify", "a"],
+    ] {
+        let run = repo.tfsum(command);
+        run.assert_code(1);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert!(
+            all.contains("unresolved merge conflict") && !all.contains("Invalid HCL"),
+            "{command:?}: {}",
+            run.text()
+        );
+    }
+    assert!(repo.lock_file("a").is_some_and(|text| text == conflicted));
+
+    let run = repo
+        .command(&["lock", "--platform", "linux_amd64", "a"])
+        .env("TFSUM_JOBS", "0")
+        .run(&repo);
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains("error: TFSUM_JOBS=0: must be at least 1"),
+        "{}",
+        run.text()
+    );
+
+    repo.write(".tfsum.toml", "jobs = 0\n");
+    let run = repo.tfsum(&["lock", "--platform", "linux_amd64", "a"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains(".tfsum.toml")
+            && run.stderr.contains("jobs = 0")
+            && run.stderr.contains("0: must be at least 1")
+            && !run.stderr.contains("usize"),
+        "{}",
+        run.text()
+    );
+    std::fs::remove_file(repo.path().join(".tfsum.toml")).expect("remove .tfsum.toml");
+
+    let missing = repo.scratch().join("missing.tfrc");
+    let run = repo
+        .command(&["lock", "-r", "--platform", "linux_amd64", "empty"])
+        .env("TF_CLI_CONFIG_FILE", &missing)
+        .run(&repo);
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("no root module found in or below empty")
+            && run
+                .stderr
+                .contains("named by TF_CLI_CONFIG_FILE does not exist")
+            && !run.stdout.contains("warning"),
+        "{}",
+        run.text()
+    );
+}
+
 /// Which platforms, cache dir and job count win when the files, the environment and
 /// the flags each say something: user file < repository file < env < flags; and the
 /// cache dir only from the user's file, never the repository's.

@@ -37,7 +37,9 @@ pub(crate) struct FileSettings {
     /// Regular expressions, as `--ignore-path`.
     #[serde(default, deserialize_with = "regexes")]
     pub ignore_paths: Option<Vec<regex::Regex>>,
+    #[serde(default, deserialize_with = "count")]
     pub jobs: Option<NonZeroUsize>,
+    #[serde(default, deserialize_with = "count")]
     pub per_host: Option<NonZeroUsize>,
     /// Only in the user's file; relative to the directory holding it.
     pub cache_dir: Option<toml::Spanned<PathBuf>>,
@@ -142,6 +144,16 @@ fn platforms<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Platform>>, D
         .map(Some)
 }
 
+/// A whole number of at least 1, said in the file's terms rather than the type's.
+fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NonZeroUsize>, D::Error> {
+    let n = i64::deserialize(d)?;
+    usize::try_from(n)
+        .ok()
+        .and_then(NonZeroUsize::new)
+        .map(Some)
+        .ok_or_else(|| serde::de::Error::custom(format!("{n}: must be at least 1")))
+}
+
 fn regexes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<regex::Regex>>, D::Error> {
     let raw: Vec<String> = Vec::deserialize(d)?;
     raw.iter()
@@ -197,8 +209,9 @@ versions_ttl = 60
             ("platforms = [\"linux\"]", "invalid platform \"linux\""),
             ("platforms = \"linux_amd64\"", "platforms"),
             ("ignore_paths = [\"(\"]", "invalid regular expression \"(\""),
-            ("jobs = 0", "jobs"),
-            ("jobs = -1", "jobs"),
+            ("jobs = 0", "0: must be at least 1"),
+            ("jobs = -1", "-1: must be at least 1"),
+            ("per_host = 0", "0: must be at least 1"),
             ("flavor = \"tofu\"", "unknown variant `tofu`"),
             ("versions_ttl = \"5m\"", "versions_ttl"),
             ("[lock]\njobs = 1", "unknown field `lock`"),

@@ -307,12 +307,16 @@ fn count(
     env: &Environment,
     var: &str,
 ) -> Result<Option<usize>, SettingsError> {
-    let given = match flag {
-        Some(n) => Some(n),
-        None => env.flag(var, "a whole number")?,
-    };
-    match given {
-        Some(0) => Err(SettingsError::Flag(format!("{name} must be at least 1"))),
+    if flag.is_some() {
+        return match flag {
+            Some(0) => Err(SettingsError::Flag(format!("{name} must be at least 1"))),
+            other => Ok(other),
+        };
+    }
+    match env.flag(var, "a whole number")? {
+        Some(0) => Err(SettingsError::Flag(format!(
+            "{var}=0: must be at least 1 (the same as {name})"
+        ))),
         other => Ok(other),
     }
 }
@@ -530,7 +534,7 @@ flavor = \"opentofu\"\n",
             (
                 vec![("TFSUM_JOBS", "0")],
                 vec![],
-                "--jobs must be at least 1",
+                "TFSUM_JOBS=0: must be at least 1 (the same as --jobs)",
             ),
             (
                 vec![("TFSUM_JOBS", "x")],
