@@ -29,6 +29,8 @@
 //! | `TFSUM_BENCH_MODULE_ROOTS` | 300   | roots of the remote-module scenario; 0 = skip        |
 //! | `TFSUM_BENCH_UPGRADE`    | 1       | `0`: skip the upgrade scenario                       |
 //! | `TFUPDATE`               | `../shared/bin/tfupdate` | tfupdate 0.10.2 for the upgrade comparison; skipped when absent |
+//! | `TFSUM_BENCH_LARGE_ROOTS` | 3000   | roots of the large-repository scenario; 0 = skip     |
+//! | `TFSUM_BENCH_REPEAT`     | 1       | times the large scenario runs (medians reported)     |
 //! | `TFSUM_BENCH_TIMEOUT`    | 900     | seconds before a tfsum run is killed                 |
 //! | `TFSUM_BENCH_ARGS`       |         | extra arguments for `tfsum lock` (split on spaces)   |
 //! | `TFSUM_BENCH_KEEP`       |         | `1`: keep the work directory and print its path      |
@@ -98,6 +100,8 @@ struct Knobs {
     big_mb: u64,
     module_roots: usize,
     upgrade: bool,
+    large_roots: usize,
+    repeat: usize,
     timeout: Duration,
     extra_args: Vec<String>,
     keep: bool,
@@ -115,6 +119,8 @@ impl Knobs {
             big_mb: knob("TFSUM_BENCH_BIG_MB", 200)?,
             module_roots: knob("TFSUM_BENCH_MODULE_ROOTS", 300)?,
             upgrade: knob::<u8>("TFSUM_BENCH_UPGRADE", 1)? != 0,
+            large_roots: knob("TFSUM_BENCH_LARGE_ROOTS", 3000)?,
+            repeat: knob::<usize>("TFSUM_BENCH_REPEAT", 1)?.max(1),
             timeout: Duration::from_secs(knob("TFSUM_BENCH_TIMEOUT", 900)?),
             extra_args: std::env::var("TFSUM_BENCH_ARGS")
                 .unwrap_or_default()
@@ -163,6 +169,9 @@ struct Results {
     terraform_scaled: Option<(Duration, u64)>,
     /// Zip size, peak RSS, success.
     big: Option<(u64, u64, bool)>,
+    /// Median wall time, median peak RSS and success of the large scenario's cold,
+    /// warm-with-locks and warm-creating-all runs.
+    large: Vec<(Option<Duration>, Option<u64>, bool)>,
     all_ok: bool,
 }
 
@@ -194,6 +203,14 @@ fn bench() -> Result<bool, String> {
     // The registry and the repository.
     let monorepo = Monorepo::new(knobs.roots);
     let needed = monorepo.needed();
+    let large = (knobs.large_roots > 0).then(|| Monorepo::new(knobs.large_roots));
+    // The registry serves what either repository needs; the reports count the first's.
+    let mut served = needed.clone();
+    if let Some(large) = &large {
+        for (package, roots) in large.needed() {
+            *served.entry(package).or_default() += roots;
+        }
+    }
     progress!(
         "building the fake registry: {} providers, {} needed packages × {} platforms at scale {}",
         PROVIDERS.len(),
@@ -202,7 +219,7 @@ fn bench() -> Result<bool, String> {
         knobs.scale
     );
     let started = Instant::now();
-    let registry = start_registry(&needed, knobs.scale);
+    let registry = start_registry(&served, knobs.scale);
     let registry_build = started.elapsed();
     registry.set_bandwidth(knobs.bandwidth);
     let unique_bytes: u64 = needed
@@ -276,6 +293,28 @@ fn bench() -> Result<bool, String> {
             results.all_ok &= outcome.ok;
         }
         (Err(_), true) => {}
+    }
+
+    match (&tfsum, &large) {
+        (Ok(bin), Some(large)) => {
+            progress!(
+                "running the large-repository scenario ({} roots)",
+                large.roots.len()
+            );
+            large_runs(
+                bin,
+                &env,
+                &registry,
+                large,
+                &work_path,
+                knobs.repeat,
+                &mut results,
+            );
+        }
+        (_, None) => results
+            .notes
+            .push("large-repository runs skipped (TFSUM_BENCH_LARGE_ROOTS=0)".to_owned()),
+        (Err(_), _) => {}
     }
 
     if subset.is_empty() {
@@ -559,6 +598,97 @@ fn tfsum_runs(
         }
         results.rows.push(row);
     }
+}
+
+/// The three runs of [`tfsum_runs`] over a larger repository, `repeat` times (each time
+/// from an empty cache and no lock files): one row per run with the median wall time and
+/// the median peak RSS, and the targets of the issue that scaled tfsum to 3,000 roots.
+fn large_runs(
+    bin: &Path,
+    env: &RunEnv<'_>,
+    registry: &RegistryHandle,
+    monorepo: &Monorepo,
+    work: &Path,
+    repeat: usize,
+    results: &mut Results,
+) {
+    let repo = work.join("repo-large");
+    let cache = work.join("cache-large");
+    if let Err(e) = monorepo.write(&repo, &registry.host()) {
+        results.notes.push(format!(
+            "large-repository runs: writing {}: {e}",
+            repo.display()
+        ));
+        results.all_ok = false;
+        return;
+    }
+    let roots = monorepo.roots.len();
+    let labels = [
+        format!("{roots} roots: cold"),
+        format!("{roots} roots: warm, locks present"),
+        format!("{roots} roots: warm, no lock files"),
+    ];
+    // Per run: (wall, peak RSS) of each repetition, and whether all succeeded.
+    let mut figures: [Vec<(Duration, u64)>; 3] = Default::default();
+    let mut ok = [true; 3];
+    for round in 0..repeat {
+        let _ = std::fs::remove_dir_all(&cache);
+        for (index, label) in labels.iter().enumerate() {
+            if index != 1 {
+                for root in &monorepo.roots {
+                    let _ = std::fs::remove_file(repo.join(&root.dir).join(LOCK_FILE));
+                }
+            }
+            let logs = work.join(format!("large-{round}-{index}"));
+            let measured = match run_tfsum(bin, env, &cache, PLATFORMS, &repo, &logs) {
+                Ok(measured) => measured,
+                Err(message) => {
+                    results.notes.push(format!("{label}: {message}"));
+                    ok[index] = false;
+                    continue;
+                }
+            };
+            let check = check_locks(&repo, monorepo, monorepo.roots.iter());
+            if !(measured.success() && check.problems.is_empty()) {
+                results
+                    .notes
+                    .push(failure_note(label, &measured, &check.problems));
+                ok[index] = false;
+            }
+            figures[index].push((measured.wall, measured.peak_rss));
+        }
+    }
+    let median = |mut values: Vec<u64>| {
+        values.sort_unstable();
+        values.get(values.len() / 2).copied()
+    };
+    let mut medians = Vec::new();
+    for (index, label) in labels.into_iter().enumerate() {
+        let wall = median(
+            figures[index]
+                .iter()
+                .map(|f| f.0.as_nanos() as u64)
+                .collect(),
+        )
+        .map(Duration::from_nanos);
+        let rss = median(figures[index].iter().map(|f| f.1).collect());
+        let status = if ok[index] { "ok" } else { "failed" };
+        results.rows.push(Row {
+            label: if repeat > 1 {
+                format!("{label} (median of {repeat})")
+            } else {
+                label
+            },
+            wall,
+            peak_rss: rss,
+            status: status.to_owned(),
+            roots: format!("{roots} roots"),
+            ..Row::default()
+        });
+        results.all_ok &= ok[index];
+        medians.push((wall, rss, ok[index]));
+    }
+    results.large = medians;
 }
 
 fn run_tfsum(
@@ -1015,6 +1145,40 @@ fn targets(results: &Results, unique_bytes: u64, roots: usize) -> Vec<Target> {
         },
         None => not_measured("peak RSS ≤ 100 MB with a 200 MB package"),
     });
+    if let [cold, locks, create] = results.large[..] {
+        let goals: [(&'static str, _, Option<Duration>, Option<u64>); 3] = [
+            (
+                "large repository, cold: peak RSS ≤ 100 MB",
+                cold,
+                None,
+                Some(100_000_000),
+            ),
+            (
+                "large repository, warm with lock files ≤ 0.5 s",
+                locks,
+                Some(Duration::from_millis(500)),
+                None,
+            ),
+            (
+                "large repository, creating every lock file from a warm cache ≤ 1.5 s",
+                create,
+                Some(Duration::from_millis(1500)),
+                None,
+            ),
+        ];
+        for (goal, (wall, rss, ok), wall_limit, rss_limit) in goals {
+            let (measured, met) = match (wall_limit, rss_limit, wall, rss) {
+                (Some(limit), _, Some(wall), _) => (seconds(wall), wall <= limit),
+                (_, Some(limit), _, Some(rss)) => (bytes(rss), rss <= limit),
+                _ => ("-".to_owned(), false),
+            };
+            targets.push(Target {
+                goal,
+                measured: format!("{measured}{}", failed(ok)),
+                met: Some(ok && met),
+            });
+        }
+    }
     targets
 }
 

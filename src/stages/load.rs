@@ -104,7 +104,8 @@ pub(crate) async fn roots_edited(
                 (dir, unit)
             })
             .collect();
-    let module_roots = find_module_roots(discovery, &units, options, &mut loader);
+    let mut locks = LocksRead::new();
+    let module_roots = find_module_roots(discovery, &units, options, &mut loader, &mut locks);
     let mut roots = Vec::new();
     let mut waiting = Vec::new();
     let candidates = module_roots
@@ -115,11 +116,13 @@ pub(crate) async fn roots_edited(
             (dir, RootKind::Unit, unit)
         }));
     for (dir, kind, unit) in candidates {
-        match unit.and_then(|unit| open_root(&dir, unit, options)) {
+        let read = locks.remove(&dir);
+        match unit.and_then(|unit| open_root(&dir, unit, options, read)) {
             Ok(open) => waiting.push(open),
             Err(e) => roots.push(Root::failed(dir, kind, e)),
         }
     }
+    drop(locks);
     let mut remote = Fetches::default();
     while !waiting.is_empty() {
         let mut still = Vec::new();
@@ -143,12 +146,15 @@ pub(crate) async fn roots_edited(
 /// one; with it, root detection needs every module's calls, and directories that fail to
 /// load stay candidates, so their failure is reported instead of silently dropped. Units
 /// own their directory's lock file, and the modules they use as sources are not roots of
-/// their own unless they say so (a lock file or a backend).
+/// their own unless they say so (a lock file or a backend). The lock files read to tell
+/// a directory's flavor are kept in `locks`, so that opening the root does not read them
+/// again.
 fn find_module_roots(
     discovery: &Discovery,
     units: &[(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)],
     options: &LoadOptions,
     loader: &mut Loader,
+    locks: &mut LocksRead,
 ) -> Vec<PathBuf> {
     if !options.recursive {
         return discovery.dirs.clone();
@@ -157,17 +163,16 @@ fn find_module_roots(
     let mut unloadable = Vec::new();
     for dir in &discovery.dirs {
         let flavor = options.flavor.unwrap_or_else(|| {
-            let old = read_old_lock(dir, &options.within)
-                .ok()
-                .and_then(|(_, bytes)| bytes);
-            detect_flavor(dir, old.as_deref())
+            let read = read_old_lock(dir, &options.within).ok();
+            let flavor = detect_flavor(dir, read.as_ref().and_then(|(_, b)| b.as_deref()));
+            if let Some(read) = read {
+                locks.insert(dir.clone(), read);
+            }
+            flavor
         });
         // With its test files: a module only a test's `run` block calls is not a root.
         let host = flavor.default_registry();
-        match loader
-            .load(dir, host)
-            .and_then(|module| test_files::root_with_tests(module, host))
-        {
+        match loader.load_root(dir, host) {
             Ok(module) => loaded.push((dir.clone(), module)),
             Err(_) => unloadable.push(dir.clone()),
         }
@@ -206,13 +211,20 @@ struct OpenRoot {
     lock_path: PathBuf,
 }
 
-/// Reads a root's lock file (and so its flavor).
+/// Lock files already read, by directory: where each is written and its bytes.
+type LocksRead = HashMap<PathBuf, (PathBuf, Option<Vec<u8>>)>;
+
+/// Reads a root's lock file, unless `read` holds it already (and so its flavor).
 fn open_root(
     dir: &Path,
     unit: Option<UnitConfig>,
     options: &LoadOptions,
+    read: Option<(PathBuf, Option<Vec<u8>>)>,
 ) -> Result<OpenRoot, RootError> {
-    let (lock_path, old_bytes) = read_old_lock(dir, &options.within)?;
+    let (lock_path, old_bytes) = match read {
+        Some(read) => read,
+        None => read_old_lock(dir, &options.within)?,
+    };
     let flavor = options
         .flavor
         .unwrap_or_else(|| detect_flavor(dir, old_bytes.as_deref()));
@@ -328,11 +340,10 @@ struct Reader<'a> {
 
 impl ModuleReader for Reader<'_> {
     fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
-        let module = self.loader.load(dir, self.host)?;
         if *dir == self.root {
-            test_files::root_with_tests(module, self.host)
+            self.loader.load_root(dir, self.host)
         } else {
-            Ok(module)
+            self.loader.load(dir, self.host)
         }
     }
 
@@ -409,12 +420,14 @@ pub(crate) fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
     }
 }
 
-/// Parses each module directory once per default registry host. Successes are kept; a
+/// Parses each module directory once per default registry host, and reads a root's
+/// test files once (root detection and the tree walk both ask). Successes are kept; a
 /// failure is not, so asking again yields the error again (failures are rare and the
 /// error type is not `Clone`).
 #[derive(Default)]
 struct Loader {
     modules: HashMap<(PathBuf, &'static str), Arc<Module>>,
+    roots: HashMap<(PathBuf, &'static str), Arc<Module>>,
     /// Files read with the text an upgrade gives them (none for `lock`).
     edited: Arc<Edited>,
 }
@@ -427,6 +440,17 @@ impl Loader {
         }
         let module = Arc::new(self.edited.load_module(dir, host)?);
         self.modules.insert(key, module.clone());
+        Ok(module)
+    }
+
+    /// The module in `dir` as a root: with its test files ([`test_files::root_with_tests`]).
+    fn load_root(&mut self, dir: &Path, host: &'static str) -> Result<Arc<Module>, ConfigError> {
+        let key = (dir.to_path_buf(), host);
+        if let Some(module) = self.roots.get(&key) {
+            return Ok(module.clone());
+        }
+        let module = test_files::root_with_tests(self.load(dir, host)?, host)?;
+        self.roots.insert(key, module.clone());
         Ok(module)
     }
 }

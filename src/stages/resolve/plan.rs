@@ -134,6 +134,14 @@ fn choose(loaded: Loaded, lists: &VersionLists, upgrade: bool) -> Result<Planned
     if !errors.is_empty() {
         return Err(RootError::Selection(errors));
     }
+    // From here on only the constraints are read: where each was declared (for the errors
+    // above) and the module list (for changed-files mode) are dropped, so that a run over
+    // thousands of roots does not hold them all through hashing.
+    let mut loaded = loaded;
+    loaded.modules = Vec::new();
+    for reqs in loaded.reqs.values_mut() {
+        reqs.declared = Vec::new();
+    }
     Ok(Planned { loaded, selected })
 }
 

@@ -1,13 +1,14 @@
 //! Stage 5 of the pipeline (docs/design.md "write"): each planned root's new lock file, built
 //! from its old one by the `providers lock` merge (spec §9) plus `init`'s pruning of
 //! providers no longer required, rendered whole, compared with what is on disk and
-//! replaced atomically ([`crate::disk::atomic`]) only when the bytes differ. What changes
+//! replaced atomically ([`crate::disk::atomic`]) only when the bytes differ: a chunk of
+//! roots at a time, whose files are made durable together. What changes
 //! is described provider by provider ([`changes`]) and, where that says nothing, for the
 //! file as a whole ([`drift`]). In check mode nothing is written, and a unified diff shows
 //! what would change.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub(crate) mod changes;
 pub(crate) mod diff;
@@ -20,7 +21,7 @@ pub(crate) use outcome::{RootOutcome, RootReport};
 use crate::sources::{Package, PackageError, PackageHashes, PackageProblem};
 use crate::stages::hash::Hashes;
 use crate::stages::resolve::Planned;
-use crate::stages::root::{Root, RootError};
+use crate::stages::root::{Root, RootError, RootKind};
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::lockfile::{self, LockFile};
 use crate::vocab::progress::Progress;
@@ -58,31 +59,63 @@ pub(crate) fn compare(old: Option<&[u8]>, new: &str) -> Change {
     }
 }
 
-/// Stage 5: every root's outcome, in order; `check` writes nothing.
+/// Stage 5: every root's outcome, in order; `check` writes nothing. Roots are handled
+/// [`CHUNK`] at a time: their new files are written together
+/// ([`crate::disk::atomic::replace_files`]), then their data is dropped.
 pub(crate) fn write(
     roots: Vec<Root<Planned>>,
     hashes: &Hashes,
     check: bool,
     progress: &dyn Progress,
 ) -> Vec<RootReport> {
-    roots
-        .into_iter()
-        .map(|root| {
-            let outcome = match root.stage {
-                Ok(planned) => match finish(&root.dir, planned, hashes, check) {
-                    Ok(outcome) => outcome,
-                    Err(e) => RootOutcome::Failed(e),
+    let mut reports = Vec::with_capacity(roots.len());
+    let mut roots = roots.into_iter().peekable();
+    while roots.peek().is_some() {
+        let finished: Vec<(PathBuf, RootKind, Result<Finished, RootError>)> = roots
+            .by_ref()
+            .take(CHUNK)
+            .map(|root| {
+                let finished = root
+                    .stage
+                    .and_then(|planned| finish(&root.dir, planned, hashes, check));
+                (root.dir, root.kind, finished)
+            })
+            .collect();
+        let writes: Vec<(&Path, &[u8])> = finished
+            .iter()
+            .filter_map(|(_, _, f)| f.as_ref().ok()?.write.as_ref())
+            .map(|(path, content)| (path.as_path(), content.as_bytes()))
+            .collect();
+        let mut written = crate::disk::atomic::replace_files(&writes).into_iter();
+        for (dir, kind, finished) in finished {
+            let outcome = match finished {
+                Ok(Finished {
+                    outcome,
+                    write: Some((path, _)),
+                }) => match written.next() {
+                    Some(Err(source)) => RootOutcome::Failed(RootError::Write { path, source }),
+                    _ => outcome,
                 },
+                Ok(Finished { outcome, .. }) => outcome,
                 Err(e) => RootOutcome::Failed(e),
             };
-            progress.root_done(&root.dir, outcome.word(check));
-            RootReport {
-                dir: root.dir,
-                kind: root.kind,
-                outcome,
-            }
-        })
-        .collect()
+            progress.root_done(&dir, outcome.word(check));
+            reports.push(RootReport { dir, kind, outcome });
+        }
+    }
+    reports
+}
+
+/// Roots whose files are written together: enough that a flush serves many files, few
+/// enough that the rendered files held meanwhile stay small and their temporary files
+/// stay well inside the usual limit of 1,024 open files.
+const CHUNK: usize = 512;
+
+/// A root's outcome, and the file to write for it to be true.
+struct Finished {
+    outcome: RootOutcome,
+    /// Where, and what.
+    write: Option<(PathBuf, String)>,
 }
 
 fn finish(
@@ -90,17 +123,21 @@ fn finish(
     planned: Planned,
     hashes: &Hashes,
     check: bool,
-) -> Result<RootOutcome, RootError> {
+) -> Result<Finished, RootError> {
     let (new, origins) = merge(&planned, hashes)?;
     let content = new.render();
     let old = planned.loaded.old.as_ref();
     let change = compare(old.map(|o| o.bytes.as_slice()), &content);
     if change == Change::Unchanged {
-        return Ok(RootOutcome::Done {
+        let outcome = RootOutcome::Done {
             change,
             file: None,
             changes: Vec::new(),
             diff: None,
+        };
+        return Ok(Finished {
+            outcome,
+            write: None,
         });
     }
     let changes: Vec<ProviderChange> = changes::between(old.map(|o| &o.lock), &new, &origins);
@@ -120,25 +157,26 @@ fn finish(
             &old_label,
             &format!("b/{label}"),
         );
-        return Ok(RootOutcome::Done {
+        let outcome = RootOutcome::Done {
             change,
             file,
             changes,
             diff: Some(diff),
+        };
+        return Ok(Finished {
+            outcome,
+            write: None,
         });
     }
-    let target = &planned.loaded.lock_path;
-    crate::disk::atomic::replace_file(target, content.as_bytes()).map_err(|source| {
-        RootError::Write {
-            path: target.clone(),
-            source,
-        }
-    })?;
-    Ok(RootOutcome::Done {
+    let outcome = RootOutcome::Done {
         change,
         file,
         changes,
         diff: None,
+    };
+    Ok(Finished {
+        outcome,
+        write: Some((planned.loaded.lock_path, content)),
     })
 }
 
@@ -205,14 +243,11 @@ fn merge<'h>(
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
     use crate::config::ProviderReqs;
     use crate::sources::testing::{h1, hashicorp, zh};
     use crate::sources::{HashOrigin, PackageProblem, Provenance};
     use crate::stages::load::{Loaded, OldLock};
-    use crate::stages::root::RootKind;
     use crate::vocab::addr::Platform;
     use crate::vocab::lockfile::Flavor;
     use crate::vocab::progress::NoProgress;

@@ -9,6 +9,7 @@
 //! - [`merge_providers_lock`] is the rule the write stage applies to an existing entry
 //!   (spec §9).
 
+mod canonical;
 mod parse;
 mod read;
 mod render;

@@ -57,6 +57,9 @@ impl fmt::Display for LockFileError {
 /// The flavor comes from the header: a leading comment naming `tofu init` means OpenTofu,
 /// anything else (including no header) Terraform.
 pub fn parse(src: &str, default_host: &str) -> Result<LockFile, LockFileError> {
+    if let Some(lock) = super::canonical::parse(src, default_host) {
+        return Ok(lock);
+    }
     parse_located(src, default_host).map(|(lock, _)| lock)
 }
 

@@ -50,6 +50,13 @@ fn render_block(out: &mut String, label: &str, lock: &ProviderLock) {
 pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    // Addresses, versions and hashes: printable ASCII that needs no escape.
+    let plain = |b: u8| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'$' | b'%');
+    if s.bytes().all(plain) {
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {

@@ -89,6 +89,65 @@ fn golden_files_round_trip() {
             parse(text, flavor.default_registry()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(parsed.flavor, flavor, "{name}");
         pretty_assertions::assert_eq!(parsed.render(), text, "{name}");
+        // Canonical files take the fast path, which reads what the HCL parser reads.
+        let fast = super::canonical::parse(text, flavor.default_registry())
+            .unwrap_or_else(|| panic!("{name}: not read by the fast path"));
+        let (full, _) = parse_located(text, flavor.default_registry()).unwrap();
+        assert_eq!(fast, full, "{name}");
+    }
+}
+
+/// Anything but the canonical form is left to the HCL parser, which reads it or names the
+/// problem: the fast path never accepts what it would reject, nor reads it differently.
+#[test]
+fn the_fast_path_takes_only_canonical_files() {
+    let canonical = "\
+# This file is maintained automatically by \"terraform init\".
+# Manual edits may be lost in future updates.
+
+provider \"registry.terraform.io/hashicorp/null\" {
+  version     = \"3.2.1\"
+  constraints = \"~> 3.1\"
+  hashes = [
+    \"h1:aaaa\",
+    \"zh:bbbb\",
+  ]
+}
+";
+    let fast = |text: &str| super::canonical::parse(text, TERRAFORM_REGISTRY);
+    let full = |text: &str| parse_located(text, TERRAFORM_REGISTRY).map(|(lock, _)| lock);
+    assert_eq!(fast(canonical), Some(full(canonical).unwrap()));
+    let readable = [
+        canonical.replace("}\n", "} # kept by hand\n"),
+        canonical.replace(
+            "    \"h1:aaaa\",\n    \"zh:bbbb\",",
+            "    \"zh:bbbb\",\n    \"h1:aaaa\",",
+        ),
+        canonical.replace("\n\nprovider", "\nprovider"),
+        canonical.replace("version     =", "version =    "),
+        canonical.replace("\n", "\r\n"),
+        canonical.replace("h1:aaaa", "h1:a\\u0061aa"),
+    ];
+    for text in &readable {
+        assert_eq!(fast(text), None, "{text}");
+        full(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+    let invalid = [
+        canonical.replace("3.2.1", "3.2"),
+        canonical.replace("~> 3.1", "~>3.1"),
+        canonical.replace("hashicorp/null", "null"),
+        canonical.replace(
+            "  hashes = [\n    \"h1:aaaa\",\n    \"zh:bbbb\",\n  ]\n",
+            "  hashes = [\n  ]\n",
+        ),
+        format!(
+            "{canonical}{}",
+            &canonical[canonical.find("\nprovider").unwrap()..]
+        ),
+    ];
+    for text in &invalid {
+        assert_eq!(fast(text), None, "{text}");
+        assert!(full(text).is_err(), "{text}");
     }
 }
 
