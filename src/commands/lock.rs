@@ -94,11 +94,7 @@ pub(crate) async fn run(
         modules: services.modules.stats(),
         elapsed: started.elapsed(),
     };
-    let refused = services.cache.warnings().into_iter();
-    let refused = refused
-        .chain(services.modules.warnings())
-        .map(Warning::Cache);
-    report.warnings.extend(refused);
+    report.warnings.extend(refused_entries(&services));
     if services.cache.root().is_some() {
         let record = run_record::RunState::from_report(&settings.cwd, &report);
         if let Err(e) = run_record::save(&services.cache, &record) {
@@ -235,6 +231,16 @@ impl Targets {
             })
         });
     }
+}
+
+/// The cache entries (provider and module caches) that were refused and not used.
+pub(crate) fn refused_entries(
+    services: &super::settings::Services,
+) -> impl Iterator<Item = Warning> {
+    let refused = services.cache.warnings().into_iter();
+    refused
+        .chain(services.modules.warnings())
+        .map(Warning::Cache)
 }
 
 #[cfg(test)]

@@ -85,6 +85,21 @@ fn init_tracing(verbose: u8) -> bool {
     true
 }
 
+/// Progress bars on a terminal, log lines with `-v`, else nothing.
+pub(crate) fn progress(
+    verbosity: Verbosity,
+    logging: bool,
+) -> (Option<Arc<TerminalProgress>>, Arc<dyn Progress>) {
+    let bars = (!logging && verbosity != Verbosity::Quiet && std::io::stderr().is_terminal())
+        .then(|| Arc::new(TerminalProgress::new()));
+    let progress: Arc<dyn Progress> = match (&bars, logging) {
+        (Some(bars), _) => bars.clone(),
+        (None, true) => Arc::new(LogProgress),
+        (None, false) => Arc::new(NoProgress),
+    };
+    (bars, progress)
+}
+
 fn exit(code: u8, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(code)
@@ -117,13 +132,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    let bars = (!logging && verbosity != Verbosity::Quiet && std::io::stderr().is_terminal())
-        .then(|| Arc::new(TerminalProgress::new()));
-    let progress: Arc<dyn Progress> = match (&bars, logging) {
-        (Some(bars), _) => bars.clone(),
-        (None, true) => Arc::new(LogProgress),
-        (None, false) => Arc::new(NoProgress),
-    };
+    let (bars, progress) = progress(verbosity, logging);
     let result = runtime.block_on(async {
         tokio::spawn(exit_on_interrupt());
         lock::run(&settings, progress).await

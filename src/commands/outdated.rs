@@ -39,7 +39,7 @@ pub(crate) fn main(args: OutdatedArgs, verbosity: Verbosity, logging: bool) -> E
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    let (bars, progress) = super::upgrade::progress(verbosity, logging);
+    let (bars, progress) = super::progress(verbosity, logging);
     let result = runtime.block_on(run(&settings, progress));
     if let Some(bars) = &bars {
         bars.finish();

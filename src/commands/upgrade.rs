@@ -36,7 +36,6 @@ use crate::config::{ConfigError, Location};
 use crate::disk::atomic::{link_target, link_trees, replace_all, Replacement};
 use crate::net::modules::goversion::{select_version, GoConstraints, VersionList};
 use crate::net::modules::ModuleError;
-use crate::report::progress_bar::{LogProgress, TerminalProgress};
 use crate::report::upgrade::{self, ConstraintEdit, UpgradeNote, UpgradeReport};
 use crate::report::{RunReport, Verbosity};
 use crate::sources::VersionsError;
@@ -48,7 +47,7 @@ use crate::stages::write::{self, RootOutcome, LOCK_FILE_NAME};
 use crate::stages::{hash, resolve};
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::paths::{normalize_path, slash_path};
-use crate::vocab::progress::{NoProgress, Progress};
+use crate::vocab::progress::Progress;
 use crate::vocab::version::strategy::{rewrite, Strategy};
 use crate::vocab::version::{newest_allowed, Constraints, Version};
 
@@ -119,7 +118,7 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         Ok(runtime) => runtime,
         Err(code) => return code,
     };
-    let (bars, progress) = progress(verbosity, logging);
+    let (bars, progress) = super::progress(verbosity, logging);
     let result = runtime.block_on(async {
         tokio::spawn(super::exit_on_interrupt());
         run(&settings, &request, progress).await
@@ -147,22 +146,6 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         eprintln!("error: {reason}");
     }
     super::finish(printed, report.is_failure())
-}
-
-/// Progress bars on a terminal, log lines with `-v`, else nothing.
-pub(crate) fn progress(
-    verbosity: Verbosity,
-    logging: bool,
-) -> (Option<Arc<TerminalProgress>>, Arc<dyn Progress>) {
-    use std::io::IsTerminal as _;
-    let bars = (!logging && verbosity != Verbosity::Quiet && std::io::stderr().is_terminal())
-        .then(|| Arc::new(TerminalProgress::new()));
-    let progress: Arc<dyn Progress> = match (&bars, logging) {
-        (Some(bars), _) => bars.clone(),
-        (None, true) => Arc::new(LogProgress),
-        (None, false) => Arc::new(NoProgress),
-    };
-    (bars, progress)
 }
 
 /// The request, the shared options and the paths of one `upgrade` subcommand.
@@ -832,11 +815,9 @@ impl Relock<'_> {
             modules: services.modules.stats(),
             elapsed: started.elapsed(),
         };
-        let refused = services.cache.warnings().into_iter();
-        let refused = refused
-            .chain(services.modules.warnings())
-            .map(Warning::Cache);
-        report.warnings.extend(refused);
+        report
+            .warnings
+            .extend(super::lock::refused_entries(services));
         (report, writes)
     }
 }
