@@ -1,7 +1,7 @@
 //! The parser's fast path: a file exactly as [`LockFile::render`] writes it (and so as
 //! Terraform does) is read line by line instead of through the HCL parser, which took a
 //! third of a run that found nothing to change. Each value goes through the same checks
-//! as in [`super::parse`], and the result is kept only when it renders back to the very
+//! as in [`super::parse()`], and the result is kept only when it renders back to the very
 //! same bytes: parse ∘ render is the identity, so the full parser would have read the same
 //! lock file. Anything else (a hand edit, a comment, an escape, a problem to report)
 //! returns `None`, and the full parser reads the file and words its errors.
