@@ -85,11 +85,16 @@ fn init_tracing(verbose: u8) -> bool {
     true
 }
 
-/// Progress bars on a terminal, log lines with `-v`, else nothing.
-pub(crate) fn progress(
+/// Runs a command's job on a new runtime, showing progress as bars on a terminal, as log
+/// lines with `-v`, else not at all; the bars are cleared once it is done. With
+/// `interruptible`, Ctrl-C stops the run between writes (see `exit_on_interrupt`).
+pub(crate) fn run_with_progress<F: std::future::Future>(
     verbosity: Verbosity,
     logging: bool,
-) -> (Option<Arc<TerminalProgress>>, Arc<dyn Progress>) {
+    interruptible: bool,
+    job: impl FnOnce(Arc<dyn Progress>) -> F,
+) -> Result<F::Output, ExitCode> {
+    let runtime = runtime()?;
     let bars = (!logging && verbosity != Verbosity::Quiet && std::io::stderr().is_terminal())
         .then(|| Arc::new(TerminalProgress::new()));
     let progress: Arc<dyn Progress> = match (&bars, logging) {
@@ -97,7 +102,16 @@ pub(crate) fn progress(
         (None, true) => Arc::new(LogProgress),
         (None, false) => Arc::new(NoProgress),
     };
-    (bars, progress)
+    let output = runtime.block_on(async {
+        if interruptible {
+            tokio::spawn(exit_on_interrupt());
+        }
+        job(progress).await
+    });
+    if let Some(bars) = &bars {
+        bars.finish();
+    }
+    Ok(output)
 }
 
 fn exit(code: u8, msg: impl std::fmt::Display) -> ExitCode {
@@ -128,22 +142,14 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         let current = &settings.platforms[0];
         note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); locking for this machine's platform, {current}"));
     }
-    let runtime = match runtime() {
-        Ok(runtime) => runtime,
-        Err(code) => return code,
-    };
-    let (bars, progress) = progress(verbosity, logging);
-    let result = runtime.block_on(async {
-        tokio::spawn(exit_on_interrupt());
-        lock::run(&settings, progress).await
+    let result = run_with_progress(verbosity, logging, true, |progress| {
+        lock::run(&settings, progress)
     });
-    if let Some(bars) = &bars {
-        bars.finish();
-    }
     let report = match result {
-        Ok(report) => report,
-        Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
-        Err(e) => return exit(EXIT_FAILED, e),
+        Err(code) => return code,
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) if e.is_usage() => return exit(EXIT_USAGE, e),
+        Ok(Err(e)) => return exit(EXIT_FAILED, e),
     };
     if settings.format == Format::Text {
         // Best effort, as the notes: stderr that cannot be written changes nothing.

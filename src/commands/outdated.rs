@@ -35,19 +35,14 @@ pub(crate) fn main(args: OutdatedArgs, verbosity: Verbosity, logging: bool) -> E
         Ok(settings) => settings,
         Err(code) => return code,
     };
-    let runtime = match super::runtime() {
-        Ok(runtime) => runtime,
-        Err(code) => return code,
-    };
-    let (bars, progress) = super::progress(verbosity, logging);
-    let result = runtime.block_on(run(&settings, progress));
-    if let Some(bars) = &bars {
-        bars.finish();
-    }
+    let result = super::run_with_progress(verbosity, logging, false, |progress| {
+        run(&settings, progress)
+    });
     let report = match result {
-        Ok(report) => report,
-        Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
-        Err(e) => return exit(EXIT_FAILED, e),
+        Err(code) => return code,
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) if e.is_usage() => return exit(EXIT_USAGE, e),
+        Ok(Err(e)) => return exit(EXIT_FAILED, e),
     };
     let mut stdout = std::io::stdout().lock();
     let printed = match args.format {

@@ -114,22 +114,14 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         let current = &settings.platforms[0];
         note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); relocking for this machine's platform, {current}"));
     }
-    let runtime = match super::runtime() {
-        Ok(runtime) => runtime,
-        Err(code) => return code,
-    };
-    let (bars, progress) = super::progress(verbosity, logging);
-    let result = runtime.block_on(async {
-        tokio::spawn(super::exit_on_interrupt());
-        run(&settings, &request, progress).await
+    let result = super::run_with_progress(verbosity, logging, true, |progress| {
+        run(&settings, &request, progress)
     });
-    if let Some(bars) = &bars {
-        bars.finish();
-    }
     let report = match result {
-        Ok(report) => report,
-        Err(e) if e.is_usage() => return exit(EXIT_USAGE, e),
-        Err(e) => return exit(EXIT_FAILED, format!("{e}\n(nothing was written)")),
+        Err(code) => return code,
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) if e.is_usage() => return exit(EXIT_USAGE, e),
+        Ok(Err(e)) => return exit(EXIT_FAILED, format!("{e}\n(nothing was written)")),
     };
     if let (Format::Text, Some(lock)) = (options.format, &report.lock) {
         // Best effort, as the notes: stderr that cannot be written changes nothing.
