@@ -2,7 +2,7 @@
 CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test lint oracle bench demo completions man clean fuzz
+.PHONY: build install test lint oracle s3-server bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -16,9 +16,15 @@ oracle: $(TERRAFORM)
 $(TERRAFORM):
 	scripts/fetch-terraform.sh
 
+# moto's S3-compatible server for the shared-cache tests; installed from PyPI once.
+S3_SERVER := target/tools/moto/bin/moto_server
+s3-server: $(S3_SERVER)
+$(S3_SERVER):
+	scripts/fetch-s3-server.sh
+
 # `cargo fmt` without --all: --all would also format vendor/hcl-edit (a path dependency),
 # which keeps its upstream layout.
-test: oracle
+test: oracle s3-server
 	$(CARGO) test --locked --all-targets
 	scripts/test-vendored-hcl-edit.sh
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
@@ -31,7 +37,7 @@ lint:
 	$(CARGO) fmt -- --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 
-bench: oracle
+bench: oracle s3-server
 	$(CARGO) bench --locked --bench lock
 
 # Locks the example roots in testdata/demo from the bundled filesystem mirror: offline.

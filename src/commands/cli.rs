@@ -437,6 +437,16 @@ pub(crate) struct SourceArgs {
     #[arg(long)]
     pub offline: bool,
 
+    /// The organisation's shared hash cache, read on a local miss and written by a run
+    /// holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file://
+    /// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)
+    #[arg(long, value_name = "URL", conflicts_with = "offline")]
+    pub shared_cache: Option<String>,
+
+    /// Do not use a shared cache, whatever the environment or config.toml say
+    #[arg(long, conflicts_with = "shared_cache")]
+    pub no_shared_cache: bool,
+
     /// How long a cached provider version list stays fresh, in seconds [default: 300]
     #[arg(long, value_name = "SECONDS")]
     pub versions_ttl: Option<u64>,

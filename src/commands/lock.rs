@@ -238,9 +238,11 @@ pub(crate) fn refused_entries(
     services: &super::settings::Services,
 ) -> impl Iterator<Item = Warning> {
     let refused = services.cache.warnings().into_iter();
+    let shared = services.sources.shared_warnings().into_iter();
     refused
         .chain(services.modules.warnings())
         .map(Warning::Cache)
+        .chain(shared.map(Warning::SharedCache))
 }
 
 #[cfg(test)]

@@ -89,6 +89,7 @@ pub(crate) async fn run(
         Err(e) => report.warnings.push(format!("module calls not read: {e}")),
     }
     report.warnings.extend(services.cache.warnings());
+    report.warnings.extend(services.sources.shared_warnings());
     report.sort();
     Ok(report)
 }

@@ -263,7 +263,7 @@ pub(crate) async fn run(
         })
         .collect();
     let mut warnings = services.warnings.clone();
-    warnings.extend(services.cache.warnings().into_iter().map(Warning::Cache));
+    warnings.extend(super::lock::refused_entries(&services));
     Ok(VerifyReport {
         files,
         warnings,
@@ -450,7 +450,7 @@ pub(crate) fn print_text(
         if findings == 1 { "finding" } else { "findings" },
         stats.packages_downloaded,
         stats.packages_from_cache,
-        crate::report::from_mirror(stats),
+        crate::report::other_sources(stats),
         report.elapsed.as_secs_f64(),
     )
 }
@@ -517,6 +517,8 @@ struct JsonStats {
     packages_from_cache: u64,
     packages_from_mirror: u64,
     sums_fetched: u64,
+    #[serde(flatten)]
+    shared: Option<crate::report::json::SharedJson>,
 }
 
 /// Writes the JSON report (one document, then a newline); schema in
@@ -554,6 +556,7 @@ pub(crate) fn print_json(report: &VerifyReport, out: &mut impl Write) -> std::io
             packages_from_cache: report.stats.packages_from_cache,
             packages_from_mirror: report.stats.packages_from_mirror,
             sums_fetched: report.stats.sums_fetched,
+            shared: report.stats.shared.map(Into::into),
         },
         files,
         warnings,

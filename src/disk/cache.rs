@@ -381,7 +381,8 @@ impl Cache {
     }
 }
 
-fn package_dir(addr: &ProviderAddr, version: &str) -> PathBuf {
+/// `v2/packages/<host>/<namespace>/<type>/<version>`, each part made safe as a file name.
+pub(crate) fn package_dir(addr: &ProviderAddr, version: &str) -> PathBuf {
     Path::new(LAYOUT)
         .join("packages")
         .join(path_safe(addr.hostname.as_str()))

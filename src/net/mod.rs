@@ -5,3 +5,4 @@ pub(crate) mod download;
 pub(crate) mod modules;
 pub(crate) mod registry;
 pub(crate) mod retry;
+pub(crate) mod shared_store;

@@ -58,6 +58,26 @@ struct JsonStats {
     sums_fetched: u64,
     modules_fetched: usize,
     modules_from_cache: usize,
+    #[serde(flatten)]
+    shared: Option<SharedJson>,
+}
+
+/// The shared cache's counters, present only when a shared cache was configured.
+#[derive(Serialize)]
+pub(crate) struct SharedJson {
+    packages_from_shared_cache: u64,
+    written_to_shared_cache: u64,
+    rejected_by_signature: u64,
+}
+
+impl From<crate::sources::SharedStats> for SharedJson {
+    fn from(stats: crate::sources::SharedStats) -> SharedJson {
+        SharedJson {
+            packages_from_shared_cache: stats.read,
+            written_to_shared_cache: stats.written,
+            rejected_by_signature: stats.rejected,
+        }
+    }
 }
 
 /// Writes the JSON report (one document, then a newline).
@@ -104,6 +124,7 @@ pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::R
             sums_fetched: stats.sums_fetched,
             modules_fetched: report.modules.modules_fetched,
             modules_from_cache: report.modules.modules_from_cache,
+            shared: stats.shared.map(Into::into),
         },
         elapsed_ms: u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
     };

@@ -200,18 +200,27 @@ pub(crate) fn summary(report: &RunReport) -> String {
         stats.packages_downloaded,
         HumanBytes(stats.zip_bytes_downloaded),
         stats.packages_from_cache,
-        from_mirror(stats),
+        other_sources(stats),
         modules_summary(&report.modules),
         elapsed(report.elapsed),
     )
 }
 
-/// `, 3 from mirror`, or nothing when no package came from a mirror.
-pub(crate) fn from_mirror(stats: &SourceStats) -> String {
-    match stats.packages_from_mirror {
+/// `, 3 from mirror`, or nothing when no package came from a mirror; then, when a
+/// shared cache was configured, `, 12 from shared cache (4 written to it, 1 rejected
+/// (signature))`.
+pub(crate) fn other_sources(stats: &SourceStats) -> String {
+    let mut text = match stats.packages_from_mirror {
         0 => String::new(),
         n => format!(", {n} from mirror"),
+    };
+    if let Some(shared) = &stats.shared {
+        text.push_str(&format!(
+            ", {} from shared cache ({} written to it, {} rejected (signature))",
+            shared.read, shared.written, shared.rejected
+        ));
     }
+    text
 }
 
 /// `; modules: 3 fetched, 2 from cache`, or nothing when no remote module was needed.

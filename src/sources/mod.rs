@@ -39,7 +39,7 @@ pub(crate) use error::{
 };
 pub(crate) use fs::FsMirror;
 pub(crate) use net::NetMirror;
-pub(crate) use registry::{RegistryOptions, RegistrySource, RegistryStats};
+pub(crate) use registry::{RegistryOptions, RegistrySource, RegistryStats, SharedStats};
 
 /// The origin registry as the routing sees it: [`RegistrySource`] in a run, a fake in
 /// tests of the routing.
@@ -70,6 +70,11 @@ pub(crate) trait Registry: Send + Sync + std::fmt::Debug {
 
     /// Downloads and cache hits so far.
     fn stats(&self) -> RegistryStats;
+
+    /// What went wrong with the shared cache so far.
+    fn shared_warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl Registry for RegistrySource {
@@ -106,6 +111,10 @@ impl Registry for RegistrySource {
 
     fn stats(&self) -> RegistryStats {
         RegistrySource::stats(self)
+    }
+
+    fn shared_warnings(&self) -> Vec<String> {
+        RegistrySource::shared_warnings(self)
     }
 }
 
@@ -173,6 +182,8 @@ pub(crate) struct SourceStats {
     pub sums_fetched: u64,
     /// Packages (one per platform) hashed from a filesystem or network mirror.
     pub packages_from_mirror: u64,
+    /// The shared cache's counters, when one was configured.
+    pub shared: Option<SharedStats>,
 }
 
 /// The sources of a run, in order, with the providers each is for (Terraform's
@@ -226,7 +237,13 @@ impl Sources {
             zip_bytes_downloaded: registry.zip_bytes_downloaded,
             sums_fetched: registry.sums_fetched,
             packages_from_mirror: self.from_mirror.load(Ordering::Relaxed),
+            shared: registry.shared,
         }
+    }
+
+    /// What went wrong with the shared cache, for the run's warnings.
+    pub(crate) fn shared_warnings(&self) -> Vec<String> {
+        self.registry.shared_warnings()
     }
 
     /// The sources a `provider_installation` block describes (spec §8), for
@@ -528,6 +545,9 @@ pub(crate) enum Provenance {
     FsMirror,
     /// `h1:` computed from a package downloaded from a network mirror.
     NetMirror,
+    /// From the organisation's shared cache: an `h1:` a trusted writer signed, or a
+    /// SHA256SUMS whose OpenPGP signature verified again.
+    SharedCache,
 }
 
 impl Provenance {
@@ -540,6 +560,7 @@ impl Provenance {
             Provenance::PackagesMap => "OpenTofu packages map",
             Provenance::FsMirror => "filesystem mirror",
             Provenance::NetMirror => "network mirror",
+            Provenance::SharedCache => "shared cache",
         }
     }
 }

@@ -40,6 +40,10 @@ pub(crate) enum Warning {
     /// A cache entry that was refused and not used (the cache's own words).
     #[error("{0}")]
     Cache(String),
+    /// The shared cache was unavailable, refused a write, or held an object that was
+    /// not believed (its own words); the run went on without it.
+    #[error("{0}")]
+    SharedCache(String),
     /// `--use-cli-config-installation` without a `provider_installation` block.
     #[error("the CLI configuration has no provider_installation block; every provider comes from its registry")]
     NoInstallation,
@@ -69,6 +73,7 @@ impl Warning {
             Warning::UnparsableVersion { .. } => "unparsable_version",
             Warning::CliConfig(_) => "cli_config",
             Warning::Cache(_) => "cache_entry_refused",
+            Warning::SharedCache(_) => "shared_cache",
             Warning::NoInstallation => "no_provider_installation",
             Warning::RunRecord { .. } => "run_record",
             Warning::NotWritten => "not_written",

@@ -25,6 +25,7 @@ mod opentofu;
 mod oracle;
 mod remote_modules;
 mod resolution;
+mod shared_cache;
 mod terragrunt;
 mod test_files;
 mod tfsum;

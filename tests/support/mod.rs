@@ -10,6 +10,8 @@
 //! - [`go_zip`] and [`signing`]: how the fake builds its packages and signs SHA256SUMS.
 //! - [`tls_listener`]: HTTPS for the fake, with the test certificate.
 //! - [`proxy`]: a loopback forward proxy (`HTTPS_PROXY`, `HTTP_PROXY`).
+//! - [`shared_stores`]: an S3-compatible server (moto) and an HTTP object store, for the
+//!   shared cache.
 //!
 //! Each user of this module compiles it separately and uses only part of it.
 #![allow(dead_code)]
@@ -20,6 +22,7 @@ pub mod fake_registry;
 pub mod git_http;
 pub mod go_zip;
 pub mod proxy;
+pub mod shared_stores;
 pub mod signing;
 pub mod terraform;
 pub mod tls_listener;

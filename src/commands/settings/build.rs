@@ -11,6 +11,8 @@ use crate::disk::cache::{Cache, CacheError};
 use crate::net::cliconfig::{self, CliConfigError, ProviderInstallation};
 use crate::net::modules::{ArchiveLimits, FetcherOptions, GitOptions, ModuleFetcher};
 use crate::net::registry::{Http, RegistryClient};
+use crate::net::shared_store::{SharedStore, StoreError};
+use crate::sources::registry::shared::SharedCache;
 use crate::sources::{
     FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,
     Sources,
@@ -30,6 +32,8 @@ pub(crate) enum SetupError {
     Mirror(#[from] MirrorError),
     #[error(transparent)]
     Cache(#[from] CacheError),
+    #[error(transparent)]
+    SharedCache(#[from] StoreError),
 }
 
 /// The services of one run.
@@ -70,7 +74,7 @@ impl SourceSettings {
             (Some(client).filter(|_| !self.offline), installation)
         };
         let jobs = Arc::new(Semaphore::new(self.jobs.max(1)));
-        let registry = Arc::new(RegistrySource::new(
+        let mut registry = RegistrySource::new(
             client.clone(),
             cache.clone(),
             RegistryOptions {
@@ -80,7 +84,16 @@ impl SourceSettings {
             },
             jobs.clone(),
             progress,
-        ));
+        );
+        if let Some(shared) = self.shared.as_ref().filter(|_| self.use_cache) {
+            let store = Arc::new(SharedStore::open(&shared.store)?);
+            registry = registry.with_shared(Arc::new(SharedCache::new(
+                store,
+                shared.trusted.clone(),
+                shared.writer.clone(),
+            )));
+        }
+        let registry = Arc::new(registry);
         let mirror = MirrorOptions {
             jobs: jobs.clone(),
             zip_limits: self.zip_limits.clone(),

@@ -13,6 +13,8 @@
 //! | `TFSUM_MAX_PACKAGE_ENTRIES`  | files in one provider package                       |
 //! | `SSL_CERT_FILE`, `SSL_CERT_DIR` | trusted roots, as Go programs read them          |
 //! | `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY` (and lower case) | proxies, as Go reads them |
+//! | `TFSUM_SHARED_CACHE*`        | the shared cache ([`super::shared`])                |
+//! | `AWS_*`, `GOOGLE_*`, `AZURE_*` | the shared cache's credential chains               |
 //! | `TFSUM_TEST_WRITE_DELAY_MS`  | testing only: a pause inside every file replacement |
 //!
 //! Terraform's own variables (`TF_CLI_CONFIG_FILE`, `TF_TOKEN_*`, …) are read by
@@ -101,6 +103,16 @@ impl Environment {
             .filter(|v| !v.is_empty())
     }
 
+    /// Every variable whose name starts with one of `prefixes`, for the cloud credential
+    /// chains of the shared cache.
+    pub(crate) fn vars_with_prefixes(&self, prefixes: &[&str]) -> Vec<(String, String)> {
+        self.vars
+            .iter()
+            .filter(|(k, _)| prefixes.iter().any(|p| k.starts_with(p)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
     /// The user's configuration directory (where `tfsum/config.toml` lives).
     pub(crate) fn config_dir(&self) -> Option<&std::path::Path> {
         self.config_dir.as_deref()
@@ -134,7 +146,7 @@ impl Environment {
         }
     }
 
-    fn seconds(&self, name: &str) -> Result<Option<Duration>, SettingsError> {
+    pub(super) fn seconds(&self, name: &str) -> Result<Option<Duration>, SettingsError> {
         let Some(raw) = self.var(name) else {
             return Ok(None);
         };

@@ -46,6 +46,12 @@ pub(crate) struct FileSettings {
     pub flavor: Option<FileFlavor>,
     /// Seconds.
     pub versions_ttl: Option<u64>,
+    /// Only in the user's file: the shared cache URL.
+    pub shared_cache: Option<String>,
+    /// Only in the user's file: public keys whose `h1:` entries are believed.
+    pub shared_cache_trusted_keys: Option<Vec<String>>,
+    /// Only in the user's file: plain `http://` beyond the loopback interface.
+    pub shared_cache_allow_http: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -76,6 +82,9 @@ impl FileSettings {
             cache_dir: user.cache_dir,
             flavor: self.flavor.or(user.flavor),
             versions_ttl: self.versions_ttl.or(user.versions_ttl),
+            shared_cache: user.shared_cache,
+            shared_cache_trusted_keys: user.shared_cache_trusted_keys,
+            shared_cache_allow_http: user.shared_cache_allow_http,
         }
     }
 }
@@ -112,6 +121,9 @@ pub(crate) fn load(path: &Path, origin: Origin) -> Result<FileSettings, Settings
     let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
     let mut file: FileSettings =
         toml::from_str(&text).map_err(|e| error(e.to_string().trim_end().to_string()))?;
+    if origin == Origin::Repository {
+        refuse_shared_cache_keys(&file, &text, path)?;
+    }
     if let Some(dir) = file.cache_dir.take() {
         if origin == Origin::Repository {
             let line = text[..dir.span().start.min(text.len())]
@@ -128,6 +140,42 @@ pub(crate) fn load(path: &Path, origin: Origin) -> Result<FileSettings, Settings
         file.cache_dir = Some(toml::Spanned::new(span, base.join(dir.into_inner())));
     }
     Ok(file)
+}
+
+/// A repository's file naming the shared cache or its keys: refused, for the reason
+/// `cache_dir` is (a checkout must not choose what its lock files are believed from).
+fn refuse_shared_cache_keys(
+    file: &FileSettings,
+    text: &str,
+    path: &Path,
+) -> Result<(), SettingsError> {
+    let set = [
+        ("shared_cache", file.shared_cache.is_some()),
+        (
+            "shared_cache_trusted_keys",
+            file.shared_cache_trusted_keys.is_some(),
+        ),
+        (
+            "shared_cache_allow_http",
+            file.shared_cache_allow_http.is_some(),
+        ),
+    ];
+    let Some((key, _)) = set.into_iter().find(|(_, set)| *set) else {
+        return Ok(());
+    };
+    let line = text
+        .lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map_or(1, |i| i + 1);
+    Err(SettingsError::SharedCacheInRepository {
+        path: path.to_path_buf(),
+        line,
+        key,
+    })
 }
 
 fn platforms<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Platform>>, D::Error> {

@@ -20,6 +20,7 @@
 mod build;
 pub(crate) mod env;
 pub(crate) mod file;
+pub(crate) mod shared;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -50,6 +51,16 @@ pub(crate) enum SettingsError {
         "<config dir>/tfsum/config.toml"
     )]
     CacheDirInRepository { path: PathBuf, line: usize },
+    #[error(
+        "{}:{line}: {key} cannot be set in a repository's {FILE_NAME}: a checkout must not choose the shared cache or whose entries are believed; set it with --shared-cache or the TFSUM_SHARED_CACHE* variables, or in your own {}",
+        path.display(),
+        "<config dir>/tfsum/config.toml"
+    )]
+    SharedCacheInRepository {
+        path: PathBuf,
+        line: usize,
+        key: &'static str,
+    },
     #[error("{name}={value:?} is not {what}")]
     Env {
         name: String,
@@ -144,6 +155,8 @@ pub(crate) struct SourceSettings {
     pub environment: Environment,
     /// The settings files that were read, for `-v`.
     pub files: Vec<PathBuf>,
+    /// The organisation's shared cache, if the user named one.
+    pub shared: Option<shared::SharedSettings>,
 }
 
 /// Layers `args`, `environment` and the settings files into the settings of one
@@ -238,6 +251,7 @@ fn sources(
         packages: package_source(args),
         environment: env.clone(),
         files,
+        shared: shared::settings(args, file, env)?,
     })
 }
 

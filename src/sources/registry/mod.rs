@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use tokio::sync::{OnceCell, Semaphore};
 
-use crate::disk::cache::{Cache, Origin, PlatformEntry};
+use crate::disk::cache::{Cache, Origin, PlatformEntry, SignedSums};
 use crate::net::download::download_and_hash;
 use crate::net::registry::client::{PlatformHashes, VersionList};
 use crate::net::registry::{PackageMeta, RegistryClient, RegistryError};
@@ -37,9 +37,11 @@ use super::error::{
 };
 use super::{HashOrigin, PackageHashes, Provenance, VersionsFound};
 
+pub(crate) mod shared;
 mod sums;
 
 use crate::vocab::version::Version;
+use shared::{SharedCache, SharedPlatform, SharedSums};
 use sums::VerifiedSums;
 
 /// Largest SHA256SUMS or signature document accepted.
@@ -52,6 +54,19 @@ pub(crate) struct RegistryStats {
     pub packages_downloaded: u64,
     pub zip_bytes_downloaded: u64,
     pub sums_fetched: u64,
+    /// Whether a shared cache was configured, and what it gave, took and refused.
+    pub shared: Option<SharedStats>,
+}
+
+/// The shared cache's counters for the run summary.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SharedStats {
+    /// Platform packages whose `h1:` came from the shared cache.
+    pub read: u64,
+    /// Objects written to it.
+    pub written: u64,
+    /// Objects refused (signature, or content that does not check out).
+    pub rejected: u64,
 }
 
 /// How the registry source behaves; plain values from the settings.
@@ -80,6 +95,8 @@ pub(crate) struct RegistrySource {
     /// (versions, published platforms) ask at the same time.
     listings: Mutex<HashMap<ProviderAddr, Listing>>,
     progress: Arc<dyn Progress>,
+    /// The organisation's shared cache, between the local cache and the registry.
+    shared: Option<Arc<SharedCache>>,
 }
 
 impl std::fmt::Debug for RegistrySource {
@@ -107,7 +124,22 @@ impl RegistrySource {
             progress,
             stats: Mutex::new(RegistryStats::default()),
             listings: Mutex::new(HashMap::new()),
+            shared: None,
         }
+    }
+
+    /// The same source, reading (and, with a writer key, filling) a shared cache on a
+    /// local miss.
+    pub(crate) fn with_shared(self, shared: Arc<SharedCache>) -> RegistrySource {
+        RegistrySource {
+            shared: Some(shared),
+            ..self
+        }
+    }
+
+    /// The shared cache, unless the run is offline.
+    fn shared(&self) -> Option<&SharedCache> {
+        self.shared.as_deref().filter(|_| !self.options.offline)
     }
 
     /// The provider's version list from the registry, fetched once per run: callers
@@ -128,7 +160,26 @@ impl RegistrySource {
     }
 
     pub(crate) fn stats(&self) -> RegistryStats {
-        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+        let mut stats = self.stats.lock().map(|s| s.clone()).unwrap_or_default();
+        stats.shared = self.shared.as_deref().map(|shared| {
+            let counts = shared.counts();
+            let get =
+                |n: &std::sync::atomic::AtomicU64| n.load(std::sync::atomic::Ordering::Relaxed);
+            SharedStats {
+                read: get(&counts.read),
+                written: get(&counts.written),
+                rejected: get(&counts.rejected),
+            }
+        });
+        stats
+    }
+
+    /// What went wrong with the shared cache, for the run's warnings.
+    pub(crate) fn shared_warnings(&self) -> Vec<String> {
+        self.shared
+            .as_deref()
+            .map(SharedCache::warnings)
+            .unwrap_or_default()
     }
 
     /// The provider's versions as the registry lists them: from the cache while fresh,
@@ -180,12 +231,17 @@ impl RegistrySource {
             version,
             v: version.to_string(),
         };
-        let cached = self.cached(&package, platforms, use_packages_map);
+        let mut cached = self.cached(&package, platforms, use_packages_map);
         let hits = (platforms.len() - cached.missing.len()) as u64;
         self.bump(|s| s.packages_from_cache += hits);
+        if let Some(shared) = self.shared() {
+            if cached.sums.is_none() || !cached.missing.is_empty() {
+                self.from_shared(shared, &package, &mut cached).await;
+            }
+        }
         if let (Some(sums), true) = (&cached.sums, cached.missing.is_empty()) {
             self.progress.cache_hit(&format!("{provider} {version}"));
-            return Ok(finish(&cached.entries, sums, Provenance::Cache));
+            return Ok(finish(&cached.entries, sums, cached.sums_provenance));
         }
         let client = match (&self.client, self.options.offline) {
             (Some(client), false) => client,
@@ -243,7 +299,7 @@ impl RegistrySource {
                     .find_map(|p| format!("{}_{}", p.os, p.arch).parse::<Platform>().ok())
                     .ok_or_else(|| package.error(None, PackageProblem::NoPlatformListed))?;
                 let meta = self.meta(client, &package, &probe).await?;
-                self.fetch_sums(client, &package, &meta)
+                self.fetch_sums(client, &package, &meta, false)
                     .await
                     .map_err(|problem| package.error(Some(&probe), problem))?
             }
@@ -261,8 +317,10 @@ impl RegistrySource {
             .and_then(|signed| sums::verify(package.provider, &signed).ok());
         let mut found = Found {
             sums,
+            sums_provenance: Provenance::Cache,
             entries: Vec::new(),
             missing: Vec::new(),
+            shared: SharedFound::default(),
         };
         for platform in platforms {
             let entry = self
@@ -303,10 +361,17 @@ impl RegistrySource {
         };
         let first_meta = self.meta(client, package, first).await?;
         check_protocols(&first_meta).map_err(|problem| package.error(Some(first), problem))?;
-        let (sums, sums_provenance) = match found.sums.take() {
-            Some(sums) => (sums, Provenance::Cache),
-            None => (
-                self.fetch_sums(client, package, &first_meta)
+        let shared_sums = found
+            .shared
+            .unvouched_sums
+            .take()
+            .filter(|_| found.sums.is_none())
+            .and_then(|signed| self.check_shared_sums(package, signed, &first_meta));
+        let (sums, sums_provenance) = match (found.sums.take(), shared_sums) {
+            (Some(sums), _) => (sums, found.sums_provenance),
+            (None, Some(sums)) => (sums, Provenance::SharedCache),
+            (None, None) => (
+                self.fetch_sums(client, package, &first_meta, found.shared.refused_sums)
                     .await
                     .map_err(|problem| package.error(Some(first), problem))?,
                 Provenance::SignedSums,
@@ -325,10 +390,11 @@ impl RegistrySource {
             metas.push((p, meta?));
         }
         let to_download = metas.iter().filter(|(p, _)| found.missing.contains(p));
-        let downloads = futures::future::join_all(
-            to_download
-                .map(|(platform, meta)| self.download(client, package, &sums, platform, meta)),
-        );
+        let refused = &found.shared.refused_platforms;
+        let downloads = futures::future::join_all(to_download.map(|(platform, meta)| {
+            let replace = refused.contains(platform);
+            self.download(client, package, &sums, platform, meta, replace)
+        }));
         for got in downloads.await {
             found.entries.push(got?);
         }
@@ -352,6 +418,94 @@ impl RegistrySource {
         })
     }
 
+    /// Completes `found` from the shared cache: the SHA256SUMS if the local cache lacks
+    /// it (believed now if a trusted writer signed it, else kept to check against the
+    /// registry's keys), then each missing platform's `h1:` that a trusted writer signed
+    /// and the verified SHA256SUMS lists. What is believed is stored locally.
+    async fn from_shared(&self, shared: &SharedCache, package: &Package<'_>, found: &mut Found) {
+        if found.sums.is_none() {
+            match shared.sums(package.provider, &package.v).await {
+                SharedSums::Vouched(signed) => match sums::verify(package.provider, &signed) {
+                    Ok(verified) => {
+                        self.cache.put_sums(package.provider, &package.v, &signed);
+                        found.sums = Some(verified);
+                        found.sums_provenance = Provenance::SharedCache;
+                    }
+                    Err(e) => {
+                        shared.refuse(&package.label(), &format!("its SHA256SUMS: {e}"));
+                        found.shared.refused_sums = true;
+                    }
+                },
+                SharedSums::Unvouched(signed) => found.shared.unvouched_sums = Some(signed),
+                SharedSums::None { refused } => found.shared.refused_sums = refused,
+            }
+        }
+        let Some(sums) = found.sums.as_ref().filter(|_| shared.reads_h1()) else {
+            return;
+        };
+        let asked = futures::future::join_all(
+            found
+                .missing
+                .iter()
+                .map(|p| shared.platform(package.provider, &package.v, p)),
+        )
+        .await;
+        let mut missing = Vec::new();
+        for (platform, answer) in std::mem::take(&mut found.missing).into_iter().zip(asked) {
+            match answer {
+                SharedPlatform::Vouched(entry)
+                    if sums.lists(&entry.zh) && parse_hashes([&entry.h1, &entry.zh]).is_some() =>
+                {
+                    shared.count_read();
+                    self.cache
+                        .put_platform(package.provider, &package.v, &platform, &entry);
+                    found.entries.push(Got {
+                        platform,
+                        entry,
+                        provenance: Provenance::SharedCache,
+                    });
+                }
+                SharedPlatform::Vouched(_) => {
+                    let what = format!("{} {platform}", package.label());
+                    shared.refuse(&what, "its zh: is not a line of the signed SHA256SUMS");
+                    found.shared.refused_platforms.push(platform.clone());
+                    missing.push(platform);
+                }
+                SharedPlatform::None { refused } => {
+                    if refused {
+                        found.shared.refused_platforms.push(platform.clone());
+                    }
+                    missing.push(platform);
+                }
+            }
+        }
+        found.missing = missing;
+    }
+
+    /// A SHA256SUMS from the shared cache that no trusted writer signed, believed when its
+    /// signature verifies against the keys the registry serves for the package now:
+    /// exactly what fetching it would have checked. Stored locally when believed.
+    fn check_shared_sums(
+        &self,
+        package: &Package<'_>,
+        mut signed: SignedSums,
+        meta: &PackageMeta,
+    ) -> Option<VerifiedSums> {
+        let shared = self.shared()?;
+        signed.keys = meta.signing_keys.clone();
+        match sums::verify(package.provider, &signed) {
+            Ok(verified) => {
+                self.cache.put_sums(package.provider, &package.v, &signed);
+                Some(verified)
+            }
+            Err(e) => {
+                let why = format!("its SHA256SUMS does not verify with the registry's keys: {e}");
+                shared.refuse(&package.label(), &why);
+                None
+            }
+        }
+    }
+
     /// One platform's download document.
     async fn meta(
         &self,
@@ -372,6 +526,7 @@ impl RegistrySource {
         client: &RegistryClient,
         package: &Package<'_>,
         meta: &PackageMeta,
+        replace_shared: bool,
     ) -> Result<VerifiedSums, PackageProblem> {
         let http = client.http();
         let document = http
@@ -398,6 +553,11 @@ impl RegistrySource {
                 error,
             })?;
         self.cache.put_sums(package.provider, &package.v, &signed);
+        if let Some(shared) = self.shared() {
+            shared
+                .put_sums(package.provider, &package.v, &signed, replace_shared)
+                .await;
+        }
         Ok(verified)
     }
 
@@ -410,6 +570,7 @@ impl RegistrySource {
         sums: &VerifiedSums,
         platform: &Platform,
         meta: &PackageMeta,
+        replace_shared: bool,
     ) -> Result<Got, PackageError> {
         let fail = |reason| package.error(Some(platform), reason);
         sums.vouches_for(meta)
@@ -420,6 +581,17 @@ impl RegistrySource {
         let entry = result.map_err(fail)?;
         self.cache
             .put_platform(package.provider, &package.v, platform, &entry);
+        if let Some(shared) = self.shared() {
+            shared
+                .put_platform(
+                    package.provider,
+                    &package.v,
+                    platform,
+                    &entry,
+                    replace_shared,
+                )
+                .await;
+        }
         Ok(Got {
             platform: platform.clone(),
             entry,
@@ -504,6 +676,11 @@ struct Package<'a> {
 }
 
 impl Package<'_> {
+    /// `provider version`, for messages.
+    fn label(&self) -> String {
+        format!("{} {}", self.provider, self.version)
+    }
+
     /// An error naming the package and, where one is involved, the platform.
     fn error(&self, platform: Option<&Platform>, problem: PackageProblem) -> PackageError {
         PackageError::new(self.provider, self.version, platform, problem)
@@ -520,8 +697,21 @@ struct Got {
 /// What the cache had for a package.
 struct Found {
     sums: Option<VerifiedSums>,
+    /// Where `sums` came from: the local or the shared cache.
+    sums_provenance: Provenance,
     entries: Vec<Got>,
     missing: Vec<Platform>,
+    shared: SharedFound,
+}
+
+/// What the shared cache had that is not yet believed, and what it had that was refused
+/// (a writer replaces those).
+#[derive(Default)]
+struct SharedFound {
+    /// A SHA256SUMS no trusted writer signed: checked against the registry's keys.
+    unvouched_sums: Option<SignedSums>,
+    refused_sums: bool,
+    refused_platforms: Vec<Platform>,
 }
 
 /// Everything a package's lock entry is made of.

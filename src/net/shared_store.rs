@@ -1,0 +1,482 @@
+//! The organisation's shared cache as storage: small immutable objects under one URL
+//! (`s3://`, `gs://`, `az://`, `https://` as WebDAV servers serve it, `file://`), read
+//! and written through `object_store` with each cloud's own credential chain.
+//!
+//! The store is an optimisation a run must never depend on. Every request has a
+//! deadline; the first request that fails for another reason than "not there" marks the
+//! store down for the rest of the run (one warning, no more requests), and a refused
+//! write stops further writes only. What an object says is not trusted here: the
+//! registry source checks every object it reads (`sources::registry::shared`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use object_store::path::Path as ObjectPath;
+use object_store::{ClientOptions, ObjectStore, PutMode, PutOptions, RetryConfig};
+use url::Url;
+
+/// Largest object read: entries are a few KiB; a SHA256SUMS with its keys stays far below.
+const MAX_OBJECT_BYTES: usize = 4 << 20;
+
+/// Where the shared cache is and how to reach it; plain values from the settings.
+#[derive(Debug, Clone)]
+pub(crate) struct StoreOptions {
+    pub url: Url,
+    /// The environment the cloud credential chains read (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
+    pub vars: Vec<(String, String)>,
+    /// Plain `http://` to a host that is not the loopback interface.
+    pub allow_http: bool,
+    /// The longest one request may take, retries included.
+    pub deadline: Duration,
+}
+
+/// A shared cache URL tfsum cannot use; the run stops before anything is locked.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StoreError {
+    #[error("the shared cache URL {url}: unsupported scheme {scheme:?}; use s3://, gs://, az://, https:// or file://")]
+    Scheme { url: String, scheme: String },
+    #[error("the shared cache URL {url}: plain http:// is allowed only to the loopback interface; use https://, or allow it with TFSUM_SHARED_CACHE_ALLOW_HTTP=1 or shared_cache_allow_http = true in your own config.toml")]
+    PlainHttp { url: String },
+    #[error("the shared cache URL {url}: {message}")]
+    Invalid { url: String, message: String },
+}
+
+/// What a read found.
+#[derive(Debug)]
+pub(crate) enum Fetched {
+    Found(Vec<u8>),
+    Missing,
+    /// The store is down (now or earlier in the run), or the object was too large.
+    Unavailable,
+}
+
+/// What a write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stored {
+    Written,
+    /// Someone wrote it first (a conditional create found it).
+    AlreadyThere,
+    /// Not written: the store is down or refuses writes (already warned about).
+    Failed,
+}
+
+/// One shared cache, for one run.
+pub(crate) struct SharedStore {
+    store: Arc<dyn ObjectStore>,
+    prefix: Vec<String>,
+    /// The URL as the reports show it (credentials removed).
+    shown: String,
+    deadline: Duration,
+    /// Whether the store refuses a create of an object that exists (S3, GCS, Azure,
+    /// files); a plain HTTP server overwrites, which identical content makes harmless.
+    conditional: bool,
+    down: AtomicBool,
+    /// Until one request has been answered, requests go one at a time: a store that is
+    /// down or stalls then costs one deadline, not one per package in flight.
+    answered: AtomicBool,
+    first: tokio::sync::Mutex<()>,
+    no_writes: AtomicBool,
+    warnings: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for SharedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedStore")
+            .field("url", &self.shown)
+            .finish()
+    }
+}
+
+impl SharedStore {
+    /// Builds the client for `options.url`. Nothing is requested yet.
+    pub(crate) fn open(options: &StoreOptions) -> Result<SharedStore, StoreError> {
+        let url = &options.url;
+        let shown = shown(url);
+        let invalid = |e: object_store::Error| StoreError::Invalid {
+            url: shown.clone(),
+            message: e.to_string(),
+        };
+        let vars = |prefix: &str| {
+            options
+                .vars
+                .iter()
+                .filter(move |(k, _)| k.starts_with(prefix))
+                .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                .collect::<Vec<_>>()
+        };
+        let client = |endpoint: Option<&str>| -> Result<ClientOptions, StoreError> {
+            let plain = endpoint.is_some_and(|e| e.starts_with("http://"));
+            if plain && !options.allow_http && !endpoint.is_some_and(is_loopback) {
+                return Err(StoreError::PlainHttp { url: shown.clone() });
+            }
+            Ok(ClientOptions::new()
+                .with_allow_http(plain)
+                .with_timeout(options.deadline)
+                .with_connect_timeout(options.deadline.min(Duration::from_secs(5))))
+        };
+        let retry = RetryConfig {
+            max_retries: 1,
+            retry_timeout: options.deadline,
+            ..RetryConfig::default()
+        };
+        let path_prefix = |url: &Url| -> Vec<String> {
+            url.path_segments()
+                .into_iter()
+                .flatten()
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let (store, prefix, conditional): (Arc<dyn ObjectStore>, Vec<String>, bool) =
+            match url.scheme() {
+                "s3" => {
+                    let mut builder = object_store::aws::AmazonS3Builder::new();
+                    let mut endpoint = None;
+                    for (key, value) in vars("AWS_") {
+                        if let Ok(config) = key.parse() {
+                            if matches!(config, object_store::aws::AmazonS3ConfigKey::Endpoint) {
+                                endpoint = Some(value.clone());
+                            }
+                            builder = builder.with_config(config, value);
+                        }
+                    }
+                    let store = builder
+                        .with_url(url.as_str())
+                        .with_client_options(client(endpoint.as_deref())?)
+                        .with_retry(retry)
+                        .build()
+                        .map_err(invalid)?;
+                    (Arc::new(store), path_prefix(url), true)
+                }
+                "gs" => {
+                    let mut builder = object_store::gcp::GoogleCloudStorageBuilder::new();
+                    for (key, value) in vars("GOOGLE_") {
+                        if let Ok(config) = key.parse() {
+                            builder = builder.with_config(config, value);
+                        }
+                    }
+                    let store = builder
+                        .with_url(url.as_str())
+                        .with_client_options(client(None)?)
+                        .with_retry(retry)
+                        .build()
+                        .map_err(invalid)?;
+                    (Arc::new(store), path_prefix(url), true)
+                }
+                "az" | "azure" | "abfs" | "abfss" => {
+                    let mut builder = object_store::azure::MicrosoftAzureBuilder::new();
+                    for (key, value) in vars("AZURE_") {
+                        if let Ok(config) = key.parse() {
+                            builder = builder.with_config(config, value);
+                        }
+                    }
+                    let store = builder
+                        .with_url(url.as_str())
+                        .with_client_options(client(None)?)
+                        .with_retry(retry)
+                        .build()
+                        .map_err(invalid)?;
+                    (Arc::new(store), path_prefix(url), true)
+                }
+                "https" | "http" => {
+                    let store = object_store::http::HttpBuilder::new()
+                        .with_url(url.as_str())
+                        .with_client_options(client(Some(url.as_str()))?)
+                        .with_retry(retry)
+                        .build()
+                        .map_err(invalid)?;
+                    (Arc::new(store), Vec::new(), false)
+                }
+                "file" => {
+                    let dir = url.to_file_path().map_err(|()| StoreError::Invalid {
+                        url: shown.clone(),
+                        message: "not a local path".to_string(),
+                    })?;
+                    std::fs::create_dir_all(&dir).map_err(|e| StoreError::Invalid {
+                        url: shown.clone(),
+                        message: e.to_string(),
+                    })?;
+                    let store = object_store::local::LocalFileSystem::new_with_prefix(&dir)
+                        .map_err(invalid)?;
+                    (Arc::new(store), Vec::new(), true)
+                }
+                other => {
+                    return Err(StoreError::Scheme {
+                        url: shown,
+                        scheme: other.to_string(),
+                    })
+                }
+            };
+        Ok(SharedStore {
+            store,
+            prefix,
+            shown,
+            deadline: options.deadline,
+            conditional,
+            down: AtomicBool::new(false),
+            answered: AtomicBool::new(false),
+            first: tokio::sync::Mutex::new(()),
+            no_writes: AtomicBool::new(false),
+            warnings: Mutex::default(),
+        })
+    }
+
+    /// The URL as reports show it.
+    pub(crate) fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// What went wrong with the store during the run, one message per problem.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    /// Warns once about a problem with the store itself.
+    pub(crate) fn warn(&self, message: String) {
+        if let Ok(mut warnings) = self.warnings.lock() {
+            if !warnings.contains(&message) {
+                warnings.push(message);
+            }
+        }
+    }
+
+    /// The object at `key` (`/`-separated, below the URL's path), within the deadline.
+    pub(crate) async fn get(&self, key: &str) -> Fetched {
+        let _first = self.first_request().await;
+        if self.down.load(Ordering::Relaxed) {
+            return Fetched::Unavailable;
+        }
+        let location = self.location(key);
+        let read = async {
+            let result = self.store.get(&location).await?;
+            let mut stream = result.into_stream();
+            let mut bytes = Vec::new();
+            while let Some(chunk) = stream.next().await {
+                let chunk = chunk?;
+                if bytes.len() + chunk.len() > MAX_OBJECT_BYTES {
+                    return Ok(None);
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Ok::<_, object_store::Error>(Some(bytes))
+        };
+        let answer = tokio::time::timeout(self.deadline, read).await;
+        if matches!(
+            answer,
+            Ok(Ok(_) | Err(object_store::Error::NotFound { .. }))
+        ) {
+            self.answered.store(true, Ordering::Relaxed);
+        }
+        match answer {
+            Ok(Ok(Some(bytes))) => Fetched::Found(bytes),
+            Ok(Ok(None)) => {
+                self.warn(format!(
+                    "shared cache {}: {key} is larger than {MAX_OBJECT_BYTES} bytes; ignored",
+                    self.shown
+                ));
+                Fetched::Unavailable
+            }
+            Ok(Err(object_store::Error::NotFound { .. })) => Fetched::Missing,
+            Ok(Err(e)) => self.fail(&format!("reading {key}: {}", one_line(&e))),
+            Err(_) => self.fail(&format!(
+                "reading {key}: no answer within {} s",
+                self.deadline.as_secs_f64()
+            )),
+        }
+    }
+
+    /// Stores `bytes` at `key`: created only if absent where the store can tell, unless
+    /// `replace` (an object that was there and failed its checks).
+    pub(crate) async fn put(&self, key: &str, bytes: Vec<u8>, replace: bool) -> Stored {
+        let _first = self.first_request().await;
+        if self.down.load(Ordering::Relaxed) || self.no_writes.load(Ordering::Relaxed) {
+            return Stored::Failed;
+        }
+        let mode = if self.conditional && !replace {
+            PutMode::Create
+        } else {
+            PutMode::Overwrite
+        };
+        let options = PutOptions {
+            mode,
+            ..PutOptions::default()
+        };
+        let location = self.location(key);
+        let write = self.store.put_opts(&location, bytes.into(), options);
+        let answer = tokio::time::timeout(self.deadline, write).await;
+        if answer.is_ok() {
+            self.answered.store(true, Ordering::Relaxed);
+        }
+        match answer {
+            Ok(Ok(_)) => Stored::Written,
+            Ok(Err(object_store::Error::AlreadyExists { .. })) => Stored::AlreadyThere,
+            Ok(Err(e)) => {
+                self.no_writes.store(true, Ordering::Relaxed);
+                self.warn(format!(
+                    "shared cache {}: writing {key}: {}; nothing more is written to it in this run",
+                    self.shown,
+                    one_line(&e)
+                ));
+                Stored::Failed
+            }
+            Err(_) => {
+                self.fail(&format!(
+                    "writing {key}: no answer within {} s",
+                    self.deadline.as_secs_f64()
+                ));
+                Stored::Failed
+            }
+        }
+    }
+
+    /// Holds the one-at-a-time gate until the store has answered once.
+    async fn first_request(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        if self.answered.load(Ordering::Relaxed) {
+            return None;
+        }
+        let guard = self.first.lock().await;
+        (!self.answered.load(Ordering::Relaxed)).then_some(guard)
+    }
+
+    fn location(&self, key: &str) -> ObjectPath {
+        ObjectPath::from_iter(
+            self.prefix
+                .iter()
+                .map(String::as_str)
+                .chain(key.split('/').filter(|s| !s.is_empty())),
+        )
+    }
+
+    /// Marks the store down for the rest of the run.
+    fn fail(&self, what: &str) -> Fetched {
+        self.down.store(true, Ordering::Relaxed);
+        self.warn(format!(
+            "shared cache {} unavailable ({what}); this run continues without it",
+            self.shown
+        ));
+        Fetched::Unavailable
+    }
+}
+
+/// Whether an `http://` URL points at the loopback interface.
+fn is_loopback(url: &str) -> bool {
+    let Ok(url) = Url::parse(url) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+/// The URL without credentials or query (a pre-signed URL's signature is a secret).
+fn shown(url: &Url) -> String {
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_query(None);
+    url.to_string()
+}
+
+/// An error on one line: `object_store` nests sources with newlines.
+fn one_line(error: &object_store::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(inner) = source {
+        let inner_text = inner.to_string();
+        if !text.contains(&inner_text) {
+            text.push_str(": ");
+            text.push_str(&inner_text);
+        }
+        source = inner.source();
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(url: &str) -> StoreOptions {
+        StoreOptions {
+            url: Url::parse(url).unwrap(),
+            vars: vec![
+                ("AWS_ACCESS_KEY_ID".into(), "a".into()),
+                ("AWS_SECRET_ACCESS_KEY".into(), "b".into()),
+                ("AWS_REGION".into(), "us-east-1".into()),
+            ],
+            allow_http: false,
+            deadline: Duration::from_secs(2),
+        }
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback_unless_allowed() {
+        assert!(SharedStore::open(&options("http://127.0.0.1:9/cache")).is_ok());
+        assert!(SharedStore::open(&options("http://localhost:9/cache")).is_ok());
+        let far = SharedStore::open(&options("http://cache.example.com/x"));
+        assert!(matches!(far, Err(StoreError::PlainHttp { .. })), "{far:?}");
+        let mut allowed = options("http://cache.example.com/x");
+        allowed.allow_http = true;
+        assert!(SharedStore::open(&allowed).is_ok());
+        let mut s3 = options("s3://bucket/prefix");
+        s3.vars
+            .push(("AWS_ENDPOINT_URL".into(), "http://minio.example.com".into()));
+        assert!(matches!(
+            SharedStore::open(&s3),
+            Err(StoreError::PlainHttp { .. })
+        ));
+        assert!(matches!(
+            SharedStore::open(&options("ftp://x/y")),
+            Err(StoreError::Scheme { .. })
+        ));
+    }
+
+    #[test]
+    fn credentials_in_the_url_are_not_shown() {
+        let store =
+            SharedStore::open(&options("https://user:secret@cache.example.com/c?sig=1")).unwrap();
+        assert_eq!(store.shown(), "https://cache.example.com/c");
+    }
+
+    #[tokio::test]
+    async fn files_round_trip_and_create_is_conditional() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = Url::from_directory_path(dir.path()).unwrap();
+        let store = SharedStore::open(&options(url.as_str())).unwrap();
+        assert!(matches!(store.get("v1/a/b.json").await, Fetched::Missing));
+        assert_eq!(
+            store.put("v1/a/b.json", b"one".to_vec(), false).await,
+            Stored::Written
+        );
+        assert_eq!(
+            store.put("v1/a/b.json", b"two".to_vec(), false).await,
+            Stored::AlreadyThere
+        );
+        assert!(matches!(store.get("v1/a/b.json").await, Fetched::Found(b) if b == b"one"));
+        assert_eq!(
+            store.put("v1/a/b.json", b"two".to_vec(), true).await,
+            Stored::Written
+        );
+        assert!(matches!(store.get("v1/a/b.json").await, Fetched::Found(b) if b == b"two"));
+        assert!(store.warnings().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_store_is_asked_once() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let store = SharedStore::open(&options(&format!("http://127.0.0.1:{port}/c"))).unwrap();
+        assert!(matches!(store.get("a").await, Fetched::Unavailable));
+        assert!(matches!(store.get("b").await, Fetched::Unavailable));
+        assert_eq!(store.put("c", b"x".to_vec(), false).await, Stored::Failed);
+        let warnings = store.warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("unavailable"), "{warnings:?}");
+    }
+}

@@ -1,0 +1,237 @@
+//! Stores for the shared cache tests, all on loopback:
+//!
+//! - [`S3Server`]: moto's S3-compatible server (`moto_server`, from PyPI, installed into
+//!   `target/tools/moto` by `scripts/fetch-s3-server.sh`; `make test` runs it). It speaks
+//!   the real S3 REST protocol with SigV4 and honours `If-None-Match: *`, which is what
+//!   the conditional create of concurrent writers needs.
+//! - [`HttpStore`]: a plain GET/PUT server (as WebDAV servers and simple object gateways
+//!   serve), in process, with switches for the faults a store can have.
+
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+
+/// The S3 server binary: `TFSUM_TEST_S3_SERVER`, else `target/tools/moto/bin/moto_server`;
+/// panics with instructions when it is missing.
+pub fn s3_server_binary() -> PathBuf {
+    let path = match std::env::var_os("TFSUM_TEST_S3_SERVER") {
+        Some(path) => PathBuf::from(path),
+        None => super::terraform::repo_root().join("target/tools/moto/bin/moto_server"),
+    };
+    assert!(
+        path.is_file(),
+        "S3 test server not found at {}: run scripts/fetch-s3-server.sh (make test does), \
+         or set TFSUM_TEST_S3_SERVER",
+        path.display()
+    );
+    path
+}
+
+/// A running moto S3 server with one bucket; stopped on drop.
+pub struct S3Server {
+    child: Child,
+    port: u16,
+    pub bucket: String,
+}
+
+impl S3Server {
+    pub fn start() -> S3Server {
+        let port = free_port();
+        let child = Command::new(s3_server_binary())
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start moto_server");
+        let server = S3Server {
+            child,
+            port,
+            bucket: "tfsum-shared".to_string(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            // moto accepts unsigned requests; creating the bucket doubles as the
+            // readiness probe.
+            if put_status(port, &format!("/{}", server.bucket)) == Some(200) {
+                return server;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "moto_server did not start on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// `s3://bucket/prefix`
+    pub fn url(&self, prefix: &str) -> String {
+        format!("s3://{}/{prefix}", self.bucket)
+    }
+
+    /// The AWS environment a runner gets to reach it.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![
+            ("AWS_ACCESS_KEY_ID".into(), "testing".into()),
+            ("AWS_SECRET_ACCESS_KEY".into(), "testing".into()),
+            ("AWS_REGION".into(), "us-east-1".into()),
+            ("AWS_ENDPOINT_URL".into(), self.endpoint()),
+        ]
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How the HTTP store behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    /// Stores what is PUT, serves it back, 404 for anything else.
+    Normal,
+    /// Accepts connections and never answers.
+    Stalled,
+    /// Answers every GET with 200 and bytes that are not an object.
+    Garbage,
+    /// Answers everything with 500.
+    Failing,
+}
+
+struct StoreState {
+    behaviour: Mutex<Behaviour>,
+    objects: Mutex<BTreeMap<String, Vec<u8>>>,
+    requests: AtomicUsize,
+}
+
+/// An in-process HTTP object store on 127.0.0.1; stopped when the test process ends.
+pub struct HttpStore {
+    port: u16,
+    state: Arc<StoreState>,
+}
+
+impl HttpStore {
+    pub fn start(behaviour: Behaviour) -> HttpStore {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind http store");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let port = listener.local_addr().expect("local addr").port();
+        let state = Arc::new(StoreState {
+            behaviour: Mutex::new(behaviour),
+            objects: Mutex::default(),
+            requests: AtomicUsize::new(0),
+        });
+        let served = Arc::clone(&state);
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let app = Router::new().fallback(serve).with_state(served);
+                let _ = axum::serve(listener, app).await;
+            });
+        });
+        HttpStore { port, state }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/cache/", self.port)
+    }
+
+    pub fn requests(&self) -> usize {
+        self.state.requests.load(Ordering::SeqCst)
+    }
+
+    pub fn objects(&self) -> BTreeMap<String, Vec<u8>> {
+        self.state.objects.lock().expect("objects").clone()
+    }
+}
+
+async fn serve(
+    State(state): State<Arc<StoreState>>,
+    method: Method,
+    uri: Uri,
+    body: Bytes,
+) -> Response {
+    state.requests.fetch_add(1, Ordering::SeqCst);
+    let behaviour = *state.behaviour.lock().expect("behaviour");
+    let key = uri.path().to_string();
+    match behaviour {
+        Behaviour::Stalled => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            StatusCode::OK.into_response()
+        }
+        Behaviour::Failing => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        Behaviour::Garbage if method == Method::GET => {
+            (StatusCode::OK, vec![0xffu8, 0x00, 0x7b, 0x22, 0x13]).into_response()
+        }
+        Behaviour::Garbage | Behaviour::Normal => {
+            let mut objects = state.objects.lock().expect("objects");
+            match method {
+                Method::PUT => {
+                    objects.insert(key, body.to_vec());
+                    StatusCode::CREATED.into_response()
+                }
+                Method::GET | Method::HEAD => match objects.get(&key) {
+                    Some(bytes) => (StatusCode::OK, bytes.clone()).into_response(),
+                    None => StatusCode::NOT_FOUND.into_response(),
+                },
+                _ => StatusCode::CREATED.into_response(),
+            }
+        }
+    }
+}
+
+/// The status of an unsigned `PUT path` with an empty body, if the server answered.
+fn put_status(port: u16, path: &str) -> Option<u16> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    let request = format!(
+        "PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    answer.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A port nothing listens on (bound, then released).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// Two Ed25519 key pairs in the formats `openssl genpkey -algorithm ed25519` writes:
+/// (private PKCS#8 PEM, public key as base64 DER). Test keys only.
+pub const WRITER_KEY: (&str, &str) = (
+    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIK6CVczj9VUUQNkxKbDDKhEOTaDKDHZsGHotl9dlqMzU\n-----END PRIVATE KEY-----\n",
+    WRITER_PUBLIC,
+);
+pub const OTHER_KEY: (&str, &str) = (
+    "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEII4pbeZKW5vAp7m0SR5T9kJAO1BiVeI3asPT7jGqYIMs\n-----END PRIVATE KEY-----\n",
+    OTHER_PUBLIC,
+);
+const WRITER_PUBLIC: &str = "MCowBQYDK2VwAyEAbwCyB1ocDP4HKmes5j6jh2BEZfPeoLIOfmEv8zYynAY=";
+const OTHER_PUBLIC: &str = "MCowBQYDK2VwAyEAtFj+/ltew5wQnhPGpFLAt17satqZt9cNSmQUmAE6I2Y=";
