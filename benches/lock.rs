@@ -13,6 +13,8 @@
 //! - [`remote`] is a second repository whose roots call registry and git modules;
 //! - [`upgrade`] runs `tfsum outdated` and `tfsum upgrade provider aws latest -r` on the
 //!   locked monorepo, and tfupdate's `provider` + `lock` on the same tree when it has one;
+//! - [`shared`] runs ten cold CI runners one after another against one shared cache on
+//!   an S3-compatible server;
 //! - [`report`] prints the figures and the targets.
 //!
 //! It reports and does not judge: the exit status is non-zero only when a run fails
@@ -29,6 +31,7 @@
 //! | `TFSUM_BENCH_MODULE_ROOTS` | 300   | roots of the remote-module scenario; 0 = skip        |
 //! | `TFSUM_BENCH_UPGRADE`    | 1       | `0`: skip the upgrade scenario                       |
 //! | `TFUPDATE`               | `../shared/bin/tfupdate` | tfupdate 0.10.2 for the upgrade comparison; skipped when absent |
+//! | `TFSUM_BENCH_SHARED_RUNNERS` | 10  | CI runners sharing one S3 cache (moto); 0 = skip     |
 //! | `TFSUM_BENCH_LARGE_ROOTS` | 3000   | roots of the large-repository scenario; 0 = skip     |
 //! | `TFSUM_BENCH_REPEAT`     | 1       | times the large scenario runs (medians reported)     |
 //! | `TFSUM_BENCH_TIMEOUT`    | 900     | seconds before a tfsum run is killed                 |
@@ -48,6 +51,8 @@ mod monorepo;
 mod remote;
 #[path = "lock/report.rs"]
 mod report;
+#[path = "lock/shared.rs"]
+mod shared;
 #[path = "lock/traffic.rs"]
 mod traffic;
 #[path = "lock/upgrade.rs"]
@@ -100,6 +105,7 @@ struct Knobs {
     big_mb: u64,
     module_roots: usize,
     upgrade: bool,
+    shared_runners: usize,
     large_roots: usize,
     repeat: usize,
     timeout: Duration,
@@ -119,6 +125,7 @@ impl Knobs {
             big_mb: knob("TFSUM_BENCH_BIG_MB", 200)?,
             module_roots: knob("TFSUM_BENCH_MODULE_ROOTS", 300)?,
             upgrade: knob::<u8>("TFSUM_BENCH_UPGRADE", 1)? != 0,
+            shared_runners: knob("TFSUM_BENCH_SHARED_RUNNERS", 10)?,
             large_roots: knob("TFSUM_BENCH_LARGE_ROOTS", 3000)?,
             repeat: knob::<usize>("TFSUM_BENCH_REPEAT", 1)?.max(1),
             timeout: Duration::from_secs(knob("TFSUM_BENCH_TIMEOUT", 900)?),
@@ -295,6 +302,30 @@ fn bench() -> Result<bool, String> {
         (Err(_), true) => {}
     }
 
+    let mut shared_targets = Vec::new();
+    match (&tfsum, knobs.shared_runners) {
+        (_, 0) => results
+            .notes
+            .push("shared-cache runs skipped (TFSUM_BENCH_SHARED_RUNNERS=0)".to_owned()),
+        (Ok(bin), runners) => {
+            progress!("running the shared-cache scenario ({runners} runners)");
+            let mut outcome = shared::run(&shared::Setup {
+                bin,
+                env: &env,
+                registry: &registry,
+                monorepo: &monorepo,
+                work: &work_path,
+                runners,
+                unique_zips: needed.len() * PLATFORMS.len(),
+            });
+            results.rows.append(&mut outcome.rows);
+            results.notes.append(&mut outcome.notes);
+            shared_targets = outcome.targets;
+            results.all_ok &= outcome.ok;
+        }
+        (Err(_), _) => {}
+    }
+
     match (&tfsum, &large) {
         (Ok(bin), Some(large)) => {
             progress!(
@@ -406,6 +437,7 @@ fn bench() -> Result<bool, String> {
     let mut targets = targets(&results, unique_bytes, knobs.roots);
     targets.append(&mut remote_targets);
     targets.append(&mut upgrade_targets);
+    targets.append(&mut shared_targets);
     print!(
         "{}",
         report::render(&title, &results.rows, &targets, &notes)

@@ -395,7 +395,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__lock)
-            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -434,6 +434,10 @@ _tfsum() {
                     return 0
                     ;;
                 --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shared-cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -493,7 +497,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__outdated)
-            opts="-r -i -j -q -v -h -V --recursive --format --exit-code --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --format --exit-code --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -528,6 +532,10 @@ _tfsum() {
                     return 0
                     ;;
                 --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shared-cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -653,7 +661,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__module)
-            opts="-r -i -j -q -v -h -V --match --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --match --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +711,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --shared-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --versions-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -727,7 +739,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__opentofu)
-            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -769,6 +781,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --shared-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --versions-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -793,7 +809,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__provider)
-            opts="-r -i -j -q -v -h -V --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -839,6 +855,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --shared-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --versions-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -863,7 +883,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__terraform)
-            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -905,6 +925,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --shared-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --versions-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -929,7 +953,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__verify)
-            opts="-r -j -q -v -h -V --recursive --format --jobs --per-host --cache-dir --no-cache --offline --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -j -q -v -h -V --recursive --format --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -952,6 +976,10 @@ _tfsum() {
                     return 0
                     ;;
                 --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shared-cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

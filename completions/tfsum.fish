@@ -48,6 +48,7 @@ opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
@@ -59,6 +60,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l retry-failed -d 'Re
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l upgrade -d 'Choose the newest allowed version even when the locked one still satisfies the constraints'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
@@ -81,6 +84,7 @@ markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or f
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
@@ -88,6 +92,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l net-mirror -d 'Ta
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s r -l recursive -d 'Find every .terraform.lock.hcl below the directories'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
@@ -120,6 +126,7 @@ opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
@@ -129,6 +136,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l no-lock -d 'Edit the constraints only; relock nothing'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
@@ -150,6 +159,7 @@ opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
@@ -159,6 +169,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l no-lock -d 'Edit the constraints only; relock nothing'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
@@ -175,6 +187,7 @@ opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
@@ -184,6 +197,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l no-lock -d 'Edit the constraints only; relock nothing'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
@@ -200,6 +215,7 @@ opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
@@ -209,6 +225,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l no-lock -d 'Edit the constraints only; relock nothing'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
@@ -229,6 +247,7 @@ opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
@@ -237,6 +256,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s r -l recursive 
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l exit-code -d 'Exit 1 when a provider or module is behind its newest published version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'

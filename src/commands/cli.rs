@@ -410,7 +410,7 @@ pub(crate) struct LockArgs {
 
 /// Where packages come from and how they are fetched and cached: the flags `lock` and
 /// `verify` share (one settings layer builds both commands' sources from them).
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub(crate) struct SourceArgs {
     /// Maximum concurrent downloads [default: 8]
     #[arg(
@@ -446,6 +446,11 @@ pub(crate) struct SourceArgs {
     /// Do not use a shared cache, whatever the environment or config.toml say
     #[arg(long, conflicts_with = "shared_cache")]
     pub no_shared_cache: bool,
+
+    /// Also write to the shared cache what the local cache already holds, to prefill it
+    /// for the providers and platforms of this run (needs the signing key)
+    #[arg(long, conflicts_with = "no_shared_cache")]
+    pub fill_shared_cache: bool,
 
     /// How long a cached provider version list stays fresh, in seconds [default: 300]
     #[arg(long, value_name = "SECONDS")]

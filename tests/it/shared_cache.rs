@@ -396,3 +396,50 @@ fn objects_below(dir: &Path) -> Vec<std::path::PathBuf> {
     found.sort();
     found
 }
+
+#[test]
+fn a_trusted_job_prefills_the_shared_cache_from_its_local_cache() {
+    let registry = harness::registry();
+    let repo = Repo::two_roots(&registry);
+    let expected = reference(&repo);
+    let store = HttpStore::start(Behaviour::Normal);
+    let url = store.url();
+    let before = downloads(&registry);
+    let filled = repo.lock_all(
+        PLATFORMS,
+        &["--fill-shared-cache", "--format=json"],
+        &[
+            ("TFSUM_SHARED_CACHE", &url),
+            ("TFSUM_SHARED_CACHE_SIGNING_KEY", WRITER_KEY.0),
+        ],
+    );
+    assert!(filled.status.success(), "{}", text(&filled));
+    let report: serde_json::Value = serde_json::from_slice(&filled.stdout).expect("JSON");
+    assert_eq!(
+        stat(&report, "written_to_shared_cache"),
+        PLATFORM_PACKAGES + 2
+    );
+    assert_eq!(
+        downloads(&registry),
+        before,
+        "the local cache had everything"
+    );
+
+    let (_, read) = Runner::new(&repo, &url).trusting(WRITER_KEY).lock();
+    assert_eq!(stat(&read, "packages_from_shared_cache"), PLATFORM_PACKAGES);
+    assert_eq!(downloads(&registry), before);
+    assert_eq!(locks(&repo), expected);
+
+    // Without the key there is nothing to sign with: refused before anything runs.
+    let refused = repo.lock_all(
+        PLATFORMS,
+        &["--fill-shared-cache"],
+        &[("TFSUM_SHARED_CACHE", &url)],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        harness::combined(&refused).contains("needs the writer's private key"),
+        "{}",
+        text(&refused)
+    );
+}

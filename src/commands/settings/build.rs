@@ -91,6 +91,7 @@ impl SourceSettings {
                 store,
                 shared.trusted.clone(),
                 shared.writer.clone(),
+                shared.fill,
             )));
         }
         let registry = Arc::new(registry);

@@ -113,6 +113,11 @@ impl Environment {
             .collect()
     }
 
+    /// The user's home directory.
+    pub(crate) fn home(&self) -> Option<&std::path::Path> {
+        self.home.as_deref()
+    }
+
     /// The user's configuration directory (where `tfsum/config.toml` lives).
     pub(crate) fn config_dir(&self) -> Option<&std::path::Path> {
         self.config_dir.as_deref()

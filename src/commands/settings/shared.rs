@@ -30,6 +30,8 @@ pub(crate) struct SharedSettings {
     pub store: StoreOptions,
     pub trusted: Vec<TrustedKey>,
     pub writer: Option<WriterKey>,
+    /// `--fill-shared-cache`: also write what the local cache already had.
+    pub fill: bool,
 }
 
 /// The shared cache the flags, the environment and the user's file name; `None` when
@@ -42,12 +44,21 @@ pub(super) fn settings(
     if args.no_shared_cache {
         return Ok(None);
     }
+    let none = || {
+        if args.fill_shared_cache {
+            Err(SettingsError::Flag(
+                "--fill-shared-cache: no shared cache is configured (--shared-cache, TFSUM_SHARED_CACHE or shared_cache in your own config.toml)".to_string(),
+            ))
+        } else {
+            Ok(None)
+        }
+    };
     let (raw, from) = match (&args.shared_cache, env.var("TFSUM_SHARED_CACHE")) {
         (Some(url), _) => (url.clone(), "--shared-cache"),
         (None, Some(url)) => (url.to_string(), "TFSUM_SHARED_CACHE"),
         (None, None) => match &file.shared_cache {
             Some(url) => (url.clone(), "shared_cache"),
-            None => return Ok(None),
+            None => return none(),
         },
     };
     let url = Url::parse(&raw)
@@ -98,20 +109,159 @@ pub(super) fn settings(
     let deadline = env
         .seconds("TFSUM_SHARED_CACHE_TIMEOUT_SECS")?
         .unwrap_or(DEFAULT_TIMEOUT);
+    if args.fill_shared_cache && writer.is_none() {
+        return Err(SettingsError::Flag(
+            "--fill-shared-cache writes signed entries: it needs the writer's private key in TFSUM_SHARED_CACHE_SIGNING_KEY or TFSUM_SHARED_CACHE_SIGNING_KEY_FILE".to_string(),
+        ));
+    }
     Ok(Some(SharedSettings {
         store: StoreOptions {
             url,
-            vars: env.vars_with_prefixes(&["AWS_", "GOOGLE_", "AZURE_"]),
+            vars: cloud_vars(env),
             allow_http,
             deadline,
         },
         trusted,
         writer,
+        fill: args.fill_shared_cache,
     }))
+}
+
+/// The environment of the cloud credential chains, plus, without `AWS_ACCESS_KEY_ID`,
+/// the static keys and region of the AWS profile (`AWS_PROFILE`, else `default`) from the
+/// AWS CLI's files. Roles and SSO in a profile are not followed (the README says how to
+/// export them instead).
+fn cloud_vars(env: &Environment) -> Vec<(String, String)> {
+    let mut vars = env.vars_with_prefixes(&["AWS_", "GOOGLE_", "AZURE_"]);
+    if env.var("AWS_ACCESS_KEY_ID").is_some() {
+        return vars;
+    }
+    let profile = env.var("AWS_PROFILE").unwrap_or("default");
+    let file = |var: &str, name: &str| {
+        env.var(var)
+            .map(std::path::PathBuf::from)
+            .or_else(|| env.home().map(|h| h.join(".aws").join(name)))
+            .and_then(|path| std::fs::read_to_string(path).ok())
+    };
+    let credentials = file("AWS_SHARED_CREDENTIALS_FILE", "credentials")
+        .map(|text| ini_section(&text, profile))
+        .unwrap_or_default();
+    for (key, var) in [
+        ("aws_access_key_id", "AWS_ACCESS_KEY_ID"),
+        ("aws_secret_access_key", "AWS_SECRET_ACCESS_KEY"),
+        ("aws_session_token", "AWS_SESSION_TOKEN"),
+    ] {
+        if let Some((_, value)) = credentials.iter().find(|(k, _)| k == key) {
+            vars.push((var.to_string(), value.clone()));
+        }
+    }
+    if env.var("AWS_REGION").is_none() && env.var("AWS_DEFAULT_REGION").is_none() {
+        let section = if profile == "default" {
+            "default".to_string()
+        } else {
+            format!("profile {profile}")
+        };
+        let config = file("AWS_CONFIG_FILE", "config")
+            .map(|text| ini_section(&text, &section))
+            .unwrap_or_default();
+        if let Some((_, region)) = config.iter().find(|(k, _)| k == "region") {
+            vars.push(("AWS_REGION".to_string(), region.clone()));
+        }
+    }
+    vars
+}
+
+/// The `key = value` lines of `[section]` in an INI file as the AWS CLI writes them.
+fn ini_section(text: &str, section: &str) -> Vec<(String, String)> {
+    let mut inside = false;
+    let mut found = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('#') || line.starts_with(';') || line.is_empty() {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            inside = name.trim() == section;
+        } else if let (true, Some((key, value))) = (inside, line.split_once('=')) {
+            found.push((key.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    found
 }
 
 /// The private key, named by where it came from when it does not parse (never quoted:
 /// it is a secret).
 fn writer_key(pem: &str, from: &str) -> Result<WriterKey, SettingsError> {
     WriterKey::parse(pem).map_err(|e| SettingsError::Flag(format!("{from}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_aws_profile_supplies_keys_and_region_when_the_environment_does_not() {
+        let home = tempfile::tempdir().unwrap();
+        let aws = home.path().join(".aws");
+        std::fs::create_dir_all(&aws).unwrap();
+        std::fs::write(
+            aws.join("credentials"),
+            "[default]\naws_access_key_id = D\naws_secret_access_key = DS\n\n[ci]\n# comment\naws_access_key_id=C\naws_secret_access_key = CS\naws_session_token = CT\n",
+        )
+        .unwrap();
+        std::fs::write(
+            aws.join("config"),
+            "[default]\nregion = eu-west-1\n[profile ci]\nregion = us-east-2\n",
+        )
+        .unwrap();
+        let home_text = home.path().to_str().unwrap();
+        let get = |vars: &[(String, String)], name: &str| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        };
+        let env = Environment::from_vars([("HOME", home_text), ("AWS_PROFILE", "ci")]);
+        let vars = cloud_vars(&env);
+        assert_eq!(get(&vars, "AWS_ACCESS_KEY_ID").as_deref(), Some("C"));
+        assert_eq!(get(&vars, "AWS_SECRET_ACCESS_KEY").as_deref(), Some("CS"));
+        assert_eq!(get(&vars, "AWS_SESSION_TOKEN").as_deref(), Some("CT"));
+        assert_eq!(get(&vars, "AWS_REGION").as_deref(), Some("us-east-2"));
+        let env = Environment::from_vars([("HOME", home_text)]);
+        let vars = cloud_vars(&env);
+        assert_eq!(get(&vars, "AWS_ACCESS_KEY_ID").as_deref(), Some("D"));
+        assert_eq!(get(&vars, "AWS_REGION").as_deref(), Some("eu-west-1"));
+        // The environment wins, whole.
+        let env = Environment::from_vars([
+            ("HOME", home_text),
+            ("AWS_ACCESS_KEY_ID", "E"),
+            ("AWS_SECRET_ACCESS_KEY", "ES"),
+        ]);
+        let vars = cloud_vars(&env);
+        assert_eq!(get(&vars, "AWS_ACCESS_KEY_ID").as_deref(), Some("E"));
+        assert_eq!(get(&vars, "AWS_REGION"), None);
+    }
+
+    #[test]
+    fn keys_that_do_not_parse_are_named() {
+        let env = Environment::from_vars([
+            ("TFSUM_SHARED_CACHE", "file:///tmp/x"),
+            ("TFSUM_SHARED_CACHE_TRUSTED_KEYS", "nonsense"),
+        ]);
+        let args = crate::commands::cli::SourceArgs::default();
+        let err = settings(&args, &FileSettings::default(), &env).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("TFSUM_SHARED_CACHE_TRUSTED_KEYS: \"nonsense\""),
+            "{err}"
+        );
+        let env = Environment::from_vars([
+            ("TFSUM_SHARED_CACHE", "file:///tmp/x"),
+            ("TFSUM_SHARED_CACHE_SIGNING_KEY", "secret-not-a-key"),
+        ]);
+        let err = settings(&args, &FileSettings::default(), &env)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("TFSUM_SHARED_CACHE_SIGNING_KEY: "), "{err}");
+        assert!(
+            !err.contains("secret-not-a-key"),
+            "the secret was printed: {err}"
+        );
+    }
 }

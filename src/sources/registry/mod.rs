@@ -235,8 +235,12 @@ impl RegistrySource {
         let hits = (platforms.len() - cached.missing.len()) as u64;
         self.bump(|s| s.packages_from_cache += hits);
         if let Some(shared) = self.shared() {
+            if shared.fills() {
+                self.fill_shared(shared, &package, &cached).await;
+            }
             if cached.sums.is_none() || !cached.missing.is_empty() {
-                self.from_shared(shared, &package, &mut cached).await;
+                self.complete_from_shared(shared, &package, &mut cached)
+                    .await;
             }
         }
         if let (Some(sums), true) = (&cached.sums, cached.missing.is_empty()) {
@@ -422,7 +426,12 @@ impl RegistrySource {
     /// it (believed now if a trusted writer signed it, else kept to check against the
     /// registry's keys), then each missing platform's `h1:` that a trusted writer signed
     /// and the verified SHA256SUMS lists. What is believed is stored locally.
-    async fn from_shared(&self, shared: &SharedCache, package: &Package<'_>, found: &mut Found) {
+    async fn complete_from_shared(
+        &self,
+        shared: &SharedCache,
+        package: &Package<'_>,
+        found: &mut Found,
+    ) {
         if found.sums.is_none() {
             match shared.sums(package.provider, &package.v).await {
                 SharedSums::Vouched(signed) => match sums::verify(package.provider, &signed) {
@@ -480,6 +489,28 @@ impl RegistrySource {
             }
         }
         found.missing = missing;
+    }
+
+    /// Writes what the local cache had for `package` to the shared cache
+    /// (`--fill-shared-cache`); a store that has it already keeps its copy.
+    async fn fill_shared(&self, shared: &SharedCache, package: &Package<'_>, found: &Found) {
+        if found.sums.is_some() {
+            if let Some(signed) = self.cache.sums(package.provider, &package.v) {
+                shared
+                    .put_sums(package.provider, &package.v, &signed, false)
+                    .await;
+            }
+        }
+        let puts = found.entries.iter().map(|got| {
+            shared.put_platform(
+                package.provider,
+                &package.v,
+                &got.platform,
+                &got.entry,
+                false,
+            )
+        });
+        futures::future::join_all(puts).await;
     }
 
     /// A SHA256SUMS from the shared cache that no trusted writer signed, believed when its

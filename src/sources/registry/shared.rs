@@ -162,6 +162,8 @@ pub(crate) struct SharedCache {
     store: Arc<SharedStore>,
     trusted: Vec<TrustedKey>,
     writer: Option<WriterKey>,
+    /// Also write what the local cache already had (`--fill-shared-cache`).
+    fill: bool,
     counts: SharedCounts,
 }
 
@@ -170,13 +172,20 @@ impl SharedCache {
         store: Arc<SharedStore>,
         trusted: Vec<TrustedKey>,
         writer: Option<WriterKey>,
+        fill: bool,
     ) -> SharedCache {
         SharedCache {
             store,
             trusted,
             writer,
+            fill,
             counts: SharedCounts::default(),
         }
+    }
+
+    /// Whether entries found in the local cache are written too.
+    pub(super) fn fills(&self) -> bool {
+        self.fill && self.writer.is_some()
     }
 
     pub(crate) fn counts(&self) -> &SharedCounts {
@@ -444,6 +453,7 @@ MC4CAQAwBQYDK2VwBCIEII4pbeZKW5vAp7m0SR5T9kJAO1BiVeI3asPT7jGqYIMs
                 .map(|w| WriterKey::parse(w).unwrap().public())
                 .collect(),
             writer.map(|w| WriterKey::parse(w).unwrap()),
+            false,
         )
     }
 
