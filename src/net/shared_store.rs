@@ -129,57 +129,49 @@ impl SharedStore {
                 .map(str::to_string)
                 .collect()
         };
+        // Each cloud's builder: its variables, the URL, the deadlines; a prefix below
+        // the bucket; creates that refuse an existing object.
+        macro_rules! cloud {
+            ($builder:expr, $prefix:literal, $endpoint:expr) => {{
+                let mut builder = $builder;
+                for (key, value) in vars($prefix) {
+                    if let Ok(config) = key.parse() {
+                        builder = builder.with_config(config, value);
+                    }
+                }
+                let store = builder
+                    .with_url(url.as_str())
+                    .with_client_options(client($endpoint)?)
+                    .with_retry(retry)
+                    .build()
+                    .map_err(invalid)?;
+                (
+                    Arc::new(store) as Arc<dyn ObjectStore>,
+                    path_prefix(url),
+                    true,
+                )
+            }};
+        }
         let (store, prefix, conditional): (Arc<dyn ObjectStore>, Vec<String>, bool) =
             match url.scheme() {
                 "s3" => {
-                    let mut builder = object_store::aws::AmazonS3Builder::new();
-                    let mut endpoint = None;
-                    for (key, value) in vars("AWS_") {
-                        if let Ok(config) = key.parse() {
-                            if matches!(config, object_store::aws::AmazonS3ConfigKey::Endpoint) {
-                                endpoint = Some(value.clone());
-                            }
-                            builder = builder.with_config(config, value);
-                        }
-                    }
-                    let store = builder
-                        .with_url(url.as_str())
-                        .with_client_options(client(endpoint.as_deref())?)
-                        .with_retry(retry)
-                        .build()
-                        .map_err(invalid)?;
-                    (Arc::new(store), path_prefix(url), true)
+                    let endpoint = vars("AWS_")
+                        .into_iter()
+                        .find(|(k, _)| k == "aws_endpoint_url" || k == "aws_endpoint")
+                        .map(|(_, v)| v);
+                    let builder = object_store::aws::AmazonS3Builder::new();
+                    cloud!(builder, "AWS_", endpoint.as_deref())
                 }
-                "gs" => {
-                    let mut builder = object_store::gcp::GoogleCloudStorageBuilder::new();
-                    for (key, value) in vars("GOOGLE_") {
-                        if let Ok(config) = key.parse() {
-                            builder = builder.with_config(config, value);
-                        }
-                    }
-                    let store = builder
-                        .with_url(url.as_str())
-                        .with_client_options(client(None)?)
-                        .with_retry(retry)
-                        .build()
-                        .map_err(invalid)?;
-                    (Arc::new(store), path_prefix(url), true)
-                }
-                "az" | "azure" | "abfs" | "abfss" => {
-                    let mut builder = object_store::azure::MicrosoftAzureBuilder::new();
-                    for (key, value) in vars("AZURE_") {
-                        if let Ok(config) = key.parse() {
-                            builder = builder.with_config(config, value);
-                        }
-                    }
-                    let store = builder
-                        .with_url(url.as_str())
-                        .with_client_options(client(None)?)
-                        .with_retry(retry)
-                        .build()
-                        .map_err(invalid)?;
-                    (Arc::new(store), path_prefix(url), true)
-                }
+                "gs" => cloud!(
+                    object_store::gcp::GoogleCloudStorageBuilder::new(),
+                    "GOOGLE_",
+                    None
+                ),
+                "az" | "azure" | "abfs" | "abfss" => cloud!(
+                    object_store::azure::MicrosoftAzureBuilder::new(),
+                    "AZURE_",
+                    None
+                ),
                 "https" | "http" => {
                     let store = object_store::http::HttpBuilder::new()
                         .with_url(url.as_str())
