@@ -2,7 +2,7 @@
 CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test lint oracle s3-server bench demo completions man clean fuzz
+.PHONY: build install test lint oracle s3-server azurite bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -22,9 +22,15 @@ s3-server: $(S3_SERVER)
 $(S3_SERVER):
 	scripts/fetch-s3-server.sh
 
+# Azurite (Azure Storage emulator) for the az:// shared-cache test; from npm once.
+AZURITE := target/tools/azurite/node_modules/.bin/azurite-blob
+azurite: $(AZURITE)
+$(AZURITE):
+	scripts/fetch-azurite.sh
+
 # `cargo fmt` without --all: --all would also format vendor/hcl-edit (a path dependency),
 # which keeps its upstream layout.
-test: oracle s3-server
+test: oracle s3-server azurite
 	$(CARGO) test --locked --all-targets
 	scripts/test-vendored-hcl-edit.sh
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \

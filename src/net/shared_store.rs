@@ -167,11 +167,29 @@ impl SharedStore {
                     "GOOGLE_",
                     None
                 ),
-                "az" | "azure" | "abfs" | "abfss" => cloud!(
-                    object_store::azure::MicrosoftAzureBuilder::new(),
-                    "AZURE_",
-                    None
-                ),
+                "az" | "azure" | "abfs" | "abfss" => {
+                    // The emulator (Azurite) is plain HTTP: held to the same rule.
+                    let azure = vars("AZURE_");
+                    let emulator = azure.iter().any(|(k, v)| {
+                        k == "azure_storage_use_emulator" && v.eq_ignore_ascii_case("true")
+                    });
+                    let endpoint = if emulator {
+                        Some(
+                            options
+                                .vars
+                                .iter()
+                                .find(|(k, _)| k == "AZURITE_BLOB_STORAGE_URL")
+                                .map_or("http://127.0.0.1:10000".to_string(), |(_, v)| v.clone()),
+                        )
+                    } else {
+                        azure
+                            .into_iter()
+                            .find(|(k, _)| k == "azure_storage_endpoint" || k == "azure_endpoint")
+                            .map(|(_, v)| v)
+                    };
+                    let builder = object_store::azure::MicrosoftAzureBuilder::new();
+                    cloud!(builder, "AZURE_", endpoint.as_deref())
+                }
                 "https" | "http" => {
                     let store = object_store::http::HttpBuilder::new()
                         .with_url(url.as_str())

@@ -11,7 +11,9 @@ use pretty_assertions::assert_eq;
 
 use crate::harness::{self, text, Repo, FAST_RETRIES};
 use crate::support::fake_registry::RegistryHandle;
-use crate::support::shared_stores::{Behaviour, HttpStore, S3Server, OTHER_KEY, WRITER_KEY};
+use crate::support::shared_stores::{
+    Azurite, Behaviour, HttpStore, S3Server, OTHER_KEY, WRITER_KEY,
+};
 
 const PLATFORMS: &[&str] = &["darwin_arm64", "linux_amd64"];
 
@@ -439,6 +441,53 @@ fn a_trusted_job_prefills_the_shared_cache_from_its_local_cache() {
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
     assert!(
         harness::combined(&refused).contains("needs the writer's private key"),
+        "{}",
+        text(&refused)
+    );
+}
+
+#[test]
+fn an_azure_container_round_trips() {
+    let registry = harness::registry();
+    let repo = Repo::two_roots(&registry);
+    let expected = reference(&repo);
+    let azurite = Azurite::start();
+    let url = azurite.url("tfsum");
+    let (_, first) = Runner::new(&repo, &url)
+        .with(&azurite.env())
+        .writing(WRITER_KEY)
+        .lock();
+    assert_eq!(
+        stat(&first, "written_to_shared_cache"),
+        PLATFORM_PACKAGES + 2,
+        "{first:#}"
+    );
+    let before = (downloads(&registry), sums(&registry));
+    let (_, second) = Runner::new(&repo, &url)
+        .with(&azurite.env())
+        .trusting(WRITER_KEY)
+        .lock();
+    assert_eq!(
+        stat(&second, "packages_from_shared_cache"),
+        PLATFORM_PACKAGES
+    );
+    assert_eq!((downloads(&registry), sums(&registry)), before);
+    assert_eq!(locks(&repo), expected);
+    // The emulator's endpoint is plain HTTP: refused when it is not loopback.
+    let refused = harness::run(
+        repo.path(),
+        &repo.cli_config(),
+        &repo.cache(),
+        &["lock", "-r", "."],
+        &[
+            ("TFSUM_SHARED_CACHE", url.as_str()),
+            ("AZURE_STORAGE_USE_EMULATOR", "true"),
+            ("AZURITE_BLOB_STORAGE_URL", "http://cache.example.com:10000"),
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(
+        harness::combined(&refused).contains("plain http://"),
         "{}",
         text(&refused)
     );

@@ -4,6 +4,8 @@
 //!   `target/tools/moto` by `scripts/fetch-s3-server.sh`; `make test` runs it). It speaks
 //!   the real S3 REST protocol with SigV4 and honours `If-None-Match: *`, which is what
 //!   the conditional create of concurrent writers needs.
+//! - [`Azurite`]: Microsoft's Azure Storage emulator (`azurite-blob`, from npm, installed
+//!   into `target/tools/azurite` by `scripts/fetch-azurite.sh`), for `az://` URLs.
 //! - [`HttpStore`]: a plain GET/PUT server (as WebDAV servers and simple object gateways
 //!   serve), in process, with switches for the faults a store can have.
 
@@ -99,6 +101,135 @@ impl Drop for S3Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Azurite's blob service binary: `TFSUM_TEST_AZURITE`, else
+/// `target/tools/azurite/node_modules/.bin/azurite-blob`; panics with instructions when
+/// it is missing.
+pub fn azurite_binary() -> PathBuf {
+    let path = match std::env::var_os("TFSUM_TEST_AZURITE") {
+        Some(path) => PathBuf::from(path),
+        None => super::terraform::repo_root()
+            .join("target/tools/azurite/node_modules/.bin/azurite-blob"),
+    };
+    assert!(
+        path.is_file(),
+        "Azurite not found at {}: run scripts/fetch-azurite.sh (make test does), or set \
+         TFSUM_TEST_AZURITE",
+        path.display()
+    );
+    path
+}
+
+/// Azurite's well-known development account (public, in Microsoft's documentation).
+const AZURITE_ACCOUNT: &str = "devstoreaccount1";
+const AZURITE_KEY: &str =
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+/// A running Azurite blob service with one container; stopped on drop.
+pub struct Azurite {
+    child: Child,
+    port: u16,
+    _workspace: tempfile::TempDir,
+    pub container: String,
+}
+
+impl Azurite {
+    pub fn start() -> Azurite {
+        let port = free_port();
+        let workspace = tempfile::TempDir::new().expect("azurite workspace");
+        let child = Command::new(azurite_binary())
+            .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
+            .args([
+                "--silent",
+                "--disableTelemetry",
+                "--skipApiVersionCheck",
+                "--location",
+            ])
+            .arg(workspace.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start azurite-blob");
+        let server = Azurite {
+            child,
+            port,
+            _workspace: workspace,
+            container: "tfsum-shared".to_string(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while server.create_container() != Some(201) {
+            assert!(
+                Instant::now() < deadline,
+                "azurite did not start on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        server
+    }
+
+    /// `az://container/prefix`
+    pub fn url(&self, prefix: &str) -> String {
+        format!("az://{}/{prefix}", self.container)
+    }
+
+    /// The environment a runner gets to reach it.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![
+            ("AZURE_STORAGE_USE_EMULATOR".into(), "true".into()),
+            (
+                "AZURITE_BLOB_STORAGE_URL".into(),
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+        ]
+    }
+
+    /// Creates the container with a Shared Key request (Azure's "Create Container").
+    fn create_container(&self) -> Option<u16> {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+        let version = "2021-08-06";
+        let path = format!("/{AZURITE_ACCOUNT}/{}", self.container);
+        let to_sign = format!(
+            "PUT\n\n\n\n\n\n\n\n\n\n\n\nx-ms-date:{date}\nx-ms-version:{version}\n/{AZURITE_ACCOUNT}{path}\nrestype:container"
+        );
+        let key = b64.decode(AZURITE_KEY).ok()?;
+        let signature = b64.encode(hmac_sha256(&key, to_sign.as_bytes()));
+        let headers = format!(
+            "x-ms-date: {date}\r\nx-ms-version: {version}\r\nAuthorization: SharedKey {AZURITE_ACCOUNT}:{signature}\r\n"
+        );
+        request_status(self.port, &format!("{path}?restype=container"), &headers)
+    }
+}
+
+impl Drop for Azurite {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// HMAC-SHA256 (RFC 2104), for Azure's Shared Key.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize()
+        .to_vec()
 }
 
 /// How the HTTP store behaves.
@@ -201,13 +332,18 @@ async fn serve(
 
 /// The status of an unsigned `PUT path` with an empty body, if the server answered.
 fn put_status(port: u16, path: &str) -> Option<u16> {
+    request_status(port, path, "")
+}
+
+/// The status of `PUT path` with an empty body and `headers` (each ending in CRLF).
+fn request_status(port: u16, path: &str, headers: &str) -> Option<u16> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .ok()?;
     let request = format!(
-        "PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        "PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\n{headers}Connection: close\r\n\r\n"
     );
     stream.write_all(request.as_bytes()).ok()?;
     let mut answer = String::new();

@@ -14,7 +14,7 @@
 //! | `SSL_CERT_FILE`, `SSL_CERT_DIR` | trusted roots, as Go programs read them          |
 //! | `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY` (and lower case) | proxies, as Go reads them |
 //! | `TFSUM_SHARED_CACHE*`        | the shared cache ([`super::shared`])                |
-//! | `AWS_*`, `GOOGLE_*`, `AZURE_*` | the shared cache's credential chains               |
+//! | `AWS_*`, `GOOGLE_*`, `AZURE_*`, `AZURITE_*` | the shared cache's credential chains |
 //! | `TFSUM_TEST_WRITE_DELAY_MS`  | testing only: a pause inside every file replacement |
 //!
 //! Terraform's own variables (`TF_CLI_CONFIG_FILE`, `TF_TOKEN_*`, …) are read by

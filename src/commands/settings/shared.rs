@@ -132,7 +132,7 @@ pub(super) fn settings(
 /// AWS CLI's files. Roles and SSO in a profile are not followed (the README says how to
 /// export them instead).
 fn cloud_vars(env: &Environment) -> Vec<(String, String)> {
-    let mut vars = env.vars_with_prefixes(&["AWS_", "GOOGLE_", "AZURE_"]);
+    let mut vars = env.vars_with_prefixes(&["AWS_", "GOOGLE_", "AZURE_", "AZURITE_"]);
     if env.var("AWS_ACCESS_KEY_ID").is_some() {
         return vars;
     }
