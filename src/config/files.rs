@@ -113,7 +113,17 @@ pub(super) fn file_names(
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue;
         };
-        if wanted(&name) && config_entry_is_file(&entry.path())? {
+        if !wanted(&name) {
+            continue;
+        }
+        // The listing's own type spares a `stat` per file; only a link is followed.
+        let file_type = entry.file_type().map_err(read_err)?;
+        let is_file = if file_type.is_symlink() {
+            config_entry_is_file(&entry.path())?
+        } else {
+            file_type.is_file()
+        };
+        if is_file {
             names.insert(name);
         }
     }

@@ -20,7 +20,9 @@ use regex::Regex;
 use walkdir::WalkDir;
 
 use crate::vocab::lockfile::LOCK_FILE_NAME;
-use crate::vocab::paths::{is_config_file_name, normalize_path, slash_path, UNIT_FILE_NAME};
+use crate::vocab::paths::{
+    is_config_file_name, is_tofu_file_name, normalize_path, slash_path, UNIT_FILE_NAME,
+};
 
 /// A problem met while walking that does not stop the walk (an unreadable subdirectory, a
 /// filesystem loop). The directory it names was not searched.
@@ -41,6 +43,9 @@ impl fmt::Display for DiscoverWarning {
 pub(crate) struct Walked {
     /// Directories holding configuration files.
     pub module_dirs: BTreeSet<PathBuf>,
+    /// Those of them holding OpenTofu's own (`*.tofu`, `*.tofu.json`), which decide the
+    /// flavor of a root without a lock file (spec §10).
+    pub tofu_dirs: BTreeSet<PathBuf>,
     /// Directories holding `terragrunt.hcl`.
     pub unit_dirs: BTreeSet<PathBuf>,
     /// `.terraform.lock.hcl` files (following links to files), in walk order.
@@ -91,6 +96,9 @@ pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
             continue;
         };
         if is_config_file_name(name) && is_file() {
+            if is_tofu_file_name(name) {
+                walked.tofu_dirs.insert(normalize_path(parent));
+            }
             walked.module_dirs.insert(normalize_path(parent));
         } else if name == UNIT_FILE_NAME && is_file() {
             walked.unit_dirs.insert(normalize_path(parent));

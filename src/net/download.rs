@@ -266,6 +266,12 @@ pub(crate) async fn download_and_hash(
     .await
 }
 
+/// Chunks a download may run ahead of its hasher. Each chunk keeps the whole read
+/// buffer it was cut from (up to hundreds of KB) alive, so this bounds memory per
+/// download: at 16, six downloads waiting on slow hashers held 50 MB (issue 25). Two
+/// waiting chunks are enough to keep a hasher busy.
+const QUEUED_CHUNKS: usize = 2;
+
 /// A provider zip hashed while it arrives.
 struct HashSink {
     url: Url,
@@ -275,7 +281,7 @@ struct HashSink {
 
 impl HashSink {
     fn start(url: Url, limits: ZipLimits) -> HashSink {
-        let (tx, rx) = mpsc::channel::<Bytes>(16);
+        let (tx, rx) = mpsc::channel::<Bytes>(QUEUED_CHUNKS);
         let hasher = tokio::task::spawn_blocking(move || {
             hash_zip_stream(
                 ChannelReader {

@@ -571,14 +571,15 @@ impl Provenance {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HashOrigin {
     pub provenance: Provenance,
-    pub platform: Option<Platform>,
+    /// Shared with every root's change report that names it.
+    pub platform: Option<Arc<Platform>>,
 }
 
 impl HashOrigin {
     pub(crate) fn of(provenance: Provenance, platform: &Platform) -> HashOrigin {
         HashOrigin {
             provenance,
-            platform: Some(platform.clone()),
+            platform: Some(Arc::new(platform.clone())),
         }
     }
 }

@@ -17,6 +17,7 @@
 //!
 //! The given root itself is never ignored: the user named it explicitly.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use regex::Regex;
@@ -49,6 +50,9 @@ pub(crate) enum DiscoverError {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Discovery {
     pub dirs: Vec<PathBuf>,
+    /// Those of `dirs` holding `*.tofu` or `*.tofu.json` files, as a recursive walk saw
+    /// them (empty otherwise), so that telling a root's flavor need not list it again.
+    pub tofu_dirs: BTreeSet<PathBuf>,
     pub unit_dirs: Vec<PathBuf>,
     pub warnings: Vec<DiscoverWarning>,
 }
@@ -77,6 +81,7 @@ pub(crate) fn discover(
         if recursive {
             let walked = walk(root, ignore);
             all.module_dirs.extend(walked.module_dirs);
+            all.tofu_dirs.extend(walked.tofu_dirs);
             all.unit_dirs.extend(walked.unit_dirs);
             all.warnings.extend(walked.warnings);
             continue;
@@ -97,6 +102,7 @@ pub(crate) fn discover(
     }
     Ok(Discovery {
         dirs: all.module_dirs.into_iter().collect(),
+        tofu_dirs: all.tofu_dirs,
         unit_dirs: all.unit_dirs.into_iter().collect(),
         warnings: all.warnings,
     })

@@ -26,7 +26,7 @@ use crate::stages::root::{LockProblem, Root, RootError, RootKind};
 use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
-use crate::vocab::paths::normalize_path;
+use crate::vocab::paths::{is_tofu_file_name, normalize_path};
 
 /// A root whose configuration and lock file were read.
 #[derive(Debug)]
@@ -164,9 +164,14 @@ fn find_module_roots(
     for dir in &discovery.dirs {
         let flavor = options.flavor.unwrap_or_else(|| {
             let read = read_old_lock(dir, &options.within).ok();
-            let flavor = detect_flavor(dir, read.as_ref().and_then(|(_, b)| b.as_deref()));
-            if let Some(read) = read {
-                locks.insert(dir.clone(), read);
+            let flavor = match read.as_ref().and_then(|(_, b)| b.as_deref()) {
+                Some(bytes) => Flavor::from_header_bytes(bytes),
+                // The walk saw the directory's files.
+                None if discovery.tofu_dirs.contains(dir) => Flavor::OpenTofu,
+                None => Flavor::Terraform,
+            };
+            if let Some((path, bytes)) = read {
+                locks.insert(dir.clone(), (path, bytes, flavor));
             }
             flavor
         });
@@ -212,21 +217,26 @@ struct OpenRoot {
 }
 
 /// Lock files already read, by directory: where each is written and its bytes.
-type LocksRead = HashMap<PathBuf, (PathBuf, Option<Vec<u8>>)>;
+type LocksRead = HashMap<PathBuf, (PathBuf, Option<Vec<u8>>, Flavor)>;
 
-/// Reads a root's lock file, unless `read` holds it already (and so its flavor).
+/// Reads a root's lock file, unless `read` holds it already, with the flavor detected
+/// from it (detecting again would list the directory again when there is none).
 fn open_root(
     dir: &Path,
     unit: Option<UnitConfig>,
     options: &LoadOptions,
-    read: Option<(PathBuf, Option<Vec<u8>>)>,
+    read: Option<(PathBuf, Option<Vec<u8>>, Flavor)>,
 ) -> Result<OpenRoot, RootError> {
-    let (lock_path, old_bytes) = match read {
-        Some(read) => read,
-        None => read_old_lock(dir, &options.within)?,
+    let (lock_path, old_bytes, detected) = match read {
+        Some((path, bytes, flavor)) => (path, bytes, Some(flavor)),
+        None => {
+            let (path, bytes) = read_old_lock(dir, &options.within)?;
+            (path, bytes, None)
+        }
     };
     let flavor = options
         .flavor
+        .or(detected)
         .unwrap_or_else(|| detect_flavor(dir, old_bytes.as_deref()));
     let old = match old_bytes {
         Some(bytes) => {
@@ -406,13 +416,10 @@ fn read_old_lock(dir: &Path, within: &[PathBuf]) -> Result<(PathBuf, Option<Vec<
 /// else the presence of `.tofu` files (spec §10).
 pub(crate) fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
     if let Some(bytes) = old {
-        return Flavor::from_header(&String::from_utf8_lossy(bytes));
+        return Flavor::from_header_bytes(bytes);
     }
-    let has_tofu = config::files::config_file_names(dir).is_ok_and(|names| {
-        names
-            .iter()
-            .any(|n| n.ends_with(".tofu") || n.ends_with(".tofu.json"))
-    });
+    let has_tofu = config::files::config_file_names(dir)
+        .is_ok_and(|names| names.iter().any(|n| is_tofu_file_name(n)));
     if has_tofu {
         Flavor::OpenTofu
     } else {
@@ -551,5 +558,50 @@ mod tests {
             "{}",
             warnings[1]
         );
+    }
+
+    /// Root detection takes a directory's flavor from the discovery walk instead of
+    /// listing it again: the walk must see `.tofu` files exactly as [`detect_flavor`]
+    /// does (ignored names, a directory so named and a dangling link do not count).
+    #[test]
+    fn the_walk_sees_tofu_files_as_detect_flavor_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path();
+        write(base, "tf/main.tf", "");
+        write(base, "tofu/main.tofu", "");
+        write(base, "json/x.tofu.json", "{}");
+        write(base, "json/y.tf", "");
+        write(base, "hidden/.main.tofu", "");
+        write(base, "hidden/main.tf", "");
+        write(base, "backup/main.tofu~", "");
+        write(base, "backup/main.tf", "");
+        write(base, "dir/main.tf", "");
+        std::fs::create_dir_all(base.join("dir/sub.tofu")).unwrap();
+        write(base, "link/main.tf", "");
+        std::os::unix::fs::symlink(base.join("tofu/main.tofu"), base.join("link/a.tofu")).unwrap();
+        write(base, "dangling/main.tf", "");
+        std::os::unix::fs::symlink(base.join("nowhere.tofu"), base.join("dangling/b.tofu"))
+            .unwrap();
+
+        let discovery =
+            crate::stages::discover::discover(&[base.to_path_buf()], true, &[]).unwrap();
+        let tofu: Vec<&Path> = discovery
+            .tofu_dirs
+            .iter()
+            .map(|d| d.strip_prefix(base).unwrap())
+            .collect();
+        assert_eq!(
+            tofu,
+            [Path::new("json"), Path::new("link"), Path::new("tofu")]
+        );
+        assert_eq!(discovery.dirs.len(), 8, "{:?}", discovery.dirs);
+        for dir in &discovery.dirs {
+            let walked = if discovery.tofu_dirs.contains(dir) {
+                Flavor::OpenTofu
+            } else {
+                Flavor::Terraform
+            };
+            assert_eq!(detect_flavor(dir, None), walked, "{}", dir.display());
+        }
     }
 }

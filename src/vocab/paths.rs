@@ -26,6 +26,12 @@ pub(crate) fn is_config_file_name(name: &str) -> bool {
             .any(|ext| name.len() > ext.len() && name.ends_with(ext))
 }
 
+/// OpenTofu's own configuration file names (`*.tofu`, `*.tofu.json`): a directory
+/// holding one is an OpenTofu root unless its lock file says otherwise (spec §10).
+pub(crate) fn is_tofu_file_name(name: &str) -> bool {
+    is_config_file_name(name) && (name.ends_with(".tofu") || name.ends_with(".tofu.json"))
+}
+
 /// Lexical path clean-up in the spirit of Go's `filepath.Clean`, which Terraform applies
 /// when joining a local module source onto its caller's directory: drops `.` components
 /// and folds `name/..` pairs, without touching the filesystem (symlinks are not resolved,

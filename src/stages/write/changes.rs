@@ -10,6 +10,7 @@
 //! the file, so they are counted, not named.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -80,7 +81,7 @@ pub(crate) struct NewHash {
     pub hash: Hash,
     /// The platform whose package it hashes; `None` for SHA256SUMS lines.
     #[serde(serialize_with = "display_option")]
-    pub platform: Option<Platform>,
+    pub platform: Option<Arc<Platform>>,
     pub source: Provenance,
 }
 
@@ -263,7 +264,7 @@ fn describe_new(hashes: &[NewHash]) -> String {
                 per_platform
                     .entry(h.hash.scheme())
                     .or_default()
-                    .insert(platform, h.source);
+                    .insert(platform.as_ref(), h.source);
             }
             None => *counted.entry((h.hash.scheme(), h.source)).or_default() += 1,
         }
@@ -355,7 +356,7 @@ mod tests {
         let linux: Platform = "linux_amd64".parse().unwrap();
         let origin = |p: Provenance, platform: Option<&Platform>| HashOrigin {
             provenance: p,
-            platform: platform.cloned(),
+            platform: platform.cloned().map(Arc::new),
         };
         let fresh = PackageHashes::from([(
             Hash::parse("h1:f").unwrap(),

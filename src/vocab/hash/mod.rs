@@ -29,6 +29,7 @@ pub(crate) use error::HashError;
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The hashes a lock file records for a package on disk, as Terraform computes them:
 /// `h1:` (of the files it unpacks to) and `zh:` (of the zip itself) for a zip, `h1:` for
@@ -46,9 +47,11 @@ pub(crate) fn hash_path(path: &Path) -> Result<Vec<Hash>, String> {
 /// A hash string as it appears in a lock file: `scheme:value`.
 ///
 /// Ordering is byte-wise on the whole string, which is how Terraform sorts the `hashes`
-/// list (spec §1.7), so a `BTreeSet<Hash>` renders in lock-file order.
+/// list (spec §1.7), so a `BTreeSet<Hash>` renders in lock-file order. Shared, not
+/// copied: every root's lock file and change report holds the same package hashes, and
+/// a clone must not cost an allocation per root (issue 25).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Hash(String);
+pub struct Hash(Arc<str>);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid hash {0:?}: expected SCHEME:VALUE")]
@@ -59,7 +62,7 @@ impl Hash {
     /// Unknown schemes are kept verbatim.
     pub fn parse(s: &str) -> Result<Hash, HashParseError> {
         match s.find(':') {
-            Some(i) if i > 0 => Ok(Hash(s.to_string())),
+            Some(i) if i > 0 => Ok(Hash(s.into())),
             _ => Err(HashParseError(s.to_string())),
         }
     }
@@ -67,15 +70,18 @@ impl Hash {
     /// `h1:` + standard base64 of a dirhash summary digest.
     pub fn h1_from_digest(digest: &[u8; 32]) -> Hash {
         use base64::Engine as _;
-        Hash(format!(
-            "h1:{}",
-            base64::engine::general_purpose::STANDARD.encode(digest)
-        ))
+        Hash(
+            format!(
+                "h1:{}",
+                base64::engine::general_purpose::STANDARD.encode(digest)
+            )
+            .into(),
+        )
     }
 
     /// `zh:` + lowercase hex of a zip file's SHA-256.
     pub fn zh_from_digest(digest: &[u8; 32]) -> Hash {
-        Hash(format!("zh:{}", hex::encode(digest)))
+        Hash(format!("zh:{}", hex::encode(digest)).into())
     }
 
     pub fn scheme(&self) -> &str {

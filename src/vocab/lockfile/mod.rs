@@ -62,6 +62,22 @@ impl Flavor {
         }
     }
 
+    /// [`Flavor::from_header`] of a file's bytes, invalid UTF-8 read leniently. Only the
+    /// lines up to the first that is not blank or a comment are looked at: root
+    /// detection asks this of every lock file, most of which is hashes.
+    pub fn from_header_bytes(bytes: &[u8]) -> Flavor {
+        let mut end = 0;
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            end += line.len();
+            let line = String::from_utf8_lossy(line);
+            let line = line.trim();
+            if !(line.is_empty() || line.starts_with('#') || line.starts_with("//")) {
+                break;
+            }
+        }
+        Flavor::from_header(&String::from_utf8_lossy(&bytes[..end]))
+    }
+
     /// The command named in the header: `# This file is maintained automatically by "…".`
     pub fn init_command(&self) -> &'static str {
         match self {

@@ -11,7 +11,14 @@ use super::{LockFile, ProviderLock};
 impl LockFile {
     /// The complete file contents, ending in exactly one `\n`.
     pub fn render(&self) -> String {
-        let mut out = String::new();
+        // Hashes make up most of a file: reserving for them spares the regrowth.
+        let hashes: usize = self
+            .providers
+            .values()
+            .flat_map(|lock| &lock.hashes)
+            .map(|hash| hash.as_str().len() + 8)
+            .sum();
+        let mut out = String::with_capacity(128 + 160 * self.providers.len() + hashes);
         out.push_str("# This file is maintained automatically by \"");
         out.push_str(self.flavor.init_command());
         out.push_str("\".\n# Manual edits may be lost in future updates.\n");
@@ -23,39 +30,57 @@ impl LockFile {
     }
 }
 
+/// Written straight into `out`: rendering runs for every root on every run, to compare
+/// with the file on disk, so no piece gets a string of its own (issue 25).
 fn render_block(out: &mut String, label: &str, lock: &ProviderLock) {
-    let _ = writeln!(out, "provider {} {{", quote(label));
-    let version = quote(&lock.version.to_string());
+    out.push_str("provider ");
+    quote_into(out, label);
+    out.push_str(" {\n");
     let constraints = lock.constraints.canonical();
-    if constraints.is_empty() {
-        let _ = writeln!(out, "  version = {version}");
+    // `version` is padded to the width of `constraints` (spec §1.4).
+    out.push_str(if constraints.is_empty() {
+        "  version = "
     } else {
-        // `version` is padded to the width of `constraints` (spec §1.4).
-        let _ = writeln!(out, "  version     = {version}");
-        let _ = writeln!(out, "  constraints = {}", quote(&constraints));
+        "  version     = "
+    });
+    quote_into(out, &lock.version.to_string());
+    out.push('\n');
+    if !constraints.is_empty() {
+        out.push_str("  constraints = ");
+        quote_into(out, &constraints);
+        out.push('\n');
     }
     if !lock.hashes.is_empty() {
         out.push_str("  hashes = [\n");
         for hash in &lock.hashes {
-            let _ = writeln!(out, "    {},", quote(hash.as_str()));
+            out.push_str("    ");
+            quote_into(out, hash.as_str());
+            out.push_str(",\n");
         }
         out.push_str("  ]\n");
     }
     out.push_str("}\n");
 }
 
-/// A quoted HCL string with hclwrite's escaping (spec §1.4): `\n \r \t \" \\`, template
-/// introducers doubled (`${` → `$${`, `%{` → `%%{`), non-printable characters as
-/// `\uXXXX`/`\UXXXXXXXX` in lowercase hex, everything else (IDN hostnames) raw.
+/// [`quote_into`], as a new string.
+#[cfg(test)]
 pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
+    quote_into(&mut out, s);
+    out
+}
+
+/// Appends `s` as a quoted HCL string with hclwrite's escaping (spec §1.4): `\n \r \t \"
+/// \\`, template introducers doubled (`${` → `$${`, `%{` → `%%{`), non-printable characters
+/// as `\uXXXX`/`\UXXXXXXXX` in lowercase hex, everything else (IDN hostnames) raw.
+fn quote_into(out: &mut String, s: &str) {
     out.push('"');
     // Addresses, versions and hashes: printable ASCII that needs no escape.
     let plain = |b: u8| (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'$' | b'%');
     if s.bytes().all(plain) {
         out.push_str(s);
         out.push('"');
-        return out;
+        return;
     }
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -83,7 +108,6 @@ pub(crate) fn quote(s: &str) -> String {
         }
     }
     out.push('"');
-    out
 }
 
 /// An approximation of Go's `unicode.IsPrint` without a Unicode category table: the ASCII

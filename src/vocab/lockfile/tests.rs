@@ -522,10 +522,20 @@ fn flavor_from_the_header() {
         ),
         ("\n  # by tofu init\r\n", Flavor::OpenTofu),
         ("provider \"x\" {\n# tofu init\n", Flavor::Terraform),
+        ("# tofu\u{a0}init\n", Flavor::Terraform),
+        ("// x\n\u{2003}\n# tofu init", Flavor::OpenTofu),
     ];
     for (src, flavor) in cases {
         assert_eq!(Flavor::from_header(src), flavor, "{src:?}");
+        assert_eq!(Flavor::from_header_bytes(src.as_bytes()), flavor, "{src:?}");
     }
+    // Invalid UTF-8 in or after the header does not hide it.
+    let bytes = b"# by tofu init \xff\n\nprovider \"x\" {\n  \xfe\n}\n";
+    assert_eq!(Flavor::from_header_bytes(bytes), Flavor::OpenTofu);
+    assert_eq!(
+        Flavor::from_header_bytes(b"\xff\n# tofu init\n"),
+        Flavor::Terraform
+    );
 }
 
 /// `parse_located` gives the line of each provider block and each hash, as the file
