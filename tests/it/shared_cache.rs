@@ -111,6 +111,34 @@ fn sums(registry: &RegistryHandle) -> usize {
     registry.count("SHA256SUMS")
 }
 
+/// A pull-request job (the public key only, an empty local cache, `env` to reach the
+/// store) finds every package in the shared cache at `url`: no zip and no SHA256SUMS
+/// asked of the registry, nothing refused or written, and the lock files `expected`.
+fn assert_served_from_shared(
+    repo: &Repo,
+    registry: &RegistryHandle,
+    url: &str,
+    env: &[(String, String)],
+    expected: &[String],
+) {
+    let before = (downloads(registry), sums(registry));
+    let (output, report) = Runner::new(repo, url).with(env).trusting(WRITER_KEY).lock();
+    assert_eq!(
+        (downloads(registry), sums(registry)),
+        before,
+        "{}",
+        text(&output)
+    );
+    let counts = [
+        "packages_from_shared_cache",
+        "rejected_by_signature",
+        "written_to_shared_cache",
+    ]
+    .map(|name| stat(&report, name));
+    assert_eq!(counts, [PLATFORM_PACKAGES, 0, 0], "{report:#}");
+    assert_eq!(locks(repo), expected);
+}
+
 /// `a` needs null and random, `b` random: 2 packages × 2 platforms, 2 SHA256SUMS.
 const PLATFORM_PACKAGES: u64 = 4;
 
@@ -154,24 +182,7 @@ fn runners_share_one_s3_cache_and_each_package_is_downloaded_once() {
 
     // Runner 2 (a pull-request job: the public key only, empty local cache) downloads
     // nothing and fetches no SHA256SUMS.
-    let before = (downloads(&registry), sums(&registry));
-    let (output, second) = Runner::new(&repo, &url)
-        .with(&s3.env())
-        .trusting(WRITER_KEY)
-        .lock();
-    assert_eq!(
-        (downloads(&registry), sums(&registry)),
-        before,
-        "{}",
-        text(&output)
-    );
-    assert_eq!(
-        stat(&second, "packages_from_shared_cache"),
-        PLATFORM_PACKAGES
-    );
-    assert_eq!(stat(&second, "written_to_shared_cache"), 0);
-    assert_eq!(stat(&second, "rejected_by_signature"), 0);
-    assert_eq!(locks(&repo), expected);
+    assert_served_from_shared(&repo, &registry, &url, &s3.env(), &expected);
 
     // A reader trusting no key downloads again, but takes the SHA256SUMS from the shared
     // cache after checking them against the registry's keys.
@@ -271,15 +282,7 @@ fn planted_entries_are_rejected_counted_and_replaced() {
         .trusting(WRITER_KEY)
         .writing(WRITER_KEY)
         .lock();
-    let before = downloads(&registry);
-    let (_, report) = Runner::new(&repo, &url).trusting(WRITER_KEY).lock();
-    assert_eq!(stat(&report, "rejected_by_signature"), 0, "{report:#}");
-    assert_eq!(
-        stat(&report, "packages_from_shared_cache"),
-        PLATFORM_PACKAGES
-    );
-    assert_eq!(downloads(&registry), before);
-    assert_eq!(locks(&repo), expected);
+    assert_served_from_shared(&repo, &registry, &url, &[], &expected);
 }
 
 #[test]
@@ -303,17 +306,7 @@ fn concurrent_writers_of_the_same_entries() {
         }
     });
     // Whoever won, every object is whole and believed.
-    let before = downloads(&registry);
-    let (_, report) = Runner::new(&repos[0], &url)
-        .with(&s3.env())
-        .trusting(WRITER_KEY)
-        .lock();
-    assert_eq!(
-        stat(&report, "packages_from_shared_cache"),
-        PLATFORM_PACKAGES
-    );
-    assert_eq!(stat(&report, "rejected_by_signature"), 0);
-    assert_eq!(downloads(&registry), before);
+    assert_served_from_shared(&repos[0], &registry, &url, &s3.env(), &expected);
 }
 
 #[test]
@@ -328,14 +321,7 @@ fn a_plain_http_store_round_trips() {
         PLATFORM_PACKAGES + 2
     );
     assert_eq!(store.objects().len(), PLATFORM_PACKAGES as usize + 2);
-    let before = downloads(&registry);
-    let (_, second) = Runner::new(&repo, &store.url()).trusting(WRITER_KEY).lock();
-    assert_eq!(
-        stat(&second, "packages_from_shared_cache"),
-        PLATFORM_PACKAGES
-    );
-    assert_eq!(downloads(&registry), before);
-    assert_eq!(locks(&repo), expected);
+    assert_served_from_shared(&repo, &registry, &store.url(), &[], &expected);
 }
 
 /// A store that is down, stalls, fails or answers garbage costs a warning, never a root
@@ -427,10 +413,7 @@ fn a_trusted_job_prefills_the_shared_cache_from_its_local_cache() {
         "the local cache had everything"
     );
 
-    let (_, read) = Runner::new(&repo, &url).trusting(WRITER_KEY).lock();
-    assert_eq!(stat(&read, "packages_from_shared_cache"), PLATFORM_PACKAGES);
-    assert_eq!(downloads(&registry), before);
-    assert_eq!(locks(&repo), expected);
+    assert_served_from_shared(&repo, &registry, &url, &[], &expected);
 
     // Without the key there is nothing to sign with: refused before anything runs.
     let refused = repo.lock_all(
@@ -462,17 +445,7 @@ fn an_azure_container_round_trips() {
         PLATFORM_PACKAGES + 2,
         "{first:#}"
     );
-    let before = (downloads(&registry), sums(&registry));
-    let (_, second) = Runner::new(&repo, &url)
-        .with(&azurite.env())
-        .trusting(WRITER_KEY)
-        .lock();
-    assert_eq!(
-        stat(&second, "packages_from_shared_cache"),
-        PLATFORM_PACKAGES
-    );
-    assert_eq!((downloads(&registry), sums(&registry)), before);
-    assert_eq!(locks(&repo), expected);
+    assert_served_from_shared(&repo, &registry, &url, &azurite.env(), &expected);
     // The emulator's endpoint is plain HTTP: refused when it is not loopback.
     let refused = harness::run(
         repo.path(),

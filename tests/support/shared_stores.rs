@@ -41,7 +41,7 @@ pub fn s3_server_binary() -> PathBuf {
 
 /// A running moto S3 server with one bucket; stopped on drop.
 pub struct S3Server {
-    child: Child,
+    _child: ServerProcess,
     port: u16,
     pub bucket: String,
 }
@@ -49,15 +49,11 @@ pub struct S3Server {
 impl S3Server {
     pub fn start() -> S3Server {
         let port = free_port();
-        let child = Command::new(s3_server_binary())
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start moto_server");
+        let mut command = Command::new(s3_server_binary());
+        command.args(["-H", "127.0.0.1", "-p", &port.to_string()]);
+        let child = ServerProcess::spawn(command, "moto_server");
         let server = S3Server {
-            child,
+            _child: child,
             port,
             bucket: "tfsum-shared".to_string(),
         };
@@ -96,13 +92,6 @@ impl S3Server {
     }
 }
 
-impl Drop for S3Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Azurite's blob service binary: `TFSUM_TEST_AZURITE`, else
 /// `target/tools/azurite/node_modules/.bin/azurite-blob`; panics with instructions when
 /// it is missing.
@@ -128,7 +117,7 @@ const AZURITE_KEY: &str =
 
 /// A running Azurite blob service with one container; stopped on drop.
 pub struct Azurite {
-    child: Child,
+    _child: ServerProcess,
     port: u16,
     _workspace: tempfile::TempDir,
     pub container: String,
@@ -138,7 +127,8 @@ impl Azurite {
     pub fn start() -> Azurite {
         let port = free_port();
         let workspace = tempfile::TempDir::new().expect("azurite workspace");
-        let child = Command::new(azurite_binary())
+        let mut command = Command::new(azurite_binary());
+        command
             .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
             .args([
                 "--silent",
@@ -146,14 +136,10 @@ impl Azurite {
                 "--skipApiVersionCheck",
                 "--location",
             ])
-            .arg(workspace.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start azurite-blob");
+            .arg(workspace.path());
+        let child = ServerProcess::spawn(command, "azurite-blob");
         let server = Azurite {
-            child,
+            _child: child,
             port,
             _workspace: workspace,
             container: "tfsum-shared".to_string(),
@@ -204,10 +190,25 @@ impl Azurite {
     }
 }
 
-impl Drop for Azurite {
+/// A server process with its output discarded, stopped when dropped.
+struct ServerProcess(Child);
+
+impl ServerProcess {
+    fn spawn(mut command: Command, name: &str) -> ServerProcess {
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {name}: {e}"));
+        ServerProcess(child)
+    }
+}
+
+impl Drop for ServerProcess {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
