@@ -30,7 +30,7 @@ use super::{
 /// Stack the parser may use: more than the deepest input it accepts needs in a debug build
 /// (the measurement is in the module docs). When less is left on the current thread, the
 /// parse runs on a fresh stack segment of [`PARSE_STACK_SEGMENT`] bytes.
-const PARSE_STACK: usize = 4 << 20;
+pub(crate) const PARSE_STACK: usize = 4 << 20;
 const PARSE_STACK_SEGMENT: usize = 8 << 20;
 
 pub(super) fn parse_file(

@@ -36,6 +36,7 @@ use crate::net::modules::redacted_source;
 use crate::vocab::addr::{AddrError, ProviderAddr};
 
 pub(crate) use files::{Dialect, FileSet};
+pub(crate) use hcl::PARSE_STACK;
 pub(crate) use manifest::{manifest_entry_for_call, read_modules_manifest, ModulesManifest};
 pub(crate) use reqs::{collect, Declared, InvalidConstraint, ProviderReqs};
 

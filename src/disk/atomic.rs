@@ -27,6 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
+use rayon::prelude::*;
+
 static WRITES: Mutex<()> = Mutex::new(());
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static TEST_DELAY: OnceLock<Duration> = OnceLock::new();
@@ -159,14 +161,15 @@ pub(crate) fn replace_files(files: &[(&Path, &[u8])]) -> Vec<std::io::Result<()>
             .map(|_| Err(std::io::Error::other("interrupted")))
             .collect();
     }
+    // Creating files is the kernel's work, in many directories: on every core.
     let mut staged: Vec<std::io::Result<Staged>> = files
-        .iter()
+        .par_iter()
         .map(|(path, contents)| Staged::write(path, contents))
         .collect();
     sync_together(&mut staged);
     test_delay();
     let renamed: Vec<std::io::Result<File>> = staged
-        .into_iter()
+        .into_par_iter()
         .zip(files)
         .map(|(staged, (path, _))| staged?.tmp.persist(path).map_err(|e| e.error))
         .collect();

@@ -67,6 +67,10 @@ pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
                 || !skip_dir(root, entry.path(), ignore)
         });
     let mut walked = Walked::default();
+    // A directory's files come one after another: its path is normalised and inserted
+    // once, not once per file (the sets' comparisons were half the walk).
+    let mut last_module_dir: Option<PathBuf> = None;
+    let mut last_tofu_dir: Option<PathBuf> = None;
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
@@ -97,9 +101,9 @@ pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
         };
         if is_config_file_name(name) && is_file() {
             if is_tofu_file_name(name) {
-                walked.tofu_dirs.insert(normalize_path(parent));
+                insert_once(&mut walked.tofu_dirs, &mut last_tofu_dir, parent);
             }
-            walked.module_dirs.insert(normalize_path(parent));
+            insert_once(&mut walked.module_dirs, &mut last_module_dir, parent);
         } else if name == UNIT_FILE_NAME && is_file() {
             walked.unit_dirs.insert(normalize_path(parent));
         } else if name == LOCK_FILE_NAME && is_file() {
@@ -107,6 +111,19 @@ pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
         }
     }
     walked
+}
+
+/// Inserts `dir` (normalised) into `set`, unless it is `last`, the directory inserted
+/// just before.
+fn insert_once(set: &mut BTreeSet<PathBuf>, last: &mut Option<PathBuf>, dir: &Path) {
+    if last
+        .as_ref()
+        .is_some_and(|last| last.as_os_str() == dir.as_os_str())
+    {
+        return;
+    }
+    set.insert(normalize_path(dir));
+    *last = Some(dir.to_path_buf());
 }
 
 /// Whether a directory (below the root) is pruned: dot-directories (`.terraform`, `.git`,

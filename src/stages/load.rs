@@ -11,7 +11,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rayon::prelude::*;
 
 use crate::config::edit::Edited;
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
@@ -22,6 +24,7 @@ use crate::net::modules::{
     FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource,
 };
 use crate::stages::discover::Discovery;
+use crate::stages::parallel;
 use crate::stages::root::{LockProblem, Root, RootError, RootKind};
 use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
@@ -47,6 +50,8 @@ pub(crate) struct Loaded {
 pub(crate) struct OldLock {
     pub bytes: Vec<u8>,
     pub lock: LockFile,
+    /// `bytes` are exactly `lock.render()`: an equal new lock file leaves them unchanged.
+    pub rendered: bool,
 }
 
 /// How roots are loaded: plain values from the settings.
@@ -81,7 +86,7 @@ pub(crate) async fn roots_edited(
     fetcher: &ModuleFetcher,
     edited: Arc<Edited>,
 ) -> (Vec<Root<Loaded>>, Vec<Warning>) {
-    let mut loader = Loader {
+    let loader = Loader {
         edited: edited.clone(),
         ..Loader::default()
     };
@@ -105,7 +110,7 @@ pub(crate) async fn roots_edited(
             })
             .collect();
     let mut locks = LocksRead::new();
-    let module_roots = find_module_roots(discovery, &units, options, &mut loader, &mut locks);
+    let module_roots = find_module_roots(discovery, &units, options, &loader, &mut locks);
     let mut roots = Vec::new();
     let mut waiting = Vec::new();
     let candidates = module_roots
@@ -115,19 +120,40 @@ pub(crate) async fn roots_edited(
             let unit = unit.map(Some).map_err(RootError::from);
             (dir, RootKind::Unit, unit)
         }));
-    for (dir, kind, unit) in candidates {
-        let read = locks.remove(&dir);
-        match unit.and_then(|unit| open_root(&dir, unit, options, read)) {
+    let candidates: Vec<_> = candidates
+        .map(|(dir, kind, unit)| {
+            let read = locks.remove(&dir);
+            (dir, kind, unit, read)
+        })
+        .collect();
+    drop(locks);
+    // Lock files are read and parsed on every core.
+    let opened: Vec<_> = parallel::run(|| {
+        candidates
+            .into_par_iter()
+            .map(|(dir, kind, unit, read)| {
+                let open = unit.and_then(|unit| open_root(&dir, unit, options, read));
+                (dir, kind, open)
+            })
+            .collect()
+    });
+    for (dir, kind, open) in opened {
+        match open {
             Ok(open) => waiting.push(open),
             Err(e) => roots.push(Root::failed(dir, kind, e)),
         }
     }
-    drop(locks);
     let mut remote = Fetches::default();
     while !waiting.is_empty() {
+        let walked: Vec<Walked> = parallel::run(|| {
+            waiting
+                .into_par_iter()
+                .map(|open| walk(open, &loader, &remote))
+                .collect()
+        });
         let mut still = Vec::new();
-        for open in waiting {
-            match walk(open, &mut loader, &mut remote) {
+        for walked in walked {
+            match walked {
                 Walked::Done(root, found) => {
                     warnings.extend(found);
                     roots.push(root);
@@ -153,31 +179,43 @@ fn find_module_roots(
     discovery: &Discovery,
     units: &[(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)],
     options: &LoadOptions,
-    loader: &mut Loader,
+    loader: &Loader,
     locks: &mut LocksRead,
 ) -> Vec<PathBuf> {
     if !options.recursive {
         return discovery.dirs.clone();
     }
+    // Each directory's lock file (for its flavor) and configuration (with its test files:
+    // a module only a test's `run` block calls is not a root), on every core.
+    let read: Vec<(Option<LockRead>, ModuleRead)> = parallel::run(|| {
+        discovery
+            .dirs
+            .par_iter()
+            .map(|dir| {
+                let (flavor, lock) = match options.flavor {
+                    Some(flavor) => (flavor, None),
+                    None => {
+                        let lock = read_old_lock(dir, &options.within).ok();
+                        let flavor = match lock.as_ref().and_then(|(_, b)| b.as_deref()) {
+                            Some(bytes) => Flavor::from_header_bytes(bytes),
+                            // The walk saw the directory's files.
+                            None if discovery.tofu_dirs.contains(dir) => Flavor::OpenTofu,
+                            None => Flavor::Terraform,
+                        };
+                        (flavor, lock.map(|(path, bytes)| (path, bytes, flavor)))
+                    }
+                };
+                (lock, loader.load_root(dir, flavor.default_registry()))
+            })
+            .collect()
+    });
     let mut loaded = Vec::new();
     let mut unloadable = Vec::new();
-    for dir in &discovery.dirs {
-        let flavor = options.flavor.unwrap_or_else(|| {
-            let read = read_old_lock(dir, &options.within).ok();
-            let flavor = match read.as_ref().and_then(|(_, b)| b.as_deref()) {
-                Some(bytes) => Flavor::from_header_bytes(bytes),
-                // The walk saw the directory's files.
-                None if discovery.tofu_dirs.contains(dir) => Flavor::OpenTofu,
-                None => Flavor::Terraform,
-            };
-            if let Some((path, bytes)) = read {
-                locks.insert(dir.clone(), (path, bytes, flavor));
-            }
-            flavor
-        });
-        // With its test files: a module only a test's `run` block calls is not a root.
-        let host = flavor.default_registry();
-        match loader.load_root(dir, host) {
+    for (dir, (lock, module)) in discovery.dirs.iter().zip(read) {
+        if let Some(lock) = lock {
+            locks.insert(dir.clone(), lock);
+        }
+        match module {
             Ok(module) => loaded.push((dir.clone(), module)),
             Err(_) => unloadable.push(dir.clone()),
         }
@@ -216,8 +254,14 @@ struct OpenRoot {
     lock_path: PathBuf,
 }
 
-/// Lock files already read, by directory: where each is written and its bytes.
-type LocksRead = HashMap<PathBuf, (PathBuf, Option<Vec<u8>>, Flavor)>;
+/// A lock file already read: where it is written, its bytes, and the flavor they tell.
+type LockRead = (PathBuf, Option<Vec<u8>>, Flavor);
+
+/// Lock files already read, by directory.
+type LocksRead = HashMap<PathBuf, LockRead>;
+
+/// A module directory parsed, or why not.
+type ModuleRead = Result<Arc<Module>, ConfigError>;
 
 /// Reads a root's lock file, unless `read` holds it already, with the flavor detected
 /// from it (detecting again would list the directory again when there is none).
@@ -225,7 +269,7 @@ fn open_root(
     dir: &Path,
     unit: Option<UnitConfig>,
     options: &LoadOptions,
-    read: Option<(PathBuf, Option<Vec<u8>>, Flavor)>,
+    read: Option<LockRead>,
 ) -> Result<OpenRoot, RootError> {
     let (lock_path, old_bytes, detected) = match read {
         Some((path, bytes, flavor)) => (path, bytes, Some(flavor)),
@@ -240,12 +284,18 @@ fn open_root(
         .unwrap_or_else(|| detect_flavor(dir, old_bytes.as_deref()));
     let old = match old_bytes {
         Some(bytes) => {
-            let lock =
-                lockfile::read_as(&bytes, Some(flavor)).map_err(|e| RootError::LockFile {
-                    path: dir.join(LOCK_FILE_NAME),
-                    problem: LockProblem::Unreadable(e),
+            let (lock, rendered) =
+                lockfile::read_noting_form(&bytes, Some(flavor)).map_err(|e| {
+                    RootError::LockFile {
+                        path: dir.join(LOCK_FILE_NAME),
+                        problem: LockProblem::Unreadable(e),
+                    }
                 })?;
-            Some(OldLock { bytes, lock })
+            Some(OldLock {
+                bytes,
+                lock,
+                rendered,
+            })
         }
         None => None,
     };
@@ -271,7 +321,7 @@ enum Walked {
 }
 
 /// Walks a root's module tree with the remote code fetched so far.
-fn walk(mut open: OpenRoot, loader: &mut Loader, remote: &mut Fetches) -> Walked {
+fn walk(mut open: OpenRoot, loader: &Loader, remote: &Fetches) -> Walked {
     let host = open.flavor.default_registry();
     let mut reader = Reader {
         loader,
@@ -341,8 +391,8 @@ fn fetch_unit_source(
 /// The walk's reader: modules parsed once per default registry host, remote calls
 /// answered from the fetches so far.
 struct Reader<'a> {
-    loader: &'a mut Loader,
-    remote: &'a mut Fetches,
+    loader: &'a Loader,
+    remote: &'a Fetches,
     host: &'static str,
     /// The root module's directory (normalised): it is read with its test files.
     root: PathBuf,
@@ -363,20 +413,21 @@ impl ModuleReader for Reader<'_> {
 }
 
 /// Remote module code by (source, version): fetched, failed, or wanted next round.
+/// Walks ask from every thread; fetching happens between rounds.
 #[derive(Default)]
 struct Fetches {
     done: HashMap<(RemoteSource, Option<String>), Result<FetchedModule, ModuleError>>,
-    wanted: HashSet<(RemoteSource, Option<String>)>,
+    wanted: Mutex<HashSet<(RemoteSource, Option<String>)>>,
 }
 
 impl Fetches {
-    fn get(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
+    fn get(&self, source: &RemoteSource, version: Option<&str>) -> Remote {
         let key = (source.clone(), version.map(str::to_string));
         match self.done.get(&key) {
             Some(Ok(fetched)) => Remote::Fetched(fetched.clone()),
             Some(Err(error)) => Remote::Failed(error.clone()),
             None => {
-                self.wanted.insert(key);
+                lock(&self.wanted).insert(key);
                 Remote::Pending
             }
         }
@@ -385,7 +436,7 @@ impl Fetches {
     /// Fetches every wanted source at once (the fetcher bounds the concurrency and
     /// fetches each package once).
     async fn fetch_wanted(&mut self, fetcher: &ModuleFetcher) {
-        let wanted: Vec<_> = self.wanted.drain().collect();
+        let wanted: Vec<_> = lock(&self.wanted).drain().collect();
         let fetched = futures::future::join_all(wanted.into_iter().map(|key| async move {
             let result = fetcher.fetch(&key.0, key.1.as_deref()).await;
             (key, result)
@@ -428,38 +479,43 @@ pub(crate) fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
 }
 
 /// Parses each module directory once per default registry host, and reads a root's
-/// test files once (root detection and the tree walk both ask). Successes are kept; a
-/// failure is not, so asking again yields the error again (failures are rare and the
-/// error type is not `Clone`).
+/// test files once (root detection and the tree walk both ask); shared by the threads
+/// that walk roots. Successes are kept; a failure is not, so asking again yields the
+/// error again (failures are rare and the error type is not `Clone`). Two threads asking
+/// for the same new module at once may both parse it; the first kept is the one used.
 #[derive(Default)]
 struct Loader {
-    modules: HashMap<(PathBuf, &'static str), Arc<Module>>,
-    roots: HashMap<(PathBuf, &'static str), Arc<Module>>,
+    modules: Mutex<HashMap<(PathBuf, &'static str), Arc<Module>>>,
+    roots: Mutex<HashMap<(PathBuf, &'static str), Arc<Module>>>,
     /// Files read with the text an upgrade gives them (none for `lock`).
     edited: Arc<Edited>,
 }
 
 impl Loader {
-    fn load(&mut self, dir: &Path, host: &'static str) -> Result<Arc<Module>, ConfigError> {
+    fn load(&self, dir: &Path, host: &'static str) -> Result<Arc<Module>, ConfigError> {
         let key = (dir.to_path_buf(), host);
-        if let Some(module) = self.modules.get(&key) {
+        if let Some(module) = lock(&self.modules).get(&key) {
             return Ok(module.clone());
         }
         let module = Arc::new(self.edited.load_module(dir, host)?);
-        self.modules.insert(key, module.clone());
-        Ok(module)
+        Ok(lock(&self.modules).entry(key).or_insert(module).clone())
     }
 
     /// The module in `dir` as a root: with its test files ([`test_files::root_with_tests`]).
-    fn load_root(&mut self, dir: &Path, host: &'static str) -> Result<Arc<Module>, ConfigError> {
+    fn load_root(&self, dir: &Path, host: &'static str) -> Result<Arc<Module>, ConfigError> {
         let key = (dir.to_path_buf(), host);
-        if let Some(module) = self.roots.get(&key) {
+        if let Some(module) = lock(&self.roots).get(&key) {
             return Ok(module.clone());
         }
         let module = test_files::root_with_tests(self.load(dir, host)?, host)?;
-        self.roots.insert(key, module.clone());
-        Ok(module)
+        Ok(lock(&self.roots).entry(key).or_insert(module).clone())
     }
+}
+
+/// The map behind `mutex`, also after a thread panicked holding it (the maps are only
+/// ever inserted into, so what it holds is whole).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

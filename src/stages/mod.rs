@@ -3,6 +3,7 @@
 pub(crate) mod discover;
 pub(crate) mod hash;
 pub(crate) mod load;
+pub(crate) mod parallel;
 pub(crate) mod resolve;
 pub(crate) mod root;
 pub(crate) mod warning;

@@ -60,7 +60,16 @@ impl Hostname {
                 "hostnames must be given in Unicode form, not as punycode (xn--)",
             ));
         }
-        let ascii = idna::domain_to_ascii(name).map_err(|_| err("not a valid hostname"))?;
+        // Lowercase letters, digits, dashes and dots are their own IDNA form; most
+        // hostnames are only those, and lock files name one per provider.
+        let ascii = if name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        {
+            name.to_string()
+        } else {
+            idna::domain_to_ascii(name).map_err(|_| err("not a valid hostname"))?
+        };
         Ok(Hostname(match port {
             Some(port) => format!("{ascii}:{port}"),
             None => ascii,
@@ -74,6 +83,9 @@ impl Hostname {
 
     /// The display form (`ForDisplay`): punycode labels turned back into Unicode.
     pub fn display(&self) -> String {
+        if !self.0.split('.').any(|label| label.starts_with("xn--")) {
+            return self.0.clone();
+        }
         let (name, port) = match self.0.rsplit_once(':') {
             Some((name, port)) => (name, Some(port)),
             None => (self.0.as_str(), None),
@@ -301,6 +313,39 @@ mod tests {
         }
         let idn = ProviderAddr::parse("café.fr/foo/bar", TERRAFORM_REGISTRY).unwrap();
         assert_eq!(idn.hostname.as_str(), "xn--caf-dma.fr");
+    }
+
+    /// The shortcut for plain ASCII hostnames gives what IDNA processing gives, both
+    /// ways.
+    #[test]
+    fn plain_hostnames_are_their_own_idna_form() {
+        for name in [
+            "registry.terraform.io",
+            "a-b.example",
+            "x--y.example",
+            "-edge-.example",
+            "127.0.0.1",
+            "localhost",
+            "9.example",
+        ] {
+            let parsed = Hostname::parse(name).unwrap();
+            assert_eq!(
+                parsed.as_str(),
+                idna::domain_to_ascii(name).unwrap(),
+                "{name}"
+            );
+            assert_eq!(parsed.display(), idna::domain_to_unicode(name).0, "{name}");
+        }
+        let port = Hostname::parse("Example.COM:8443").unwrap();
+        assert_eq!(
+            (port.as_str(), port.display().as_str()),
+            ("example.com:8443", "example.com:8443")
+        );
+        let idn = Hostname::parse("Café.fr").unwrap();
+        assert_eq!(
+            (idn.as_str(), idn.display().as_str()),
+            ("xn--caf-dma.fr", "café.fr")
+        );
     }
 
     #[test]

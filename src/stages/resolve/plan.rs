@@ -182,6 +182,7 @@ mod tests {
             crate::stages::load::OldLock {
                 bytes: text.into_bytes(),
                 lock,
+                rendered: false,
             }
         });
         Root {

@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 pub(crate) mod changes;
 pub(crate) mod diff;
 pub(crate) mod drift;
@@ -20,6 +22,7 @@ pub(crate) use outcome::{RootOutcome, RootReport};
 
 use crate::sources::{Package, PackageError, PackageHashes, PackageProblem};
 use crate::stages::hash::Hashes;
+use crate::stages::parallel;
 use crate::stages::resolve::Planned;
 use crate::stages::root::{Root, RootError, RootKind};
 use crate::vocab::addr::ProviderAddr;
@@ -71,22 +74,25 @@ pub(crate) fn write(
     let mut reports = Vec::with_capacity(roots.len());
     let mut roots = roots.into_iter().peekable();
     while roots.peek().is_some() {
-        let finished: Vec<(PathBuf, RootKind, Result<Finished, RootError>)> = roots
-            .by_ref()
-            .take(CHUNK)
-            .map(|root| {
-                let finished = root
-                    .stage
-                    .and_then(|planned| finish(&root.dir, planned, hashes, check));
-                (root.dir, root.kind, finished)
-            })
-            .collect();
+        let chunk: Vec<Root<Planned>> = roots.by_ref().take(CHUNK).collect();
+        // Merged, rendered and compared on every core.
+        let finished: Vec<(PathBuf, RootKind, Result<Finished, RootError>)> = parallel::run(|| {
+            chunk
+                .into_par_iter()
+                .map(|root| {
+                    let finished = root
+                        .stage
+                        .and_then(|planned| finish(&root.dir, planned, hashes, check));
+                    (root.dir, root.kind, finished)
+                })
+                .collect()
+        });
         let writes: Vec<(&Path, &[u8])> = finished
             .iter()
             .filter_map(|(_, _, f)| f.as_ref().ok()?.write.as_ref())
             .map(|(path, content)| (path.as_path(), content.as_bytes()))
             .collect();
-        let mut written = crate::disk::atomic::replace_files(&writes).into_iter();
+        let mut written = parallel::run(|| crate::disk::atomic::replace_files(&writes)).into_iter();
         for (dir, kind, finished) in finished {
             let outcome = match finished {
                 Ok(Finished {
@@ -125,20 +131,25 @@ fn finish(
     check: bool,
 ) -> Result<Finished, RootError> {
     let (new, origins) = merge(&planned, hashes)?;
-    let content = new.render();
     let old = planned.loaded.old.as_ref();
-    let change = compare(old.map(|o| o.bytes.as_slice()), &content);
-    if change == Change::Unchanged {
-        let outcome = RootOutcome::Done {
-            change,
+    let unchanged = || Finished {
+        outcome: RootOutcome::Done {
+            change: Change::Unchanged,
             file: None,
             changes: Vec::new(),
             diff: None,
-        };
-        return Ok(Finished {
-            outcome,
-            write: None,
-        });
+        },
+        write: None,
+    };
+    // Most roots of a run change nothing: a new lock file equal to an old one that is its
+    // own rendering would render to the old bytes, so it is not rendered.
+    if old.is_some_and(|o| o.rendered && o.lock == new) {
+        return Ok(unchanged());
+    }
+    let content = new.render();
+    let change = compare(old.map(|o| o.bytes.as_slice()), &content);
+    if change == Change::Unchanged {
+        return Ok(unchanged());
     }
     let changes: Vec<ProviderChange> = changes::between(old.map(|o| &o.lock), &new, &origins);
     let file = drift::file_change(old.map(|o| &o.lock), &new, &changes);
@@ -290,9 +301,12 @@ mod tests {
     fn planned(dir: &Path) -> Root<Planned> {
         let lock_path = dir.join(LOCK_FILE_NAME);
         let old = std::fs::read(&lock_path).ok().map(|bytes| {
-            let text = String::from_utf8(bytes.clone()).unwrap();
-            let lock = lockfile::parse(&text, crate::vocab::addr::TERRAFORM_REGISTRY).unwrap();
-            OldLock { bytes, lock }
+            let (lock, rendered) = lockfile::read_noting_form(&bytes, None).unwrap();
+            OldLock {
+                bytes,
+                lock,
+                rendered,
+            }
         });
         let reqs = ProviderReqs {
             constraints: Constraints::parse("~> 3.1").unwrap(),

@@ -27,7 +27,7 @@ use crate::vocab::hash::Hash;
 use crate::vocab::version::{Constraints, Version};
 
 pub use parse::{parse, parse_located, Lines, LockFileError, Problem};
-pub use read::{read, read_as, ReadError};
+pub use read::{read, read_as, read_noting_form, ReadError};
 
 /// Which tool the file is written for. Only the header comment differs (spec §10), but the
 /// flavor also decides the registry that short provider sources default to.

@@ -57,10 +57,19 @@ impl fmt::Display for LockFileError {
 /// The flavor comes from the header: a leading comment naming `tofu init` means OpenTofu,
 /// anything else (including no header) Terraform.
 pub fn parse(src: &str, default_host: &str) -> Result<LockFile, LockFileError> {
+    parse_noting_form(src, default_host).map(|(lock, _)| lock)
+}
+
+/// [`parse`], and whether `src` is exactly the lock file's rendering
+/// ([`LockFile::render`]): then a lock file equal to it renders to `src` again.
+pub(super) fn parse_noting_form(
+    src: &str,
+    default_host: &str,
+) -> Result<(LockFile, bool), LockFileError> {
     if let Some(lock) = super::canonical::parse(src, default_host) {
-        return Ok(lock);
+        return Ok((lock, true));
     }
-    parse_located(src, default_host).map(|(lock, _)| lock)
+    parse_located(src, default_host).map(|(lock, _)| (lock, false))
 }
 
 /// Where each provider block and each hash of a lock file is, for messages that name a

@@ -2,7 +2,8 @@
 //! leftover git conflict markers before the parser sees them, so the error names the real
 //! cause. `lock`, `fmt`, `verify` and the merge driver all read lock files through [`read`].
 
-use super::{parse, Flavor, LockFile, LockFileError};
+use super::parse::parse_noting_form;
+use super::{Flavor, LockFile, LockFileError};
 
 /// Why the bytes of a lock file are not a lock file.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +27,15 @@ pub fn read(bytes: &[u8]) -> Result<LockFile, ReadError> {
 /// [`read`] for a root whose flavor is known: `flavor` decides the default registry of
 /// short labels (`None`: the file's header decides).
 pub fn read_as(bytes: &[u8], flavor: Option<Flavor>) -> Result<LockFile, ReadError> {
+    read_noting_form(bytes, flavor).map(|(lock, _)| lock)
+}
+
+/// [`read_as`], and whether `bytes` are exactly the lock file's rendering: a root whose
+/// new lock file equals such a file is unchanged without rendering it again.
+pub fn read_noting_form(
+    bytes: &[u8],
+    flavor: Option<Flavor>,
+) -> Result<(LockFile, bool), ReadError> {
     let src = std::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
         line: line_at(bytes, e.valid_up_to()),
     })?;
@@ -36,7 +46,7 @@ pub fn read_as(bytes: &[u8], flavor: Option<Flavor>) -> Result<LockFile, ReadErr
     // should still be the right one, or a short `hashicorp/aws` label in an OpenTofu file
     // would be "corrected" to registry.terraform.io.
     let flavor = flavor.unwrap_or_else(|| Flavor::from_header(src));
-    parse(src, flavor.default_registry()).map_err(ReadError::Invalid)
+    parse_noting_form(src, flavor.default_registry()).map_err(ReadError::Invalid)
 }
 
 /// The 1-based line of the first git conflict marker: `<<<<<<<`, `|||||||` (diff3
