@@ -67,7 +67,7 @@ use std::time::{Duration, Instant};
 
 use measure::Measured;
 use monorepo::{Monorepo, Root, PLATFORMS, PROVIDERS};
-use report::{bytes, seconds, Row, Target};
+use report::{bytes, seconds, Outcome, Row, Target};
 use support::fake_registry::{FakeRegistry, RegistryHandle};
 use traffic::Traffic;
 
@@ -182,6 +182,17 @@ struct Results {
     all_ok: bool,
 }
 
+impl Results {
+    /// Takes a scenario's rows, notes and success; gives back its targets, which the
+    /// report lists after the main ones.
+    fn absorb(&mut self, mut outcome: Outcome) -> Vec<Target> {
+        self.rows.append(&mut outcome.rows);
+        self.notes.append(&mut outcome.notes);
+        self.all_ok &= outcome.ok;
+        outcome.targets
+    }
+}
+
 fn bench() -> Result<bool, String> {
     let knobs = Knobs::from_env()?;
     let work = tempfile::Builder::new()
@@ -286,7 +297,7 @@ fn bench() -> Result<bool, String> {
             .push("upgrade scenario skipped (TFSUM_BENCH_UPGRADE=0)".to_owned()),
         (Ok(bin), true) => {
             progress!("running the upgrade scenario (outdated, upgrade aws latest, tfupdate)");
-            let mut outcome = upgrade::run(&upgrade::Setup {
+            let outcome = upgrade::run(&upgrade::Setup {
                 bin,
                 registry: &registry,
                 monorepo: &monorepo,
@@ -294,10 +305,7 @@ fn bench() -> Result<bool, String> {
                 home: &home,
                 timeout: knobs.timeout,
             });
-            results.rows.append(&mut outcome.rows);
-            results.notes.append(&mut outcome.notes);
-            upgrade_targets = outcome.targets;
-            results.all_ok &= outcome.ok;
+            upgrade_targets = results.absorb(outcome);
         }
         (Err(_), true) => {}
     }
@@ -309,7 +317,7 @@ fn bench() -> Result<bool, String> {
             .push("shared-cache runs skipped (TFSUM_BENCH_SHARED_RUNNERS=0)".to_owned()),
         (Ok(bin), runners) => {
             progress!("running the shared-cache scenario ({runners} runners)");
-            let mut outcome = shared::run(&shared::Setup {
+            let outcome = shared::run(&shared::Setup {
                 bin,
                 env: &env,
                 registry: &registry,
@@ -318,10 +326,7 @@ fn bench() -> Result<bool, String> {
                 runners,
                 unique_zips: needed.len() * PLATFORMS.len(),
             });
-            results.rows.append(&mut outcome.rows);
-            results.notes.append(&mut outcome.notes);
-            shared_targets = outcome.targets;
-            results.all_ok &= outcome.ok;
+            shared_targets = results.absorb(outcome);
         }
         (Err(_), _) => {}
     }
@@ -381,11 +386,8 @@ fn bench() -> Result<bool, String> {
             .push("remote-module run skipped (TFSUM_BENCH_MODULE_ROOTS=0)".to_owned()),
         (Ok(bin), roots) => {
             progress!("running the remote-module scenario ({roots} roots)");
-            let mut outcome = remote::run(bin, roots, knobs.tf_roots, &work_path, knobs.timeout);
-            results.rows.append(&mut outcome.rows);
-            results.notes.append(&mut outcome.notes);
-            remote_targets = outcome.targets;
-            results.all_ok &= outcome.ok;
+            let outcome = remote::run(bin, roots, knobs.tf_roots, &work_path, knobs.timeout);
+            remote_targets = results.absorb(outcome);
         }
         (Err(_), _) => {}
     }

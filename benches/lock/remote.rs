@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::measure::{self, Measured};
-use crate::report::{seconds, Row, Target};
+use crate::report::{seconds, Outcome, Row, Target};
 use crate::support::fake_modules::{FakeModuleRegistry, SELF_PLACEHOLDER};
 use crate::support::fake_registry::FakeRegistry;
 use crate::support::git_http::GitServer;
@@ -33,15 +33,6 @@ const GIT_TAG: &str = "v1.0.0";
 const LOCK_FILE: &str = ".terraform.lock.hcl";
 /// Terraform's `init` records `h1:` for the machine it runs on only.
 const PLATFORM: &str = "linux_amd64";
-
-/// What the scenario adds to the report.
-#[derive(Default)]
-pub struct Outcome {
-    pub rows: Vec<Row>,
-    pub targets: Vec<Target>,
-    pub notes: Vec<String>,
-    pub ok: bool,
-}
 
 /// The modules module `i` calls.
 fn callees(i: usize) -> Vec<usize> {

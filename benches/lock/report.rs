@@ -20,6 +20,16 @@ pub struct Row {
     pub roots: String,
 }
 
+/// What a scenario adds to the report: its rows, notes and targets, and whether every
+/// run in it succeeded.
+#[derive(Default)]
+pub struct Outcome {
+    pub rows: Vec<Row>,
+    pub notes: Vec<String>,
+    pub targets: Vec<Target>,
+    pub ok: bool,
+}
+
 /// One target of the issue, with what was measured.
 pub struct Target {
     pub goal: &'static str,

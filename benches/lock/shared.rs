@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::measure;
 use crate::monorepo::{Monorepo, PLATFORMS};
-use crate::report::{seconds, Row, Target};
+use crate::report::{seconds, Outcome, Row, Target};
 use crate::support::fake_registry::RegistryHandle;
 use crate::support::shared_stores::{s3_server_binary, S3Server, WRITER_KEY};
 use crate::{check_locks, failure_note, traffic, RunEnv, LOCK_FILE};
@@ -23,14 +23,6 @@ pub struct Setup<'a> {
     pub runners: usize,
     /// Distinct (package, platform) zips the repository needs.
     pub unique_zips: usize,
-}
-
-#[derive(Default)]
-pub struct Outcome {
-    pub rows: Vec<Row>,
-    pub notes: Vec<String>,
-    pub targets: Vec<Target>,
-    pub ok: bool,
 }
 
 pub fn run(setup: &Setup<'_>) -> Outcome {

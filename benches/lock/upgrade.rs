@@ -34,7 +34,7 @@ use crate::traffic;
 const DEFAULT_TFUPDATE: &str = "../shared/bin/tfupdate";
 
 /// What the scenario adds to the report (the remote-module scenario's shape).
-pub use crate::remote::Outcome;
+pub use crate::report::Outcome;
 
 /// What the scenario runs on.
 pub struct Setup<'a> {
