@@ -44,7 +44,7 @@ pub(crate) fn main(args: OutdatedArgs, verbosity: Verbosity, logging: bool) -> E
         Ok(Err(e)) if e.is_usage() => return exit(EXIT_USAGE, e),
         Ok(Err(e)) => return exit(EXIT_FAILED, e),
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::report_stdout();
     let printed = match args.format {
         Format::Text => outdated::print_outdated_text(&report, &mut stdout),
         Format::Json => outdated::print_outdated_json(&report, args.exit_code, &mut stdout),

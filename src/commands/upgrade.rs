@@ -127,7 +127,7 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         // Best effort, as the notes: stderr that cannot be written changes nothing.
         let _ = crate::report::print_environment_warnings(lock, verbosity, &mut std::io::stderr());
     }
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::report_stdout();
     let printed = match options.format {
         Format::Text => upgrade::print_upgrade_text(&report, verbosity, &mut stdout),
         Format::Json => upgrade::print_upgrade_json(&report, &mut stdout),

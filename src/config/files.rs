@@ -12,6 +12,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::ConfigError;
+use crate::disk::walk::{EntryType, Listings};
 use crate::vocab::paths::is_config_file_name;
 
 /// Which tool's file rules apply.
@@ -94,37 +95,41 @@ impl FileSet {
 /// The names of the configuration files directly in `dir`, of every dialect (the
 /// dialect's rules are [`FileSet::select`]'s job).
 pub(crate) fn config_file_names(dir: &Path) -> Result<BTreeSet<String>, ConfigError> {
-    file_names(dir, is_config_file_name)
+    config_file_names_listed(dir, &Listings::default())
 }
 
-/// The names in `dir` that `wanted` accepts and that are files to read
-/// ([`config_entry_is_file`]).
+/// [`config_file_names`] from the listing of `dir` in `listings` when there is one.
+pub(crate) fn config_file_names_listed(
+    dir: &Path,
+    listings: &Listings,
+) -> Result<BTreeSet<String>, ConfigError> {
+    file_names(dir, listings, is_config_file_name)
+}
+
+/// The names in `dir` (as listed in `listings`, or listed now) that `wanted` accepts and
+/// that are files to read ([`config_entry_is_file`]).
 pub(super) fn file_names(
     dir: &Path,
+    listings: &Listings,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<BTreeSet<String>, ConfigError> {
-    let read_err = |source| ConfigError::Read {
+    let listing = listings.listing(dir).map_err(|source| ConfigError::Read {
         path: dir.to_path_buf(),
         source,
-    };
+    })?;
     let mut names = BTreeSet::new();
-    for entry in std::fs::read_dir(dir).map_err(read_err)? {
-        let entry = entry.map_err(read_err)?;
-        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            continue;
-        };
-        if !wanted(&name) {
+    for (name, kind) in listing.entries() {
+        if !wanted(name) {
             continue;
         }
         // The listing's own type spares a `stat` per file; only a link is followed.
-        let file_type = entry.file_type().map_err(read_err)?;
-        let is_file = if file_type.is_symlink() {
-            config_entry_is_file(&entry.path())?
-        } else {
-            file_type.is_file()
+        let is_file = match kind {
+            EntryType::File => true,
+            EntryType::Link => config_entry_is_file(&dir.join(name))?,
+            EntryType::Dir | EntryType::Other => false,
         };
         if is_file {
-            names.insert(name);
+            names.insert(name.to_string());
         }
     }
     Ok(names)

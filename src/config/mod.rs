@@ -32,6 +32,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::disk::walk::Listings;
 use crate::net::modules::redacted_source;
 use crate::vocab::addr::{AddrError, ProviderAddr};
 
@@ -258,7 +259,7 @@ impl ConfigError {
 /// provider sources; it also selects the dialect: `registry.opentofu.org` means OpenTofu
 /// (reads `.tofu` files, spec §10), anything else Terraform (which ignores them).
 pub(crate) fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError> {
-    load_module_with_overlay(dir, default_host, &[])
+    load_module_with_overlay(dir, default_host, &[], &Listings::default())
 }
 
 /// Reads one configuration file's text as [`load_module`] reads each file (native or JSON
@@ -298,13 +299,16 @@ pub struct OverlayFile {
 /// other `if_exists` modes before calling). Overlay names that are not configuration file
 /// names (`terraform.tfvars`, `x.yaml`) are ignored, as Terraform ignores such files. The
 /// `.tofu`-over-`.tf` rule and the override-file split apply to the union of both sets.
+/// The directory's entries come from `listings` when it holds them (a run lists each
+/// directory once).
 pub(crate) fn load_module_with_overlay(
     dir: &Path,
     default_host: &str,
     overlay: &[OverlayFile],
+    listings: &Listings,
 ) -> Result<Module, ConfigError> {
     let dialect = Dialect::for_registry(default_host);
-    let mut names = files::config_file_names(dir)?;
+    let mut names = files::config_file_names_listed(dir, listings)?;
     let overlay: BTreeMap<&str, &OverlayFile> = overlay
         .iter()
         .filter(|f| crate::vocab::paths::is_config_file_name(&f.name))
@@ -337,9 +341,11 @@ pub(crate) fn load_module_with_overlay(
                 "\n".repeat(file.first_line.saturating_sub(1)) + &file.contents,
             ),
             None => {
-                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-                    path: path.clone(),
-                    source,
+                let text = crate::disk::read::read_to_string(path).map_err(|source| {
+                    ConfigError::Read {
+                        path: path.clone(),
+                        source,
+                    }
                 })?;
                 (path.clone(), text)
             }

@@ -30,6 +30,7 @@ use super::files::{self, Dialect};
 use super::{
     hcl, json, ConfigError, FileContent, Location, Module, ModuleCall, ProviderBlock, RawConstraint,
 };
+use crate::disk::walk::Listings;
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::paths::{is_ignored_file_name, normalize_path};
 use crate::vocab::version::{Constraints, Version};
@@ -98,11 +99,12 @@ pub(crate) fn test_file_paths(
     dir: &Path,
     test_dir: &Path,
     dialect: Dialect,
+    listings: &Listings,
 ) -> Result<Vec<PathBuf>, ConfigError> {
-    let mut out = test_files_in(dir, dialect)?;
+    let mut out = test_files_in(dir, dialect, listings)?;
     let tests = dir.join(test_dir);
-    if tests.is_dir() {
-        out.extend(test_files_in(&tests, dialect)?);
+    if listings.is_dir(&tests) {
+        out.extend(test_files_in(&tests, dialect, listings)?);
     }
     out.sort();
     out.dedup();
@@ -110,8 +112,12 @@ pub(crate) fn test_file_paths(
 }
 
 /// The test files directly in `dir`, by the dialect's rules.
-fn test_files_in(dir: &Path, dialect: Dialect) -> Result<Vec<PathBuf>, ConfigError> {
-    let names = files::file_names(dir, |name| {
+fn test_files_in(
+    dir: &Path,
+    dialect: Dialect,
+    listings: &Listings,
+) -> Result<Vec<PathBuf>, ConfigError> {
+    let names = files::file_names(dir, listings, |name| {
         test_file_stem(name, dialect).is_some() && !is_ignored_file_name(name)
     })?;
     let shadowed = |name: &str| {
@@ -162,10 +168,11 @@ pub(crate) fn read_test_files(
     dir: &Path,
     test_dir: &Path,
     default_host: &str,
+    listings: &Listings,
 ) -> Result<TestFiles, ConfigError> {
     let dialect = Dialect::for_registry(default_host);
     let mut out = TestFiles::default();
-    for path in test_file_paths(dir, test_dir, dialect)? {
+    for path in test_file_paths(dir, test_dir, dialect, listings)? {
         let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
             path: path.clone(),
             source,
@@ -415,11 +422,17 @@ pub(crate) fn with_tests(
 pub(crate) fn root_with_tests(
     root: Arc<Module>,
     default_host: &str,
+    listings: &Listings,
 ) -> Result<Arc<Module>, ConfigError> {
     if !tests_count(&root) {
         return Ok(root);
     }
-    let tests = read_test_files(&root.dir, Path::new(DEFAULT_TEST_DIRECTORY), default_host)?;
+    let tests = read_test_files(
+        &root.dir,
+        Path::new(DEFAULT_TEST_DIRECTORY),
+        default_host,
+        listings,
+    )?;
     if tests.files.is_empty() {
         return Ok(root);
     }
@@ -444,7 +457,7 @@ mod tests {
         fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
             let module = Arc::new(load_module(dir, TERRAFORM_REGISTRY)?);
             if normalize_path(dir) == normalize_path(&self.0) {
-                root_with_tests(module, TERRAFORM_REGISTRY)
+                root_with_tests(module, TERRAFORM_REGISTRY, &Listings::default())
             } else {
                 Ok(module)
             }
@@ -568,16 +581,21 @@ mod tests {
             ("other/g.tftest.hcl", ""),
         ]);
         let names = |dialect, test_dir: &str| -> Vec<String> {
-            test_file_paths(dir.path(), Path::new(test_dir), dialect)
-                .unwrap()
-                .iter()
-                .map(|p| {
-                    p.strip_prefix(dir.path())
-                        .unwrap()
-                        .to_string_lossy()
-                        .into_owned()
-                })
-                .collect()
+            test_file_paths(
+                dir.path(),
+                Path::new(test_dir),
+                dialect,
+                &Listings::default(),
+            )
+            .unwrap()
+            .iter()
+            .map(|p| {
+                p.strip_prefix(dir.path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect()
         };
         assert_eq!(
             names(Dialect::Terraform, "tests"),
@@ -668,7 +686,13 @@ run "remote" {
             ("tests/main.tftest.hcl", NATIVE),
             ("x.tftest.json", JSON),
         ]);
-        let tests = read_test_files(dir.path(), Path::new("tests"), TERRAFORM_REGISTRY).unwrap();
+        let tests = read_test_files(
+            dir.path(),
+            Path::new("tests"),
+            TERRAFORM_REGISTRY,
+            &Listings::default(),
+        )
+        .unwrap();
         let calls: Vec<String> = tests
             .run_calls
             .iter()
@@ -747,9 +771,14 @@ run "remote" {
         ];
         for (name, text, want) in cases {
             let dir = dir_with(&[(name, text)]);
-            let err = read_test_files(dir.path(), Path::new("tests"), TERRAFORM_REGISTRY)
-                .unwrap_err()
-                .to_string();
+            let err = read_test_files(
+                dir.path(),
+                Path::new("tests"),
+                TERRAFORM_REGISTRY,
+                &Listings::default(),
+            )
+            .unwrap_err()
+            .to_string();
             let err = err.replace(&format!("{}/", dir.path().display()), "");
             assert!(err.starts_with(want), "{text:?}: {err}");
         }
@@ -782,7 +811,8 @@ run "remote" {
         ];
         for (host, want_reqs, want_calls) in cases {
             let module = load_module(dir.path(), host).unwrap();
-            let tests = read_test_files(dir.path(), Path::new("tests"), host).unwrap();
+            let tests = read_test_files(dir.path(), Path::new("tests"), host, &Listings::default())
+                .unwrap();
             let folded = with_tests(&module, &tests, host).unwrap();
             let reqs: Vec<String> = folded
                 .requirements()

@@ -2,4 +2,5 @@
 
 pub(crate) mod atomic;
 pub(crate) mod cache;
+pub(crate) mod read;
 pub(crate) mod walk;

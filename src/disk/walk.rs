@@ -12,20 +12,22 @@
 //!
 //! The given root itself is never ignored: the user named it explicitly.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use rayon::prelude::*;
 use regex::Regex;
-use walkdir::WalkDir;
 
 use crate::vocab::lockfile::LOCK_FILE_NAME;
 use crate::vocab::paths::{
     is_config_file_name, is_tofu_file_name, normalize_path, slash_path, UNIT_FILE_NAME,
 };
 
-/// A problem met while walking that does not stop the walk (an unreadable subdirectory, a
-/// filesystem loop). The directory it names was not searched.
+/// A problem met while walking that does not stop the walk (an unreadable subdirectory).
+/// The directory it names was not searched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DiscoverWarning {
     pub path: PathBuf,
@@ -50,80 +52,234 @@ pub(crate) struct Walked {
     pub unit_dirs: BTreeSet<PathBuf>,
     /// `.terraform.lock.hcl` files (following links to files), in walk order.
     pub lock_files: Vec<PathBuf>,
+    /// What each directory walked held, by its normalised path, so that reading a module
+    /// later need not list its directory again.
+    pub listings: Listings,
     pub warnings: Vec<DiscoverWarning>,
 }
 
-/// Walks the tree below `root` once, pruning directories by [`skip_dir`]. Unreadable
-/// directories and link loops become warnings and are not searched.
-pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
-    let walker = WalkDir::new(root)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| {
-            // Only directories are pruned; files are judged by name below.
-            entry.depth() == 0
-                || !entry.file_type().is_dir()
-                || !skip_dir(root, entry.path(), ignore)
-        });
-    let mut walked = Walked::default();
-    // A directory's files come one after another: its path is normalised and inserted
-    // once, not once per file (the sets' comparisons were half the walk).
-    let mut last_module_dir: Option<PathBuf> = None;
-    let mut last_tofu_dir: Option<PathBuf> = None;
-    for entry in walker {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(err) => {
-                let path = err
-                    .path()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|| root.to_path_buf());
-                let message = match err.io_error() {
-                    Some(io) => format!("skipped, cannot read: {io}"),
-                    None => format!("skipped: {err}"),
-                };
-                walked.warnings.push(DiscoverWarning { path, message });
-                continue;
-            }
-        };
-        if entry.file_type().is_dir() {
-            continue;
-        }
-        let Some(name) = entry.file_name().to_str() else {
-            continue;
-        };
-        // A symlink to a file counts (Terraform and Terragrunt read through it); a
-        // symlink to a directory named `x.tf` does not.
-        let is_file = || entry.file_type().is_file() || entry.path().is_file();
-        let Some(parent) = entry.path().parent() else {
-            continue;
-        };
-        if is_config_file_name(name) && is_file() {
-            if is_tofu_file_name(name) {
-                insert_once(&mut walked.tofu_dirs, &mut last_tofu_dir, parent);
-            }
-            insert_once(&mut walked.module_dirs, &mut last_module_dir, parent);
-        } else if name == UNIT_FILE_NAME && is_file() {
-            walked.unit_dirs.insert(normalize_path(parent));
-        } else if name == LOCK_FILE_NAME && is_file() {
-            walked.lock_files.push(entry.into_path());
+/// The type of a directory entry as the listing gave it: a link is not followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EntryType {
+    File,
+    Dir,
+    Link,
+    Other,
+}
+
+impl From<std::fs::FileType> for EntryType {
+    fn from(file_type: std::fs::FileType) -> EntryType {
+        if file_type.is_symlink() {
+            EntryType::Link
+        } else if file_type.is_dir() {
+            EntryType::Dir
+        } else if file_type.is_file() {
+            EntryType::File
+        } else {
+            EntryType::Other
         }
     }
+}
+
+/// The entries of one directory with a UTF-8 name (no configuration file has another),
+/// sorted by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Listing {
+    entries: Vec<(String, EntryType)>,
+}
+
+impl Listing {
+    /// Lists `dir` now.
+    pub(crate) fn read(dir: &Path) -> std::io::Result<Listing> {
+        let mut entries = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            if let Ok(name) = entry.file_name().into_string() {
+                entries.push((name, entry.file_type()?.into()));
+            }
+        }
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(Listing { entries })
+    }
+
+    /// Each entry's name and type, by name.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, EntryType)> {
+        self.entries
+            .iter()
+            .map(|(name, kind)| (name.as_str(), *kind))
+    }
+
+    /// The type of the entry `name`, if the directory held one.
+    pub(crate) fn get(&self, name: &str) -> Option<EntryType> {
+        self.entries
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| self.entries[i].1)
+    }
+}
+
+/// Directory listings taken by one walk, by normalised path: a run lists each directory
+/// once. A directory the walk did not list is listed when asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Listings {
+    dirs: HashMap<PathBuf, Arc<Listing>>,
+}
+
+impl Listings {
+    /// What `dir` holds: the walk's listing, or a new one.
+    pub(crate) fn listing(&self, dir: &Path) -> std::io::Result<Arc<Listing>> {
+        match self.dirs.get(&normalize_path(dir)) {
+            Some(listing) => Ok(listing.clone()),
+            None => Listing::read(dir).map(Arc::new),
+        }
+    }
+
+    /// Whether `path` is a directory (following a link), from its parent's listing when
+    /// the walk took one.
+    pub(crate) fn is_dir(&self, path: &Path) -> bool {
+        let listed = path
+            .parent()
+            .zip(path.file_name().and_then(|n| n.to_str()))
+            .and_then(|(parent, name)| Some((self.dirs.get(&normalize_path(parent))?, name)));
+        match listed {
+            Some((listing, name)) => match listing.get(name) {
+                Some(EntryType::Dir) => true,
+                Some(EntryType::Link) => path.is_dir(),
+                _ => false,
+            },
+            None => path.is_dir(),
+        }
+    }
+
+    /// The walk's listing of `dir`, if it took one.
+    pub(crate) fn walked(&self, dir: &Path) -> Option<&Listing> {
+        self.dirs
+            .get(&normalize_path(dir))
+            .map(|listing| &**listing)
+    }
+
+    pub(crate) fn extend(&mut self, other: Listings) {
+        self.dirs.extend(other.dirs);
+    }
+}
+
+/// Walks the tree below `root` once, pruning directories by [`skip_dir`]. Unreadable
+/// directories become warnings and are not searched. Links to directories are not
+/// followed (which also keeps loops out); the root itself is read through a link.
+/// Subdirectories are listed in parallel (on the rayon pool the caller runs in); what is
+/// found comes out in the order of a depth-first walk by name.
+pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
+    let tree = read_tree(root, root, ignore);
+    let mut walked = Walked::default();
+    tree.flatten(&mut walked);
     walked
 }
 
-/// Inserts `dir` (normalised) into `set`, unless it is `last`, the directory inserted
-/// just before.
-fn insert_once(set: &mut BTreeSet<PathBuf>, last: &mut Option<PathBuf>, dir: &Path) {
-    if last
-        .as_ref()
-        .is_some_and(|last| last.as_os_str() == dir.as_os_str())
-    {
-        return;
+/// One directory read, with its subdirectories below it.
+struct Node {
+    path: PathBuf,
+    /// Entries by name: their names as given and types; subdirectories carry their node.
+    entries: Vec<(OsString, EntryType, Option<Node>)>,
+    error: Option<std::io::Error>,
+}
+
+fn read_tree(root: &Path, dir: &Path, ignore: &[Regex]) -> Node {
+    let listed = std::fs::read_dir(dir).and_then(|entries| {
+        entries
+            .map(|entry| {
+                let entry = entry?;
+                Ok((entry.file_name(), EntryType::from(entry.file_type()?)))
+            })
+            .collect::<std::io::Result<Vec<_>>>()
+    });
+    let mut entries = match listed {
+        Ok(entries) => entries,
+        Err(e) => {
+            return Node {
+                path: dir.to_path_buf(),
+                entries: Vec::new(),
+                error: Some(e),
+            }
+        }
+    };
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // Only subdirectories are tasks: most entries are files, too small to send elsewhere.
+    let below: Vec<Node> = entries
+        .iter()
+        .filter(|(_, kind)| *kind == EntryType::Dir)
+        .map(|(name, _)| dir.join(name))
+        .filter(|path| !skip_dir(root, path, ignore))
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|path| read_tree(root, &path, ignore))
+        .collect();
+    let mut below = below.into_iter().peekable();
+    let entries = entries
+        .into_iter()
+        .map(|(name, kind)| {
+            let sub = match kind {
+                EntryType::Dir => below.next_if(|sub| sub.path.file_name() == Some(&name)),
+                _ => None,
+            };
+            (name, kind, sub)
+        })
+        .collect();
+    Node {
+        path: dir.to_path_buf(),
+        entries,
+        error: None,
     }
-    set.insert(normalize_path(dir));
-    *last = Some(dir.to_path_buf());
+}
+
+impl Node {
+    /// Adds what this directory and those below it hold to `walked`, depth first by name.
+    fn flatten(self, walked: &mut Walked) {
+        if let Some(e) = self.error {
+            walked.warnings.push(DiscoverWarning {
+                path: self.path,
+                message: format!("skipped, cannot read: {e}"),
+            });
+            return;
+        }
+        let dir = normalize_path(&self.path);
+        let mut listing = Vec::with_capacity(self.entries.len());
+        let (mut module, mut tofu) = (false, false);
+        for (name, kind, sub) in self.entries {
+            if let Some(sub) = sub {
+                // In place, so that lock files come in the walk's order.
+                sub.flatten(walked);
+            }
+            let Ok(name) = name.into_string() else {
+                continue;
+            };
+            // A symlink to a file counts (Terraform and Terragrunt read through it); a
+            // symlink to a directory named `x.tf` does not.
+            let is_file = || match kind {
+                EntryType::File => true,
+                EntryType::Link => self.path.join(&name).is_file(),
+                _ => false,
+            };
+            if is_config_file_name(&name) && is_file() {
+                module = true;
+                tofu |= is_tofu_file_name(&name);
+            } else if name == UNIT_FILE_NAME && is_file() {
+                walked.unit_dirs.insert(dir.clone());
+            } else if name == LOCK_FILE_NAME && is_file() {
+                walked.lock_files.push(self.path.join(&name));
+            }
+            listing.push((name, kind));
+        }
+        if module {
+            walked.module_dirs.insert(dir.clone());
+        }
+        if tofu {
+            walked.tofu_dirs.insert(dir.clone());
+        }
+        walked
+            .listings
+            .dirs
+            .insert(dir, Arc::new(Listing { entries: listing }));
+    }
 }
 
 /// Whether a directory (below the root) is pruned: dot-directories (`.terraform`, `.git`,

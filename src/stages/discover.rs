@@ -22,7 +22,8 @@ use std::path::PathBuf;
 
 use regex::Regex;
 
-use crate::disk::walk::{has_config_files, walk, DiscoverWarning, Walked};
+use crate::disk::walk::{has_config_files, walk, DiscoverWarning, Listings, Walked};
+use crate::stages::parallel;
 use crate::vocab::paths::{normalize_path, UNIT_FILE_NAME};
 
 /// Why discovery could not even start for one of the given paths.
@@ -54,6 +55,8 @@ pub(crate) struct Discovery {
     /// them (empty otherwise), so that telling a root's flavor need not list it again.
     pub tofu_dirs: BTreeSet<PathBuf>,
     pub unit_dirs: Vec<PathBuf>,
+    /// What each walked directory held, so that loading need not list it again.
+    pub listings: Listings,
     pub warnings: Vec<DiscoverWarning>,
 }
 
@@ -79,10 +82,11 @@ pub(crate) fn discover(
             return Err(DiscoverError::NotADirectory { path: root.clone() });
         }
         if recursive {
-            let walked = walk(root, ignore);
+            let walked = parallel::run(|| walk(root, ignore));
             all.module_dirs.extend(walked.module_dirs);
             all.tofu_dirs.extend(walked.tofu_dirs);
             all.unit_dirs.extend(walked.unit_dirs);
+            all.listings.extend(walked.listings);
             all.warnings.extend(walked.warnings);
             continue;
         }
@@ -104,6 +108,7 @@ pub(crate) fn discover(
         dirs: all.module_dirs.into_iter().collect(),
         tofu_dirs: all.tofu_dirs,
         unit_dirs: all.unit_dirs.into_iter().collect(),
+        listings: all.listings,
         warnings: all.warnings,
     })
 }

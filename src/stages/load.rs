@@ -20,6 +20,7 @@ use crate::config::terragrunt::{self, UnitConfig, UnitSource};
 use crate::config::tree::{self, ModuleReader, Remote};
 use crate::config::{self, test_files, ConfigError, Module, ProviderReqs};
 use crate::disk::atomic::link_target;
+use crate::disk::walk::{EntryType, Listings};
 use crate::net::modules::{
     FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource,
 };
@@ -87,8 +88,10 @@ pub(crate) async fn roots_edited(
     edited: Arc<Edited>,
 ) -> (Vec<Root<Loaded>>, Vec<Warning>) {
     let loader = Loader {
+        modules: Mutex::default(),
+        roots: Mutex::default(),
         edited: edited.clone(),
-        ..Loader::default()
+        listings: &discovery.listings,
     };
     let mut warnings: Vec<Warning> = discovery
         .warnings
@@ -132,7 +135,8 @@ pub(crate) async fn roots_edited(
         candidates
             .into_par_iter()
             .map(|(dir, kind, unit, read)| {
-                let open = unit.and_then(|unit| open_root(&dir, unit, options, read));
+                let open =
+                    unit.and_then(|unit| open_root(&dir, unit, options, read, &discovery.listings));
                 (dir, kind, open)
             })
             .collect()
@@ -179,7 +183,7 @@ fn find_module_roots(
     discovery: &Discovery,
     units: &[(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)],
     options: &LoadOptions,
-    loader: &Loader,
+    loader: &Loader<'_>,
     locks: &mut LocksRead,
 ) -> Vec<PathBuf> {
     if !options.recursive {
@@ -195,7 +199,7 @@ fn find_module_roots(
                 let (flavor, lock) = match options.flavor {
                     Some(flavor) => (flavor, None),
                     None => {
-                        let lock = read_old_lock(dir, &options.within).ok();
+                        let lock = read_listed_lock(dir, &options.within, &discovery.listings).ok();
                         let flavor = match lock.as_ref().and_then(|(_, b)| b.as_deref()) {
                             Some(bytes) => Flavor::from_header_bytes(bytes),
                             // The walk saw the directory's files.
@@ -270,11 +274,12 @@ fn open_root(
     unit: Option<UnitConfig>,
     options: &LoadOptions,
     read: Option<LockRead>,
+    listings: &Listings,
 ) -> Result<OpenRoot, RootError> {
     let (lock_path, old_bytes, detected) = match read {
         Some((path, bytes, flavor)) => (path, bytes, Some(flavor)),
         None => {
-            let (path, bytes) = read_old_lock(dir, &options.within)?;
+            let (path, bytes) = read_listed_lock(dir, &options.within, listings)?;
             (path, bytes, None)
         }
     };
@@ -321,7 +326,7 @@ enum Walked {
 }
 
 /// Walks a root's module tree with the remote code fetched so far.
-fn walk(mut open: OpenRoot, loader: &Loader, remote: &Fetches) -> Walked {
+fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches) -> Walked {
     let host = open.flavor.default_registry();
     let mut reader = Reader {
         loader,
@@ -391,7 +396,7 @@ fn fetch_unit_source(
 /// The walk's reader: modules parsed once per default registry host, remote calls
 /// answered from the fetches so far.
 struct Reader<'a> {
-    loader: &'a Loader,
+    loader: &'a Loader<'a>,
     remote: &'a Fetches,
     host: &'static str,
     /// The root module's directory (normalised): it is read with its test files.
@@ -455,12 +460,32 @@ fn read_old_lock(dir: &Path, within: &[PathBuf]) -> Result<(PathBuf, Option<Vec<
         path: path.clone(),
         problem,
     };
-    let bytes = match std::fs::read(&target) {
+    let bytes = match crate::disk::read::read(&target) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((target, None)),
         Err(e) => return Err(problem(LockProblem::Read(e))),
     };
     Ok((target, Some(bytes)))
+}
+
+/// [`read_old_lock`] answered from the directory's listing where the walk took one: no
+/// lock file there means none to read, and one that was a plain file is read without
+/// asking again whether it is a link (it is opened without following one, so a link put
+/// in its place since is taken through [`read_old_lock`]'s checks).
+fn read_listed_lock(
+    dir: &Path,
+    within: &[PathBuf],
+    listings: &Listings,
+) -> Result<(PathBuf, Option<Vec<u8>>), RootError> {
+    let path = dir.join(LOCK_FILE_NAME);
+    match listings.walked(dir).map(|l| l.get(LOCK_FILE_NAME)) {
+        Some(None) => Ok((path, None)),
+        Some(Some(EntryType::File)) => match crate::disk::read::read_no_follow(&path) {
+            Ok(bytes) => Ok((path, Some(bytes))),
+            Err(_) => read_old_lock(dir, within),
+        },
+        _ => read_old_lock(dir, within),
+    }
 }
 
 /// The flavor of a root without `--flavor`: the existing lock file's header decides,
@@ -483,21 +508,22 @@ pub(crate) fn detect_flavor(dir: &Path, old: Option<&[u8]>) -> Flavor {
 /// that walk roots. Successes are kept; a failure is not, so asking again yields the
 /// error again (failures are rare and the error type is not `Clone`). Two threads asking
 /// for the same new module at once may both parse it; the first kept is the one used.
-#[derive(Default)]
-struct Loader {
+struct Loader<'a> {
     modules: Mutex<HashMap<(PathBuf, &'static str), Arc<Module>>>,
     roots: Mutex<HashMap<(PathBuf, &'static str), Arc<Module>>>,
     /// Files read with the text an upgrade gives them (none for `lock`).
     edited: Arc<Edited>,
+    /// Discovery's directory listings: a directory it listed is not listed again.
+    listings: &'a Listings,
 }
 
-impl Loader {
+impl Loader<'_> {
     fn load(&self, dir: &Path, host: &'static str) -> Result<Arc<Module>, ConfigError> {
         let key = (dir.to_path_buf(), host);
         if let Some(module) = lock(&self.modules).get(&key) {
             return Ok(module.clone());
         }
-        let module = Arc::new(self.edited.load_module(dir, host)?);
+        let module = Arc::new(self.edited.load_module(dir, host, self.listings)?);
         Ok(lock(&self.modules).entry(key).or_insert(module).clone())
     }
 
@@ -507,7 +533,7 @@ impl Loader {
         if let Some(module) = lock(&self.roots).get(&key) {
             return Ok(module.clone());
         }
-        let module = test_files::root_with_tests(self.load(dir, host)?, host)?;
+        let module = test_files::root_with_tests(self.load(dir, host)?, host, self.listings)?;
         Ok(lock(&self.roots).entry(key).or_insert(module).clone())
     }
 }

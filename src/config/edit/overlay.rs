@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::EditedFile;
 use crate::config::terragrunt::UnitConfig;
 use crate::config::{load_module_with_overlay, ConfigError, Module, OverlayFile};
+use crate::disk::walk::Listings;
 use crate::vocab::paths::normalize_path;
 
 /// The directory of a normalised file path (`.` for a bare name).
@@ -74,13 +75,14 @@ impl Edited {
     }
 
     /// [`crate::config::load_module`] with the edited files of `dir` in place of the ones
-    /// on disk.
+    /// on disk; the directory's entries from `listings` when it holds them.
     pub(crate) fn load_module(
         &self,
         dir: &Path,
         default_host: &str,
+        listings: &Listings,
     ) -> Result<Module, ConfigError> {
-        load_module_with_overlay(dir, default_host, &self.overlay(dir))
+        load_module_with_overlay(dir, default_host, &self.overlay(dir), listings)
     }
 
     /// A Terragrunt unit whose configuration holds edited files: its overlay (the unit's

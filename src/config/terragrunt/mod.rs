@@ -61,6 +61,7 @@ use crate::config::tree::{
     module_tree_requirements, ModuleReader, Remote, TreeRequirements, LOCK_FILE_NAME,
 };
 use crate::config::{load_module_with_overlay, ConfigError, Module, OverlayFile};
+use crate::disk::walk::Listings;
 use crate::net::modules::{ModuleSource as RemoteSource, TerragruntSource};
 use crate::vocab::paths::normalize_path;
 
@@ -506,7 +507,8 @@ struct Overlaid<'a, R> {
 impl<R: ModuleReader> ModuleReader for Overlaid<'_, R> {
     fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
         if normalize_path(dir) == self.root {
-            load_module_with_overlay(dir, self.default_host, self.overlay).map(Arc::new)
+            load_module_with_overlay(dir, self.default_host, self.overlay, &Listings::default())
+                .map(Arc::new)
         } else {
             self.inner.load(dir)
         }

@@ -53,6 +53,30 @@ pub(crate) fn hash_path(path: &Path) -> Result<Vec<Hash>, String> {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Hash(Arc<str>);
 
+/// Hashes read on this thread so far (at most [`INTERNED`]), so that the same hash read
+/// from a thousand lock files is one allocation, and comparing two of them compares
+/// pointers.
+fn intern(s: &str) -> Arc<str> {
+    thread_local! {
+        static SEEN: std::cell::RefCell<std::collections::HashSet<Arc<str>>> =
+            Default::default();
+    }
+    SEEN.with_borrow_mut(|seen| {
+        if let Some(known) = seen.get(s) {
+            return known.clone();
+        }
+        let new: Arc<str> = s.into();
+        if seen.len() < INTERNED {
+            seen.insert(new.clone());
+        }
+        new
+    })
+}
+
+/// How many distinct hashes a thread remembers: every package of a large repository
+/// (a lock file holds a few dozen), while a file of millions made up stays bounded.
+const INTERNED: usize = 1 << 14;
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid hash {0:?}: expected SCHEME:VALUE")]
 pub struct HashParseError(pub String);
@@ -62,7 +86,7 @@ impl Hash {
     /// Unknown schemes are kept verbatim.
     pub fn parse(s: &str) -> Result<Hash, HashParseError> {
         match s.find(':') {
-            Some(i) if i > 0 => Ok(Hash(s.into())),
+            Some(i) if i > 0 => Ok(Hash(intern(s))),
             _ => Err(HashParseError(s.to_string())),
         }
     }
