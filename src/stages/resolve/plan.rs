@@ -3,8 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use rayon::prelude::*;
+
 use crate::sources::{Package, Sources, VersionsError};
 use crate::stages::load::Loaded;
+use crate::stages::parallel;
 use crate::stages::root::{Root, RootError, SelectionError};
 use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
@@ -43,10 +46,13 @@ pub(crate) async fn plan(roots: Vec<Root<Loaded>>, sources: &Sources, upgrade: b
         }
     }
     let (lists, warnings) = version_lists(sources, wanted).await;
-    let roots: Vec<Root<Planned>> = roots
-        .into_iter()
-        .map(|root| root.then(|loaded| choose(loaded, &lists, upgrade)))
-        .collect();
+    // Chosen on every core, in order.
+    let roots: Vec<Root<Planned>> = parallel::run(|| {
+        roots
+            .into_par_iter()
+            .map(|root| root.then(|loaded| choose(loaded, &lists, upgrade)))
+            .collect()
+    });
     let mut packages = BTreeSet::new();
     for planned in roots.iter().filter_map(|r| r.stage.as_ref().ok()) {
         for (addr, version) in &planned.selected {
