@@ -33,7 +33,7 @@
 //! | `TFUPDATE`               | `../shared/bin/tfupdate` | tfupdate 0.10.2 for the upgrade comparison; skipped when absent |
 //! | `TFSUM_BENCH_SHARED_RUNNERS` | 10  | CI runners sharing one S3 cache (moto); 0 = skip     |
 //! | `TFSUM_BENCH_LARGE_ROOTS` | 3000   | roots of the large-repository scenario; 0 = skip     |
-//! | `TFSUM_BENCH_REPEAT`     | 1       | times the large scenario runs (medians reported)     |
+//! | `TFSUM_BENCH_REPEAT`     | 3       | times the large scenario runs (medians reported)     |
 //! | `TFSUM_BENCH_TIMEOUT`    | 900     | seconds before a tfsum run is killed                 |
 //! | `TFSUM_BENCH_ARGS`       |         | extra arguments for `tfsum lock` (split on spaces)   |
 //! | `TFSUM_BENCH_KEEP`       |         | `1`: keep the work directory and print its path      |
@@ -127,7 +127,7 @@ impl Knobs {
             upgrade: knob::<u8>("TFSUM_BENCH_UPGRADE", 1)? != 0,
             shared_runners: knob("TFSUM_BENCH_SHARED_RUNNERS", 10)?,
             large_roots: knob("TFSUM_BENCH_LARGE_ROOTS", 3000)?,
-            repeat: knob::<usize>("TFSUM_BENCH_REPEAT", 1)?.max(1),
+            repeat: knob::<usize>("TFSUM_BENCH_REPEAT", 3)?.max(1),
             timeout: Duration::from_secs(knob("TFSUM_BENCH_TIMEOUT", 900)?),
             extra_args: std::env::var("TFSUM_BENCH_ARGS")
                 .unwrap_or_default()

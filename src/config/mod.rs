@@ -23,6 +23,7 @@ pub(crate) mod files;
 mod hcl;
 mod json;
 pub(crate) mod manifest;
+pub(crate) mod parsed;
 mod reqs;
 pub mod terragrunt;
 pub(crate) mod test_files;
@@ -32,6 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::config::parsed::ParsedFiles;
 use crate::disk::walk::Listings;
 use crate::net::modules::redacted_source;
 use crate::vocab::addr::{AddrError, ProviderAddr};
@@ -259,7 +261,13 @@ impl ConfigError {
 /// provider sources; it also selects the dialect: `registry.opentofu.org` means OpenTofu
 /// (reads `.tofu` files, spec §10), anything else Terraform (which ignores them).
 pub(crate) fn load_module(dir: &Path, default_host: &str) -> Result<Module, ConfigError> {
-    load_module_with_overlay(dir, default_host, &[], &Listings::default())
+    load_module_with_overlay(
+        dir,
+        default_host,
+        &[],
+        &Listings::default(),
+        &ParsedFiles::default(),
+    )
 }
 
 /// Reads one configuration file's text as [`load_module`] reads each file (native or JSON
@@ -300,12 +308,13 @@ pub struct OverlayFile {
 /// names (`terraform.tfvars`, `x.yaml`) are ignored, as Terraform ignores such files. The
 /// `.tofu`-over-`.tf` rule and the override-file split apply to the union of both sets.
 /// The directory's entries come from `listings` when it holds them (a run lists each
-/// directory once).
+/// directory once), and a file whose text was parsed before is taken from `parsed`.
 pub(crate) fn load_module_with_overlay(
     dir: &Path,
     default_host: &str,
     overlay: &[OverlayFile],
     listings: &Listings,
+    parsed: &ParsedFiles,
 ) -> Result<Module, ConfigError> {
     let dialect = Dialect::for_registry(default_host);
     let mut names = files::config_file_names_listed(dir, listings)?;
@@ -350,7 +359,7 @@ pub(crate) fn load_module_with_overlay(
                 (path.clone(), text)
             }
         };
-        parse_file(&shown, &text, files::is_json(path), default_host)
+        parsed.parse(&shown, &text, files::is_json(path), default_host)
     };
     let primary = set
         .primary
@@ -373,7 +382,7 @@ pub(crate) fn load_module_with_overlay(
 }
 
 /// Parses one file's text, native or JSON syntax, into the syntax-neutral content.
-fn parse_file(
+pub(super) fn parse_file(
     shown: &Path,
     text: &str,
     is_json: bool,
@@ -387,7 +396,9 @@ fn parse_file(
 }
 
 /// The provider-relevant content of one file, before merging. Shared by both syntaxes.
-#[derive(Debug, Default)]
+/// Every [`Location`] in it is visited by [`FileContent::each_location`] (a file read
+/// again from another path is this content with its locations moved, [`parsed`]).
+#[derive(Debug, Default, Clone)]
 pub(crate) struct FileContent {
     /// One entry list per `required_providers` block, with the block's location.
     pub required_providers: Vec<(Location, Vec<ProviderRequirement>)>,
@@ -409,7 +420,7 @@ pub(crate) enum ResourceMode {
 }
 
 /// A `resource`, `data` or `ephemeral` block (data blocks nested in `check` included).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct ResourceDecl {
     pub mode: ResourceMode,
     pub r#type: String,
@@ -421,14 +432,14 @@ pub(crate) struct ResourceDecl {
 
 /// An `import` block. `target` is the managed resource `(type, name)` it imports into,
 /// `None` when the target is inside a child module (that module supplies the provider).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct ImportDecl {
     pub target: Option<(String, String)>,
     pub provider: Option<String>,
 }
 
 /// A `module` block; an override may leave `source` out.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct ModuleCallDecl {
     pub name: String,
     pub source: Option<(String, bool)>,

@@ -10,20 +10,37 @@ use crate::vocab::addr::Platform;
 pub(crate) type Hashes = HashMap<Package, Result<PackageHashes, PackageError>>;
 
 /// Stage 4: the hashes of every package for `platforms`, each package once, all at the
-/// same time (the sources bound the actual concurrency).
+/// same time (the sources bound the actual concurrency). Each package is a task of its
+/// own, so what is work for the processor (checking the signature of cached sums,
+/// hashing a package) runs on every core.
 pub(crate) async fn hash_packages(
     sources: &Sources,
     packages: &BTreeSet<Package>,
     platforms: &[Platform],
 ) -> Hashes {
-    let results = futures::future::join_all(packages.iter().map(|package| async move {
-        let hashes = sources
-            .package_hashes(&package.addr, &package.version, platforms, package.flavor)
-            .await;
-        (package.clone(), hashes)
-    }))
-    .await;
-    results.into_iter().collect()
+    let tasks: Vec<_> = packages
+        .iter()
+        .map(|package| {
+            let (sources, package, platforms) =
+                (sources.clone(), package.clone(), platforms.to_vec());
+            tokio::spawn(async move {
+                let hashes = sources
+                    .package_hashes(&package.addr, &package.version, &platforms, package.flavor)
+                    .await;
+                (package, hashes)
+            })
+        })
+        .collect();
+    let mut hashes = Hashes::with_capacity(tasks.len());
+    for task in tasks {
+        match task.await {
+            Ok((package, result)) => {
+                hashes.insert(package, result);
+            }
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+    hashes
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use rayon::prelude::*;
 
 use crate::config::edit::Edited;
+use crate::config::parsed::ParsedFiles;
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
 use crate::config::tree::{self, ModuleReader, Remote};
 use crate::config::{self, test_files, ConfigError, Module, ProviderReqs};
@@ -92,6 +93,7 @@ pub(crate) async fn roots_edited(
         roots: Mutex::default(),
         edited: edited.clone(),
         listings: &discovery.listings,
+        parsed: ParsedFiles::default(),
     };
     let mut warnings: Vec<Warning> = discovery
         .warnings
@@ -130,17 +132,20 @@ pub(crate) async fn roots_edited(
         })
         .collect();
     drop(locks);
-    // Lock files are read and parsed on every core.
+    // Lock files are read and parsed on every core, each distinct one once.
+    let parsed = ParsedLocks::default();
     let opened: Vec<_> = parallel::run(|| {
         candidates
             .into_par_iter()
             .map(|(dir, kind, unit, read)| {
-                let open =
-                    unit.and_then(|unit| open_root(&dir, unit, options, read, &discovery.listings));
+                let open = unit.and_then(|unit| {
+                    open_root(&dir, unit, options, read, &discovery.listings, &parsed)
+                });
                 (dir, kind, open)
             })
             .collect()
     });
+    drop(parsed);
     for (dir, kind, open) in opened {
         match open {
             Ok(open) => waiting.push(open),
@@ -275,6 +280,7 @@ fn open_root(
     options: &LoadOptions,
     read: Option<LockRead>,
     listings: &Listings,
+    parsed: &ParsedLocks,
 ) -> Result<OpenRoot, RootError> {
     let (lock_path, old_bytes, detected) = match read {
         Some((path, bytes, flavor)) => (path, bytes, Some(flavor)),
@@ -290,12 +296,12 @@ fn open_root(
     let old = match old_bytes {
         Some(bytes) => {
             let (lock, rendered) =
-                lockfile::read_noting_form(&bytes, Some(flavor)).map_err(|e| {
-                    RootError::LockFile {
+                parsed
+                    .read(&bytes, flavor)
+                    .map_err(|e| RootError::LockFile {
                         path: dir.join(LOCK_FILE_NAME),
                         problem: LockProblem::Unreadable(e),
-                    }
-                })?;
+                    })?;
             Some(OldLock {
                 bytes,
                 lock,
@@ -316,6 +322,33 @@ fn open_root(
         old,
         lock_path,
     })
+}
+
+/// The lock files parsed so far in a run, by content. Roots that use the same providers
+/// mostly hold byte-identical lock files (tfsum and Terraform write them the same way),
+/// so each distinct file is parsed once and the others are copies of it. A file that
+/// does not parse is not kept: it is parsed again to name its own problem.
+#[derive(Default)]
+struct ParsedLocks(Mutex<HashMap<Box<[u8]>, ParsedLock>>);
+
+/// A lock file's text parsed: under which flavor, the result, and whether the text is its
+/// own rendering.
+type ParsedLock = (Flavor, LockFile, bool);
+
+impl ParsedLocks {
+    /// [`lockfile::read_noting_form`] with `flavor`, answered from an earlier equal file.
+    fn read(&self, bytes: &[u8], flavor: Flavor) -> Result<(LockFile, bool), lockfile::ReadError> {
+        if let Some((seen, lock_file, rendered)) = lock(&self.0).get(bytes) {
+            if *seen == flavor {
+                return Ok((lock_file.clone(), *rendered));
+            }
+        }
+        let (lock_file, rendered) = lockfile::read_noting_form(bytes, Some(flavor))?;
+        lock(&self.0)
+            .entry(bytes.into())
+            .or_insert_with(|| (flavor, lock_file.clone(), rendered));
+        Ok((lock_file, rendered))
+    }
 }
 
 enum Walked {
@@ -515,6 +548,8 @@ struct Loader<'a> {
     edited: Arc<Edited>,
     /// Discovery's directory listings: a directory it listed is not listed again.
     listings: &'a Listings,
+    /// Each distinct configuration text is parsed once.
+    parsed: ParsedFiles,
 }
 
 impl Loader<'_> {
@@ -523,7 +558,10 @@ impl Loader<'_> {
         if let Some(module) = lock(&self.modules).get(&key) {
             return Ok(module.clone());
         }
-        let module = Arc::new(self.edited.load_module(dir, host, self.listings)?);
+        let module = Arc::new(
+            self.edited
+                .load_module(dir, host, self.listings, &self.parsed)?,
+        );
         Ok(lock(&self.modules).entry(key).or_insert(module).clone())
     }
 
@@ -640,6 +678,28 @@ mod tests {
             "{}",
             warnings[1]
         );
+    }
+
+    /// A lock file equal to one parsed before is that file's result, under the same
+    /// flavor only; one that does not parse fails every time.
+    #[test]
+    fn each_distinct_lock_file_is_parsed_once() {
+        let text = "# This file is maintained automatically by \"terraform init\".\n\
+                    # Manual edits may be lost in future updates.\n\n\
+                    provider \"registry.terraform.io/hashicorp/null\" {\n  version = \"3.2.1\"\n  hashes = [\n    \"h1:abc\",\n  ]\n}\n";
+        let parsed = ParsedLocks::default();
+        for flavor in [Flavor::Terraform, Flavor::OpenTofu, Flavor::Terraform] {
+            let direct = lockfile::read_noting_form(text.as_bytes(), Some(flavor)).unwrap();
+            assert_eq!(parsed.read(text.as_bytes(), flavor).unwrap(), direct);
+            assert!(direct.1, "canonical form");
+        }
+        assert_eq!(lock(&parsed.0).len(), 1);
+        for _ in 0..2 {
+            assert!(parsed
+                .read(b"provider \"x\" {\n", Flavor::Terraform)
+                .is_err());
+        }
+        assert_eq!(lock(&parsed.0).len(), 1);
     }
 
     /// Root detection takes a directory's flavor from the discovery walk instead of

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::EditedFile;
+use crate::config::parsed::ParsedFiles;
 use crate::config::terragrunt::UnitConfig;
 use crate::config::{load_module_with_overlay, ConfigError, Module, OverlayFile};
 use crate::disk::walk::Listings;
@@ -75,14 +76,16 @@ impl Edited {
     }
 
     /// [`crate::config::load_module`] with the edited files of `dir` in place of the ones
-    /// on disk; the directory's entries from `listings` when it holds them.
+    /// on disk; the directory's entries from `listings` when it holds them, and texts
+    /// parsed before from `parsed`.
     pub(crate) fn load_module(
         &self,
         dir: &Path,
         default_host: &str,
         listings: &Listings,
+        parsed: &ParsedFiles,
     ) -> Result<Module, ConfigError> {
-        load_module_with_overlay(dir, default_host, &self.overlay(dir), listings)
+        load_module_with_overlay(dir, default_host, &self.overlay(dir), listings, parsed)
     }
 
     /// A Terragrunt unit whose configuration holds edited files: its overlay (the unit's

@@ -57,6 +57,7 @@ use std::sync::Arc;
 
 use hcl::{Map, Value};
 
+use crate::config::parsed::ParsedFiles;
 use crate::config::tree::{
     module_tree_requirements, ModuleReader, Remote, TreeRequirements, LOCK_FILE_NAME,
 };
@@ -507,8 +508,14 @@ struct Overlaid<'a, R> {
 impl<R: ModuleReader> ModuleReader for Overlaid<'_, R> {
     fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError> {
         if normalize_path(dir) == self.root {
-            load_module_with_overlay(dir, self.default_host, self.overlay, &Listings::default())
-                .map(Arc::new)
+            load_module_with_overlay(
+                dir,
+                self.default_host,
+                self.overlay,
+                &Listings::default(),
+                &ParsedFiles::default(),
+            )
+            .map(Arc::new)
         } else {
             self.inner.load(dir)
         }
