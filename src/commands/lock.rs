@@ -23,6 +23,7 @@ use crate::report::RunReport;
 use crate::stages::discover;
 use crate::stages::hash;
 use crate::stages::load::{self, LoadOptions, Loaded};
+use crate::stages::parallel;
 use crate::stages::resolve;
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
@@ -79,6 +80,7 @@ pub(crate) async fn run(
         within,
     };
     let (mut roots, found) = load::roots(&discovery, &options, &services.modules).await;
+    parallel::drop_aside(discovery);
     warnings.extend(found);
     targets.keep_affected(&mut roots);
     let plan = resolve::plan(roots, &services.sources, settings.upgrade).await;

@@ -78,11 +78,14 @@ pub(crate) fn manifest_path(root: &Path) -> PathBuf {
     root.join(".terraform").join("modules").join("modules.json")
 }
 
+/// The directory in a root where `init` keeps what it installed.
+pub(crate) const DATA_DIR: &str = ".terraform";
+
 /// The root's `.terraform/modules`, when `.terraform` and `.terraform/modules` are
 /// plain directories: a checkout may commit either as a symlink to anywhere, and then
 /// neither the manifest nor what it names is the root's own.
 fn installs_dir(root: &Path) -> Option<PathBuf> {
-    let data = root.join(".terraform");
+    let data = root.join(DATA_DIR);
     let installs = data.join("modules");
     for dir in [&data, &installs] {
         let meta = std::fs::symlink_metadata(dir).ok()?;

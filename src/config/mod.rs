@@ -40,7 +40,9 @@ use crate::vocab::addr::{AddrError, ProviderAddr};
 
 pub(crate) use files::{Dialect, FileSet};
 pub(crate) use hcl::PARSE_STACK;
-pub(crate) use manifest::{manifest_entry_for_call, read_modules_manifest, ModulesManifest};
+pub(crate) use manifest::{
+    manifest_entry_for_call, read_modules_manifest, ModulesManifest, DATA_DIR,
+};
 pub(crate) use reqs::{collect, Declared, InvalidConstraint, ProviderReqs};
 
 /// A position in a configuration file, shown as `file:line` (one-based).

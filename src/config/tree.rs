@@ -16,11 +16,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use rayon::prelude::*;
 use regex::Regex;
 
 use super::{
     manifest_entry_for_call, read_modules_manifest, ConfigError, Location, Module, ModuleCall,
-    ModulesManifest, Requirement,
+    ModulesManifest, Requirement, DATA_DIR,
 };
 use crate::net::modules::redacted_source;
 use crate::net::modules::source::is_local_source;
@@ -86,6 +87,11 @@ pub trait ModuleReader {
     fn load(&mut self, dir: &Path) -> Result<Arc<Module>, ConfigError>;
     /// The code of a remote call; `version` is its non-blank `version` argument.
     fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote;
+    /// Whether `dir` is known to have no entry `name` (a listing taken in this run says
+    /// so); `false` when that is not known, and the filesystem is asked.
+    fn lacks(&self, _dir: &Path, _name: &str) -> bool {
+        false
+    }
 }
 
 /// A reader of local modules only: each directory parsed from disk, every remote call
@@ -121,7 +127,11 @@ pub(crate) fn module_tree_requirements(
     reader: &mut impl ModuleReader,
 ) -> Result<TreeRequirements, ConfigError> {
     let root = normalize_path(root);
-    let manifest = read_modules_manifest(&root)?;
+    let manifest = if reader.lacks(&root, DATA_DIR) {
+        None
+    } else {
+        read_modules_manifest(&root)?
+    };
     let mut walker = Walker {
         reader,
         default_host,
@@ -402,17 +412,19 @@ pub(crate) fn find_roots(
     modules: &[(PathBuf, Arc<Module>)],
     unloadable: &[PathBuf],
 ) -> Vec<PathBuf> {
-    let mut called = BTreeSet::new();
-    for (dir, module) in modules {
-        let dir = normalize_path(dir);
-        for call in &module.module_calls {
-            if let Some(target) = call.local_dir(&dir) {
-                if target != dir {
-                    called.insert(target);
-                }
-            }
-        }
-    }
+    // Thousands of modules: their calls are resolved on every core.
+    let mut called: BTreeSet<PathBuf> = modules
+        .par_iter()
+        .flat_map_iter(|(dir, module)| {
+            let dir = normalize_path(dir);
+            module
+                .module_calls
+                .iter()
+                .filter_map(|call| call.local_dir(&dir))
+                .filter(|target| *target != dir)
+                .collect::<Vec<_>>()
+        })
+        .collect();
     for dir in unloadable {
         let dir = normalize_path(dir);
         for target in scan_local_sources(&dir) {
@@ -421,11 +433,13 @@ pub(crate) fn find_roots(
             }
         }
     }
-    let candidates = modules
+    let candidates: Vec<(&PathBuf, bool)> = modules
         .iter()
         .map(|(dir, module)| (dir, module.has_backend))
-        .chain(unloadable.iter().map(|dir| (dir, false)));
+        .chain(unloadable.iter().map(|dir| (dir, false)))
+        .collect();
     let mut roots: Vec<PathBuf> = candidates
+        .into_par_iter()
         .filter_map(|(dir, has_backend)| {
             let dir = normalize_path(dir);
             let is_root =
@@ -433,7 +447,7 @@ pub(crate) fn find_roots(
             is_root.then_some(dir)
         })
         .collect();
-    roots.sort();
+    roots.par_sort();
     roots.dedup();
     roots
 }

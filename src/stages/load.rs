@@ -145,7 +145,7 @@ pub(crate) async fn roots_edited(
             })
             .collect()
     });
-    drop(parsed);
+    parallel::drop_aside(parsed);
     for (dir, kind, open) in opened {
         match open {
             Ok(open) => waiting.push(open),
@@ -174,6 +174,13 @@ pub(crate) async fn roots_edited(
         waiting = still;
     }
     roots.sort_by(|a, b| a.dir.cmp(&b.dir));
+    let Loader {
+        modules,
+        roots: root_modules,
+        parsed,
+        ..
+    } = loader;
+    parallel::drop_aside((modules, root_modules, parsed));
     (roots, warnings)
 }
 
@@ -235,7 +242,7 @@ fn find_module_roots(
         .filter_map(|(_, unit)| unit.as_ref().ok())
         .filter_map(|config| config.module_dir().map(normalize_path))
         .collect();
-    tree::find_roots(&loaded, &unloadable)
+    parallel::run(|| tree::find_roots(&loaded, &unloadable))
         .into_iter()
         .filter(|dir| {
             let dir_n = normalize_path(dir);
@@ -448,6 +455,13 @@ impl ModuleReader for Reader<'_> {
     fn remote(&mut self, source: &RemoteSource, version: Option<&str>) -> Remote {
         self.remote.get(source, version)
     }
+
+    fn lacks(&self, dir: &Path, name: &str) -> bool {
+        self.loader
+            .listings
+            .walked(dir)
+            .is_some_and(|listing| listing.get(name).is_none())
+    }
 }
 
 /// Remote module code by (source, version): fetched, failed, or wanted next round.
@@ -585,6 +599,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::DATA_DIR;
     use crate::disk::walk::DiscoverWarning;
     use crate::net::modules::FetcherOptions;
     use crate::vocab::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
@@ -678,6 +693,60 @@ mod tests {
             "{}",
             warnings[1]
         );
+    }
+
+    /// A root whose listing shows a `.terraform` directory has its `modules.json` read
+    /// (a remote call installed there is walked without fetching); the walk's listing
+    /// answers for a root without one, and its remote call waits for a fetch.
+    #[test]
+    fn the_listing_tells_which_roots_have_installed_modules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path();
+        let call = "module \"net\" {\n  source  = \"acme/net/aws\"\n  version = \"1.0.0\"\n}\n";
+        write(base, "installed/main.tf", call);
+        write(
+            base,
+            "installed/.terraform/modules/modules.json",
+            r#"{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"net","Source":"registry.terraform.io/acme/net/aws","Version":"1.0.0","Dir":".terraform/modules/net"}]}"#,
+        );
+        write(
+            base,
+            "installed/.terraform/modules/net/main.tf",
+            &requires("random", ">= 3.0"),
+        );
+        write(base, "fresh/main.tf", call);
+        let discovery =
+            crate::stages::discover::discover(&[base.to_path_buf()], true, &[]).unwrap();
+        let loader = Loader {
+            modules: Mutex::default(),
+            roots: Mutex::default(),
+            edited: Arc::default(),
+            listings: &discovery.listings,
+            parsed: ParsedFiles::default(),
+        };
+        let remote = Fetches::default();
+        let mut reader = Reader {
+            loader: &loader,
+            remote: &remote,
+            host: TERRAFORM_REGISTRY,
+            root: normalize_path(&base.join("installed")),
+        };
+        assert!(!reader.lacks(&base.join("installed"), DATA_DIR));
+        let tree = tree::module_tree_requirements(
+            &base.join("installed"),
+            TERRAFORM_REGISTRY,
+            &mut reader,
+        )
+        .unwrap();
+        assert_eq!(tree.pending, 0);
+        assert_eq!(tree.requirements.len(), 1, "{:?}", tree.requirements);
+
+        reader.root = normalize_path(&base.join("fresh"));
+        assert!(reader.lacks(&base.join("fresh"), DATA_DIR));
+        let tree =
+            tree::module_tree_requirements(&base.join("fresh"), TERRAFORM_REGISTRY, &mut reader)
+                .unwrap();
+        assert_eq!(tree.pending, 1);
     }
 
     /// A lock file equal to one parsed before is that file's result, under the same

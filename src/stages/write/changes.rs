@@ -142,11 +142,16 @@ fn entry(
                     to: after.version.clone(),
                 });
             }
-            if before.constraints != after.constraints {
+            // Compared as written: a lock file the full parser read keeps its own order.
+            let (from, to) = (
+                before.constraints.canonical(),
+                after.constraints.canonical(),
+            );
+            if from != to {
                 changes.push(ProviderChange::ConstraintsChanged {
                     provider: addr.clone(),
-                    from: before.constraints.canonical(),
-                    to: after.constraints.canonical(),
+                    from,
+                    to,
                 });
             }
         }
@@ -332,6 +337,26 @@ mod tests {
             );
         }
         file
+    }
+
+    /// Constraints that write the same canonical string are not a change, whatever order
+    /// or repetition the configuration or a hand-edited lock file gives them.
+    #[test]
+    fn constraints_written_alike_are_no_change() {
+        let old = lock(&[("null", "3.2.1", "< 4.0, >= 3.0", &["h1:a"])]);
+        let new = lock(&[("null", "3.2.1", ">= 3.0, >= 3.0, < 4.0", &["h1:a", "h1:b"])]);
+        let changes = between(Some(&old), &new, &BTreeMap::new());
+        assert!(
+            !changes
+                .iter()
+                .any(|c| matches!(c, ProviderChange::ConstraintsChanged { .. })),
+            "{changes:?}"
+        );
+        let moved = lock(&[("null", "3.2.1", ">= 3.1", &["h1:a"])]);
+        let changes = between(Some(&old), &moved, &BTreeMap::new());
+        assert!(changes
+            .iter()
+            .any(|c| matches!(c, ProviderChange::ConstraintsChanged { .. })));
     }
 
     /// Every kind of change at once, described one line each; a hash kept from the old

@@ -120,6 +120,8 @@ impl LockFile {
 /// every one of its hashes is kept (even unknown schemes and invalid values such as
 /// `h1:invalid`, which Terraform's own test keeps), merged with the new ones. An old entry
 /// for a different version contributes nothing: its hashes describe other packages.
+/// The constraints are kept in canonical form ([`Constraints::canonicalized`]), so an
+/// entry equal to one read from a file compares equal.
 pub fn merge_providers_lock(
     old: Option<&ProviderLock>,
     version: Version,
@@ -133,7 +135,7 @@ pub fn merge_providers_lock(
     hashes.extend(new_hashes);
     ProviderLock {
         version,
-        constraints,
+        constraints: constraints.canonicalized(),
         hashes,
     }
 }

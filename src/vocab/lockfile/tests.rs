@@ -511,6 +511,29 @@ fn merge_keeps_old_hashes_for_same_version() {
     assert!(fresh.hashes.is_empty());
 }
 
+/// Constraints gathered from the configuration in any order, repeated, are kept in the
+/// form a lock file is read back in: the merged file equals the file it renders to, read
+/// again, so a root whose file is already right is not rendered again (issue 25).
+#[test]
+fn merged_constraints_equal_the_file_read_back() {
+    let merged = merge_providers_lock(
+        None,
+        Version::parse("3.2.1").unwrap(),
+        Constraints::parse_ruby_style("< 4.0, >= 3.0, ~> 3.1, >= 3.0").unwrap(),
+        [Hash::parse("h1:a").unwrap()],
+    );
+    let mut file = LockFile::new(Flavor::Terraform);
+    file.providers.insert(addr("hashicorp/null"), merged);
+    let text = file.render();
+    assert!(
+        text.contains("constraints = \">= 3.0.0, ~> 3.1, < 4.0.0\""),
+        "{text}"
+    );
+    let (back, canonical) = read_noting_form(text.as_bytes(), None).unwrap();
+    assert!(canonical);
+    assert_eq!(back, file);
+}
+
 #[test]
 fn flavor_from_the_header() {
     let cases = [

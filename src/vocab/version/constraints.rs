@@ -262,14 +262,31 @@ impl Constraints {
                 sorted.push(s);
             }
         }
-        sorted.sort_by(|a, b| {
-            a.boundary
-                .cmp(&b.boundary)
-                .then(a.op.canonical_priority().cmp(&b.op.canonical_priority()))
-        });
+        sorted.sort_by(|a, b| canonical_order(a, b));
         let rendered: Vec<String> = sorted.iter().map(|s| s.to_string()).collect();
         rendered.join(", ")
     }
+
+    /// The same constraints with their selections as [`Constraints::canonical`] writes
+    /// them: duplicates dropped, in canonical order. Two constraints that write the same
+    /// string are then equal values, as a lock file read back is.
+    pub fn canonicalized(self) -> Constraints {
+        let mut unique: Vec<Selection> = Vec::with_capacity(self.selections.len());
+        for s in self.selections {
+            if !unique.contains(&s) {
+                unique.push(s);
+            }
+        }
+        unique.sort_by(canonical_order);
+        Constraints { selections: unique }
+    }
+}
+
+/// The order of selections in the canonical string: by boundary, then operator priority.
+fn canonical_order(a: &Selection, b: &Selection) -> std::cmp::Ordering {
+    a.boundary
+        .cmp(&b.boundary)
+        .then(a.op.canonical_priority().cmp(&b.op.canonical_priority()))
 }
 
 /// The canonical string, as [`Constraints::canonical`].
