@@ -2,5 +2,6 @@
 
 pub(crate) mod atomic;
 pub(crate) mod cache;
+pub(crate) mod leftovers;
 pub(crate) mod read;
 pub(crate) mod walk;
