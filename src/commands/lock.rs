@@ -42,6 +42,8 @@ pub(crate) enum FatalError {
     Setup(#[from] SetupError),
     #[error("--retry-failed: {0}")]
     Retry(RetryError),
+    #[error(transparent)]
+    Mirror(super::mirror::MirrorSetup),
 }
 
 /// Why `--retry-failed` has no run to retry.
@@ -59,7 +61,10 @@ impl FatalError {
     /// Usage errors (a path that does not exist, a bad mirror) exit 2; a broken CLI
     /// configuration is a failure of the run (1).
     pub(crate) fn is_usage(&self) -> bool {
-        !matches!(self, FatalError::Setup(SetupError::CliConfig(_)))
+        !matches!(
+            self,
+            FatalError::Setup(SetupError::CliConfig(_)) | FatalError::Mirror(_)
+        )
     }
 }
 
@@ -87,6 +92,23 @@ pub(crate) async fn run(
     warnings.extend(plan.warnings);
     let hashes = hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
     let reports = write::write(plan.roots, &hashes, settings.check, progress.as_ref());
+    let mirror = match &settings.mirror {
+        Some(dir) if !settings.check => {
+            let written = reports
+                .iter()
+                .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
+                .map(|r| r.dir.clone());
+            let locked = super::mirror::written_locks(written);
+            let limits = &settings.sources.zip_limits;
+            let layout = crate::disk::provider_dir::Layout::Unpacked;
+            let platforms = &settings.platforms;
+            Some(
+                super::mirror::fill(dir, layout, &services.sources, &locked, platforms, limits)
+                    .await?,
+            )
+        }
+        _ => None,
+    };
     let mut report = RunReport {
         check: settings.check,
         fail_on_write: settings.fail_on_write,
@@ -95,6 +117,7 @@ pub(crate) async fn run(
         stats: services.sources.stats(),
         modules: services.modules.stats(),
         elapsed: started.elapsed(),
+        mirror,
     };
     report.warnings.extend(refused_entries(&services));
     if services.cache.root().is_some() {

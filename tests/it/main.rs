@@ -23,6 +23,7 @@ mod mirrors;
 mod modules_fetch;
 mod opentofu;
 mod oracle;
+mod provider_mirror;
 mod remote_modules;
 mod resolution;
 mod shared_cache;

@@ -24,11 +24,11 @@ use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
 
 use crate::disk::cache::{Cache, Origin, PlatformEntry, SignedSums};
-use crate::net::download::download_and_hash;
+use crate::net::download::{download_and_hash, download_hash_and_keep};
 use crate::net::registry::client::{PlatformHashes, VersionList};
 use crate::net::registry::{PackageMeta, RegistryClient, RegistryError};
 use crate::vocab::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
-use crate::vocab::hash::zipstream::ZipLimits;
+use crate::vocab::hash::zipstream::{ZipHashes, ZipLimits};
 use crate::vocab::hash::Hash;
 use crate::vocab::progress::Progress;
 
@@ -309,6 +309,91 @@ impl RegistrySource {
             }
         };
         Ok(sums.platforms(&provider.r#type, &package.v))
+    }
+
+    /// Downloads the package for one platform into `into` (emptied first), checked as
+    /// [`Self::package_hashes`] checks a download: the signed SHA256SUMS lists the
+    /// registry's checksum for the file, and the zip's SHA-256 is that checksum. The
+    /// `h1:` computed on the way is cached like any download's. For `tfsum mirror`.
+    pub(crate) async fn fetch_package(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platform: &Platform,
+        into: &std::fs::File,
+    ) -> Result<ZipHashes, PackageError> {
+        let package = Package {
+            provider,
+            version,
+            v: version.to_string(),
+        };
+        let client = match (&self.client, self.options.offline) {
+            (Some(client), false) => client,
+            _ => {
+                let missing = vec![platform.clone()];
+                return Err(package.error(None, PackageProblem::Offline { missing }));
+            }
+        };
+        let fail = |problem| package.error(Some(platform), problem);
+        let meta = self.meta(client, &package, platform).await?;
+        check_protocols(&meta).map_err(fail)?;
+        let cached = self
+            .cache
+            .sums(provider, &package.v)
+            .and_then(|signed| sums::verify(provider, &signed).ok());
+        let sums = match cached {
+            Some(sums) => sums,
+            None => self
+                .fetch_sums(client, &package, &meta, false)
+                .await
+                .map_err(fail)?,
+        };
+        sums.vouches_for(&meta)
+            .map_err(|e| fail(PackageProblem::Unvouched(e)))?;
+        let label = format!("{provider} {version} {platform}");
+        let hashed = {
+            let _job = self
+                .jobs
+                .acquire()
+                .await
+                .map_err(|_| fail(PackageProblem::Cancelled))?;
+            download_hash_and_keep(
+                client.http(),
+                &meta.download_url,
+                &self.options.zip_limits,
+                self.progress.as_ref(),
+                &label,
+                into,
+            )
+            .await
+        };
+        self.progress.download_finished(&label, hashed.is_ok());
+        let hashed = hashed.map_err(|error| {
+            fail(PackageProblem::Download {
+                url: meta.download_url.clone(),
+                error: Box::new(error),
+            })
+        })?;
+        if hashed.sha256 != meta.shasum {
+            return Err(fail(PackageProblem::Checksum {
+                url: Box::new(meta.download_url.clone()),
+                got: hashed.sha256,
+                reported: meta.shasum,
+            }));
+        }
+        self.bump(|s| {
+            s.packages_downloaded += 1;
+            s.zip_bytes_downloaded += hashed.bytes;
+        });
+        let entry = PlatformEntry {
+            h1: hashed.h1.to_string(),
+            zh: hashed.zh().to_string(),
+            size: hashed.bytes,
+            origin: Origin::Download,
+        };
+        self.cache
+            .put_platform(provider, &package.v, platform, &entry);
+        Ok(hashed)
     }
 
     /// What the cache holds for `package`: the verified sums, and the platforms it has an
