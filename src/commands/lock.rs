@@ -22,6 +22,7 @@ use crate::report::run_record;
 use crate::report::RunReport;
 use crate::stages::discover;
 use crate::stages::hash;
+use crate::stages::install;
 use crate::stages::load::{self, LoadOptions, Loaded};
 use crate::stages::parallel;
 use crate::stages::resolve;
@@ -42,8 +43,8 @@ pub(crate) enum FatalError {
     Setup(#[from] SetupError),
     #[error("--retry-failed: {0}")]
     Retry(RetryError),
-    #[error(transparent)]
-    Mirror(super::mirror::MirrorSetup),
+    #[error("the provider directory: {0}")]
+    Mirror(crate::disk::provider_dir::DirError),
 }
 
 /// Why `--retry-failed` has no run to retry.
@@ -98,14 +99,14 @@ pub(crate) async fn run(
                 .iter()
                 .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
                 .map(|r| r.dir.clone());
-            let locked = super::mirror::written_locks(written);
+            let locked = install::lock_files_of(written);
             let limits = &settings.sources.zip_limits;
             let layout = crate::disk::provider_dir::Layout::Unpacked;
             let platforms = &settings.platforms;
-            Some(
-                super::mirror::fill(dir, layout, &services.sources, &locked, platforms, limits)
-                    .await?,
-            )
+            let filled = install::fill(dir, layout, &services.sources, &locked, platforms, limits)
+                .await
+                .map_err(FatalError::Mirror)?;
+            Some(crate::report::mirror::MirrorReport::of(filled, platforms))
         }
         _ => None,
     };

@@ -12,22 +12,19 @@
 //! and writes no lock file. `tfsum lock --mirror DIR` runs the install stage after
 //! writing, over the lock files it wrote.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::commands::lock::{FatalError, Targets};
 use crate::commands::settings::MirrorSettings;
-use crate::disk::provider_dir::{DirError, Layout, ProviderDir};
 use crate::net::cliconfig;
 use crate::report::mirror::{MirrorReport, RootProblem};
-use crate::sources::{SourceStats, Sources};
 use crate::stages::discover;
 use crate::stages::install::{self, LockedRoot};
 use crate::stages::load::{self, LoadOptions};
-use crate::stages::warning::Warning;
-use crate::vocab::addr::{Platform, ProviderAddr};
-use crate::vocab::lockfile::{self, Flavor};
+use crate::vocab::addr::ProviderAddr;
+use crate::vocab::lockfile::Flavor;
 use crate::vocab::progress::Progress;
 
 /// Runs `tfsum mirror`.
@@ -64,7 +61,7 @@ pub(crate) async fn run(
             Err(e) => problems.push((root.dir, RootProblem::Root(e))),
         }
     }
-    let mut report = fill(
+    let filled = install::fill(
         &settings.dir,
         settings.layout,
         &services.sources,
@@ -72,7 +69,9 @@ pub(crate) async fn run(
         &settings.platforms,
         &settings.sources.zip_limits,
     )
-    .await?;
+    .await
+    .map_err(FatalError::Mirror)?;
+    let mut report = MirrorReport::of(filled, &settings.platforms);
     report.roots = problems;
     if let Some(file) = &settings.cli_config {
         let opentofu = locked.iter().any(|r| r.lock.flavor == Flavor::OpenTofu);
@@ -84,67 +83,6 @@ pub(crate) async fn run(
     report.stats = services.sources.stats();
     report.elapsed = started.elapsed();
     Ok(report)
-}
-
-/// Fills `dir` with the packages `locked` lock, for `platforms`: the install stage
-/// between opening the directory and writing its indexes. For `mirror` and `lock
-/// --mirror`.
-pub(crate) async fn fill(
-    dir: &Path,
-    layout: Layout,
-    sources: &Sources,
-    locked: &[LockedRoot],
-    platforms: &[Platform],
-    limits: &crate::vocab::hash::ZipLimits,
-) -> Result<MirrorReport, FatalError> {
-    let opened = ProviderDir::open(dir, layout, limits.clone()).map_err(MirrorSetup)?;
-    let opened = Arc::new(opened);
-    let packages = install::install(opened.clone(), sources, locked, platforms).await;
-    let mut warnings = Vec::new();
-    if let Err(e) = opened.write_indexes(&Default::default()) {
-        warnings.push(Warning::Mirror(e.to_string()));
-    }
-    let root = opened.root().to_path_buf();
-    if let Ok(opened) = Arc::try_unwrap(opened) {
-        opened.close();
-    }
-    Ok(MirrorReport {
-        dir: root,
-        layout,
-        platforms: platforms.to_vec(),
-        packages,
-        roots: Vec::new(),
-        cli_config: None,
-        warnings,
-        stats: SourceStats::default(),
-        elapsed: Duration::ZERO,
-    })
-}
-
-/// The provider directory cannot be used at all.
-#[derive(Debug, thiserror::Error)]
-#[error("the provider directory: {0}")]
-pub(crate) struct MirrorSetup(pub DirError);
-
-impl From<MirrorSetup> for FatalError {
-    fn from(e: MirrorSetup) -> FatalError {
-        FatalError::Mirror(e)
-    }
-}
-
-/// The lock files of the roots `lock` just wrote (or found unchanged), for `lock
-/// --mirror`.
-pub(crate) fn written_locks(dirs: impl Iterator<Item = PathBuf>) -> Vec<LockedRoot> {
-    dirs.filter_map(|dir| {
-        let path = dir.join(lockfile::LOCK_FILE_NAME);
-        let bytes = std::fs::read(&path).ok()?;
-        let lock = lockfile::read(&bytes).ok()?;
-        Some(LockedRoot {
-            lock_path: path,
-            lock: Arc::new(lock),
-        })
-    })
-    .collect()
 }
 
 /// Writes the CLI configuration that installs the mirrored providers from the

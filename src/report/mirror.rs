@@ -17,7 +17,7 @@ use crate::disk::provider_dir::Layout;
 use crate::report::json::{warnings, JsonWarning};
 use crate::report::Verbosity;
 use crate::sources::SourceStats;
-use crate::stages::install::{Install, Placement};
+use crate::stages::install::{Filled, Install, Placement};
 use crate::stages::root::RootError;
 use crate::stages::warning::Warning;
 use crate::vocab::addr::Platform;
@@ -48,6 +48,22 @@ pub(crate) enum RootProblem {
 }
 
 impl MirrorReport {
+    /// The report of a fill, before a run adds its own parts (roots, warnings,
+    /// counters).
+    pub(crate) fn of(filled: Filled, platforms: &[Platform]) -> MirrorReport {
+        MirrorReport {
+            dir: filled.dir,
+            layout: filled.layout,
+            platforms: platforms.to_vec(),
+            packages: filled.packages,
+            roots: Vec::new(),
+            cli_config: None,
+            warnings: filled.warnings,
+            stats: SourceStats::default(),
+            elapsed: Duration::ZERO,
+        }
+    }
+
     pub(crate) fn is_failure(&self) -> bool {
         !self.roots.is_empty()
             || self.packages.iter().any(Install::is_failure)

@@ -20,11 +20,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::disk::provider_dir::{PlaceError, Placed, Present, ProviderDir};
+use crate::disk::provider_dir::{DirError, Layout, PlaceError, Placed, Present, ProviderDir};
 use crate::sources::{PackageError, Sources};
+use crate::stages::warning::Warning;
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
-use crate::vocab::lockfile::LockFile;
+use crate::vocab::hash::ZipLimits;
+use crate::vocab::lockfile::{self, LockFile};
 use crate::vocab::version::Version;
 
 /// A lock file to install from.
@@ -86,6 +88,60 @@ impl Install {
     pub(crate) fn is_failure(&self) -> bool {
         self.outcome.is_err() || !self.unmatched.is_empty()
     }
+}
+
+/// What a fill did: the directory (absolute), its layout, each package's outcome, and
+/// what stopped nothing (the packed layout's indexes).
+#[derive(Debug)]
+pub(crate) struct Filled {
+    pub dir: PathBuf,
+    pub layout: Layout,
+    pub packages: Vec<Install>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Opens the provider directory at `dir`, installs every package `locked` locks for
+/// `platforms` ([`install`]), writes the packed layout's indexes and closes it. For
+/// `mirror` and `lock --mirror`.
+pub(crate) async fn fill(
+    dir: &std::path::Path,
+    layout: Layout,
+    sources: &Sources,
+    locked: &[LockedRoot],
+    platforms: &[Platform],
+    limits: &ZipLimits,
+) -> Result<Filled, DirError> {
+    let opened = Arc::new(ProviderDir::open(dir, layout, limits.clone())?);
+    let packages = install(opened.clone(), sources, locked, platforms).await;
+    let mut warnings = Vec::new();
+    if let Err(e) = opened.write_indexes(&Default::default()) {
+        warnings.push(Warning::Mirror(e.to_string()));
+    }
+    let root = opened.root().to_path_buf();
+    if let Ok(opened) = Arc::try_unwrap(opened) {
+        opened.close();
+    }
+    Ok(Filled {
+        dir: root,
+        layout,
+        packages,
+        warnings,
+    })
+}
+
+/// The lock files in `dirs` (roots `lock` just wrote or found unchanged), for `lock
+/// --mirror`; a root without one (no providers) is skipped.
+pub(crate) fn lock_files_of(dirs: impl Iterator<Item = PathBuf>) -> Vec<LockedRoot> {
+    dirs.filter_map(|dir| {
+        let path = dir.join(lockfile::LOCK_FILE_NAME);
+        let bytes = std::fs::read(&path).ok()?;
+        let lock = lockfile::read(&bytes).ok()?;
+        Some(LockedRoot {
+            lock_path: path,
+            lock: Arc::new(lock),
+        })
+    })
+    .collect()
 }
 
 /// What each lock file records for one (provider, version): its path and hashes.
