@@ -18,8 +18,11 @@ use std::time::Instant;
 
 use crate::commands::settings::{LockSettings, SetupError};
 use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
+use crate::disk::provider_dir::{Layout, ProviderDir};
+use crate::report::mirror::MirrorReport;
 use crate::report::run_record;
 use crate::report::RunReport;
+use crate::sources::kept::KeptPackages;
 use crate::stages::discover;
 use crate::stages::hash;
 use crate::stages::install;
@@ -75,7 +78,23 @@ pub(crate) async fn run(
     progress: Arc<dyn Progress>,
 ) -> Result<RunReport, FatalError> {
     let started = Instant::now();
-    let services = settings.sources.services(progress.clone())?;
+    // With `--mirror`, the directory is opened first: the hash stage keeps what it
+    // downloads there, for the install stage to unpack.
+    let mirror_dir = match &settings.mirror {
+        Some(dir) if !settings.check => {
+            let limits = settings.sources.zip_limits.clone();
+            let opened =
+                ProviderDir::open(dir, Layout::Unpacked, limits).map_err(FatalError::Mirror)?;
+            Some(Arc::new(opened))
+        }
+        _ => None,
+    };
+    let kept = mirror_dir
+        .clone()
+        .map(|dir| Arc::new(KeptPackages::new(dir)));
+    let services = settings
+        .sources
+        .services_keeping(progress.clone(), kept.clone())?;
     let mut warnings = services.warnings.clone();
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
@@ -93,22 +112,18 @@ pub(crate) async fn run(
     warnings.extend(plan.warnings);
     let hashes = hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
     let reports = write::write(plan.roots, &hashes, settings.check, progress.as_ref());
-    let mirror = match &settings.mirror {
-        Some(dir) if !settings.check => {
+    let mirror = match mirror_dir {
+        Some(dir) => {
             let written = reports
                 .iter()
                 .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
                 .map(|r| r.dir.clone());
             let locked = install::lock_files_of(written);
-            let limits = &settings.sources.zip_limits;
-            let layout = crate::disk::provider_dir::Layout::Unpacked;
             let platforms = &settings.platforms;
-            let filled = install::fill(dir, layout, &services.sources, &locked, platforms, limits)
-                .await
-                .map_err(FatalError::Mirror)?;
-            Some(crate::report::mirror::MirrorReport::of(filled, platforms))
+            let filled = install::fill(dir, &services.sources, kept, &locked, platforms).await;
+            Some(MirrorReport::of(filled, platforms))
         }
-        _ => None,
+        None => None,
     };
     let mut report = RunReport {
         check: settings.check,

@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use crate::commands::lock::{FatalError, Targets};
 use crate::commands::settings::MirrorSettings;
+use crate::disk::provider_dir::ProviderDir;
 use crate::net::cliconfig;
 use crate::report::mirror::{MirrorReport, RootProblem};
 use crate::stages::discover;
@@ -61,16 +62,17 @@ pub(crate) async fn run(
             Err(e) => problems.push((root.dir, RootProblem::Root(e))),
         }
     }
+    let limits = settings.sources.zip_limits.clone();
+    let opened =
+        ProviderDir::open(&settings.dir, settings.layout, limits).map_err(FatalError::Mirror)?;
     let filled = install::fill(
-        &settings.dir,
-        settings.layout,
+        Arc::new(opened),
         &services.sources,
+        None,
         &locked,
         &settings.platforms,
-        &settings.sources.zip_limits,
     )
-    .await
-    .map_err(FatalError::Mirror)?;
+    .await;
     let mut report = MirrorReport::of(filled, &settings.platforms);
     report.roots = problems;
     if let Some(file) = &settings.cli_config {

@@ -138,6 +138,10 @@ impl ProviderDir {
         &self.root
     }
 
+    pub(crate) fn layout(&self) -> Layout {
+        self.layout
+    }
+
     /// The folder of one provider: `HOST/NAMESPACE/TYPE`.
     fn provider_dir(&self, addr: &ProviderAddr) -> PathBuf {
         self.root
@@ -324,7 +328,7 @@ impl ProviderDir {
     }
 
     /// Removes the staging directory when no run uses it any more.
-    pub(crate) fn close(self) {
+    pub(crate) fn close(&self) {
         leftovers::sweep(&self.staging);
         let _ = std::fs::remove_dir(&self.staging);
     }

@@ -19,6 +19,7 @@
 
 pub(crate) mod error;
 pub(crate) mod fs;
+pub(crate) mod kept;
 pub(crate) mod net;
 pub(crate) mod registry;
 

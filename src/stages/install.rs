@@ -20,12 +20,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::disk::provider_dir::{DirError, Layout, PlaceError, Placed, Present, ProviderDir};
+use crate::disk::provider_dir::{Layout, PlaceError, Placed, Present, ProviderDir};
+use crate::sources::kept::KeptPackages;
 use crate::sources::{PackageError, Sources};
 use crate::stages::warning::Warning;
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
-use crate::vocab::hash::ZipLimits;
 use crate::vocab::lockfile::{self, LockFile};
 use crate::vocab::version::Version;
 
@@ -100,33 +100,33 @@ pub(crate) struct Filled {
     pub warnings: Vec<Warning>,
 }
 
-/// Opens the provider directory at `dir`, installs every package `locked` locks for
+/// Installs into the opened provider directory every package `locked` locks for
 /// `platforms` ([`install`]), writes the packed layout's indexes and closes it. For
-/// `mirror` and `lock --mirror`.
+/// `mirror` and `lock --mirror` (whose downloads wait in `kept`).
 pub(crate) async fn fill(
-    dir: &std::path::Path,
-    layout: Layout,
+    opened: Arc<ProviderDir>,
     sources: &Sources,
+    kept: Option<Arc<KeptPackages>>,
     locked: &[LockedRoot],
     platforms: &[Platform],
-    limits: &ZipLimits,
-) -> Result<Filled, DirError> {
-    let opened = Arc::new(ProviderDir::open(dir, layout, limits.clone())?);
-    let packages = install(opened.clone(), sources, locked, platforms).await;
+) -> Filled {
+    let layout = opened.layout();
+    let packages = install(opened.clone(), sources, kept.clone(), locked, platforms).await;
+    if let Some(kept) = kept {
+        kept.clear();
+    }
     let mut warnings = Vec::new();
     if let Err(e) = opened.write_indexes(&Default::default()) {
         warnings.push(Warning::Mirror(e.to_string()));
     }
     let root = opened.root().to_path_buf();
-    if let Ok(opened) = Arc::try_unwrap(opened) {
-        opened.close();
-    }
-    Ok(Filled {
+    opened.close();
+    Filled {
         dir: root,
         layout,
         packages,
         warnings,
-    })
+    }
 }
 
 /// The lock files in `dirs` (roots `lock` just wrote or found unchanged), for `lock
@@ -152,6 +152,7 @@ type Records = Vec<(PathBuf, BTreeSet<Hash>)>;
 pub(crate) async fn install(
     dir: Arc<ProviderDir>,
     sources: &Sources,
+    kept: Option<Arc<KeptPackages>>,
     roots: &[LockedRoot],
     platforms: &[Platform],
 ) -> Vec<Install> {
@@ -170,9 +171,11 @@ pub(crate) async fn install(
         let records = Arc::new(records);
         for platform in platforms {
             let (dir, sources, records) = (dir.clone(), sources.clone(), records.clone());
+            let kept = kept.clone();
             let (addr, version, platform) = (addr.clone(), version.clone(), platform.clone());
             tasks.push(tokio::spawn(async move {
-                one(&dir, &sources, &records, addr, version, platform).await
+                let kept = kept.as_deref();
+                one(&dir, &sources, kept, &records, addr, version, platform).await
             }));
         }
     }
@@ -199,6 +202,7 @@ fn unmatched(records: &Records, h1: &Hash) -> Vec<PathBuf> {
 async fn one(
     dir: &Arc<ProviderDir>,
     sources: &Sources,
+    kept: Option<&KeptPackages>,
     records: &Arc<Records>,
     provider: ProviderAddr,
     version: Version,
@@ -231,18 +235,25 @@ async fn one(
             return install;
         }
     }
-    let staged = match dir.staging_file() {
-        Ok(file) => file,
-        Err(e) => {
-            install.outcome = Err(InstallError::Place(PlaceError::Stage(e)));
-            return install;
+    let (p, v, pl) = (&install.provider, &install.version, &install.platform);
+    let staged = match kept.and_then(|kept| kept.take(p, v, pl)) {
+        // Downloaded and verified by this run's hash stage.
+        Some(zip) => zip,
+        None => {
+            let staged = match dir.staging_file() {
+                Ok(file) => file,
+                Err(e) => {
+                    install.outcome = Err(InstallError::Place(PlaceError::Stage(e)));
+                    return install;
+                }
+            };
+            if let Err(e) = sources.fetch_package(p, v, pl, staged.as_file()).await {
+                install.outcome = Err(InstallError::Package(e));
+                return install;
+            }
+            staged
         }
     };
-    let (p, v, pl) = (&install.provider, &install.version, &install.platform);
-    if let Err(e) = sources.fetch_package(p, v, pl, staged.as_file()).await {
-        install.outcome = Err(InstallError::Package(e));
-        return install;
-    }
     let placed = {
         let (dir, records) = (dir.clone(), records.clone());
         let (p, v, pl) = (p.clone(), v.clone(), pl.clone());

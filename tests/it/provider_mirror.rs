@@ -330,3 +330,52 @@ fn a_killed_run_leaves_nothing_half_made_and_the_next_cleans_up() {
     assert!(!staging.exists(), "{:?}", files_below(scratch.path()));
     assert!(leftovers(scratch.path()).is_empty());
 }
+
+/// `lock --mirror` locks and fills in one run, unpacking the zips it downloaded for
+/// hashing: each package is fetched once, and the directory serves every root.
+#[test]
+fn lock_with_mirror_downloads_each_package_once() {
+    let registry = registry();
+    let handle = registry.handle();
+    let files: Vec<(String, String)> = (0..4)
+        .map(|i| {
+            let providers: &[(&str, &str)] = &[("null", "3.2.1"), ("aws", "5.31.0")];
+            (format!("r{i}/main.tf"), crate::harness::main_tf(providers))
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = Repo::new(&handle, &files);
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("providers");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let locked = repo.lock_all(&["linux_amd64"], &["--mirror", &dir_arg], &[]);
+    assert!(locked.status.success(), "{}", text(&locked));
+    assert_eq!(handle.count(".zip"), 2, "{:?}", handle.requests());
+    let out = String::from_utf8_lossy(&locked.stdout);
+    assert!(
+        out.contains("2 packages for linux_amd64") && out.contains("2 installed"),
+        "{out}"
+    );
+    for (ty, v) in [("null", "3.2.1"), ("aws", "5.31.0")] {
+        let entry = dir
+            .join(handle.host())
+            .join("hashicorp")
+            .join(ty)
+            .join(v)
+            .join("linux_amd64");
+        assert_eq!(
+            h1_of_dir(&entry),
+            handle.expected_h1("hashicorp", ty, v, "linux_amd64")
+        );
+    }
+    assert!(repo.lock("r0").is_some());
+    assert!(
+        leftovers(scratch.path()).is_empty(),
+        "{:?}",
+        files_below(scratch.path())
+    );
+    assert!(!scratch.path().join(".providers.tfsum-staging").exists());
+}

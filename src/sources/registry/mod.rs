@@ -35,6 +35,7 @@ use crate::vocab::progress::Progress;
 use super::error::{
     Disagreement, MapEntry, PackageError, PackageProblem, PackagesMapError, VersionsError,
 };
+use super::kept::KeptPackages;
 use super::{HashOrigin, PackageHashes, Provenance, VersionsFound};
 
 pub(crate) mod shared;
@@ -97,6 +98,8 @@ pub(crate) struct RegistrySource {
     progress: Arc<dyn Progress>,
     /// The organisation's shared cache, between the local cache and the registry.
     shared: Option<Arc<SharedCache>>,
+    /// Where downloaded zips are kept for installing (`lock --mirror`).
+    kept: Option<Arc<KeptPackages>>,
 }
 
 impl std::fmt::Debug for RegistrySource {
@@ -125,6 +128,15 @@ impl RegistrySource {
             stats: Mutex::new(RegistryStats::default()),
             listings: Mutex::new(HashMap::new()),
             shared: None,
+            kept: None,
+        }
+    }
+
+    /// The same source, keeping every zip it downloads and verifies in `kept`.
+    pub(crate) fn keeping(self, kept: Arc<KeptPackages>) -> RegistrySource {
+        RegistrySource {
+            kept: Some(kept),
+            ..self
         }
     }
 
@@ -692,7 +704,8 @@ impl RegistrySource {
         sums.vouches_for(meta)
             .map_err(|e| fail(PackageProblem::Unvouched(e)))?;
         let label = format!("{} {} {platform}", package.provider, package.version);
-        let result = self.download_zip(client, meta, &label).await;
+        let keep = (package.provider, package.version, platform);
+        let result = self.download_zip(client, meta, &label, keep).await;
         self.progress.download_finished(&label, result.is_ok());
         let entry = result.map_err(fail)?;
         self.cache
@@ -722,20 +735,27 @@ impl RegistrySource {
         client: &RegistryClient,
         meta: &PackageMeta,
         label: &str,
+        (provider, version, platform): (&ProviderAddr, &Version, &Platform),
     ) -> Result<PlatformEntry, PackageProblem> {
         let _job = self
             .jobs
             .acquire()
             .await
             .map_err(|_| PackageProblem::Cancelled)?;
-        let hashed = download_and_hash(
-            client.http(),
-            &meta.download_url,
-            &self.options.zip_limits,
-            self.progress.as_ref(),
-            label,
-        )
-        .await
+        // With `lock --mirror`, the zip is also written to staging for the install stage;
+        // a staging file that cannot be made costs only the second download.
+        let keep = self
+            .kept
+            .as_ref()
+            .and_then(|kept| Some((kept, kept.staging_file().ok()?)));
+        let (http, url, limits) = (client.http(), &meta.download_url, &self.options.zip_limits);
+        let progress = self.progress.as_ref();
+        let hashed = match &keep {
+            Some((_, file)) => {
+                download_hash_and_keep(http, url, limits, progress, label, file.as_file()).await
+            }
+            None => download_and_hash(http, url, limits, progress, label).await,
+        }
         .map_err(|error| PackageProblem::Download {
             url: meta.download_url.clone(),
             error: Box::new(error),
@@ -746,6 +766,9 @@ impl RegistrySource {
                 got: hashed.sha256,
                 reported: meta.shasum,
             });
+        }
+        if let Some((kept, file)) = keep {
+            kept.put(provider, version, platform, file);
         }
         self.bump(|s| {
             s.packages_downloaded += 1;
