@@ -379,3 +379,99 @@ fn lock_with_mirror_downloads_each_package_once() {
     );
     assert!(!scratch.path().join(".providers.tfsum-staging").exists());
 }
+
+/// OpenTofu roots (`.tofu` files, OpenTofu lock files) and Terragrunt units are found and
+/// mirrored as `lock` finds them; a root with providers but no lock file is named.
+#[test]
+fn opentofu_roots_and_terragrunt_units_are_mirrored() {
+    let registry = registry();
+    let handle = registry.handle();
+    let repo = Repo::new(
+        &handle,
+        &[
+            (
+                "tofu/main.tofu",
+                &crate::harness::main_tf(&[("null", "3.2.1")]),
+            ),
+            (
+                "live/unit/terragrunt.hcl",
+                "terraform {\n  source = \"../../modules/app\"\n}\n",
+            ),
+            (
+                "modules/app/main.tf",
+                &crate::harness::main_tf(&[("random", "3.6.0")]),
+            ),
+        ],
+    );
+    let locked = repo.lock_all(&["linux_amd64"], &[], &[]);
+    assert!(locked.status.success(), "{}", text(&locked));
+    assert!(
+        repo.lock("tofu").unwrap().contains("tofu init"),
+        "{:?}",
+        repo.lock("tofu")
+    );
+    assert!(repo.lock("live/unit").is_some());
+    repo.write(
+        "later/main.tf",
+        &crate::harness::main_tf(&[("aws", "5.31.0")]),
+    );
+
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("providers");
+    let out = mirror(&repo, &dir, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("later") && stdout.contains("no lock file"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("2 packages for linux_amd64") && stdout.contains("2 installed"),
+        "{stdout}"
+    );
+    for (ty, v) in [("null", "3.2.1"), ("random", "3.6.0")] {
+        let entry = dir
+            .join(handle.host())
+            .join("hashicorp")
+            .join(ty)
+            .join(v)
+            .join("linux_amd64");
+        assert_eq!(
+            h1_of_dir(&entry),
+            handle.expected_h1("hashicorp", ty, v, "linux_amd64")
+        );
+    }
+}
+
+/// `--layout packed` writes what `terraform providers mirror` (v1.0.3) writes for the
+/// same packages: the same zips and byte-identical JSON indexes.
+#[test]
+fn packed_layout_equals_terraform_providers_mirror() {
+    let registry = registry();
+    let handle = registry.handle();
+    let repo = Repo::new(
+        &handle,
+        &[(
+            "root/main.tf",
+            &crate::harness::main_tf(&[("null", "3.2.1"), ("random", "3.6.0")]),
+        )],
+    );
+    let locked = repo.lock_all(&["linux_amd64"], &[], &[]);
+    assert!(locked.status.success(), "{}", text(&locked));
+    let scratch = tempfile::tempdir().unwrap();
+    let ours = scratch.path().join("ours");
+    let out = mirror(&repo, &ours, &["--layout", "packed"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let theirs = scratch.path().join("theirs");
+    let theirs_arg = theirs.to_string_lossy().into_owned();
+    let tf = terraform::run(
+        &repo.path().join("root"),
+        &repo.cli_config(),
+        &["providers", "mirror", "-platform=linux_amd64", &theirs_arg],
+    );
+    terraform::assert_success(&tf, "terraform providers mirror");
+    assert_eq!(
+        crate::harness::snapshot(&ours),
+        crate::harness::snapshot(&theirs)
+    );
+}
