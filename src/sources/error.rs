@@ -192,9 +192,6 @@ pub(crate) enum PackageProblem {
     /// Copying a filesystem mirror's zip failed.
     #[error("cannot copy it from the filesystem mirror: {0}")]
     Copy(String),
-    /// `tfsum mirror` does not copy from network mirrors yet.
-    #[error("tfsum mirror cannot copy packages from a network mirror; use the registry or a filesystem mirror")]
-    NetMirrorCopy,
     /// The run's download slots were closed (the run is ending).
     #[error("the run's download slots were closed")]
     Cancelled,
@@ -471,7 +468,6 @@ impl PackageError {
             PackageProblem::Task(_) => "hashing_task",
             PackageProblem::UnpackedOnly(_) => "unpacked_only",
             PackageProblem::Copy(_) => "copy",
-            PackageProblem::NetMirrorCopy => "net_mirror_copy",
             PackageProblem::Cancelled => "cancelled",
             PackageProblem::NotComputed => "not_computed",
         }

@@ -493,8 +493,9 @@ impl Sources {
 impl Sources {
     /// The package zip for (`provider`, `version`, `platform`), written into `into`, from
     /// the first source that has it, with its hashes: from the registry, checked against
-    /// the signed SHA256SUMS; from a filesystem mirror's packed zip, copied (nothing
-    /// signs a mirror's packages: the caller checks the `h1:` against the lock file).
+    /// the signed SHA256SUMS; from a network mirror, checked against the hashes it lists;
+    /// from a filesystem mirror's packed zip, copied (nothing signs a mirror's packages:
+    /// the caller checks the `h1:` against the lock file).
     /// For `tfsum mirror`.
     pub(crate) async fn fetch_package(
         &self,
@@ -538,7 +539,14 @@ impl Sources {
                 self.from_mirror.fetch_add(1, Ordering::Relaxed);
                 Ok(hashes)
             }
-            Source::NetMirror(_) => Err(err(PackageProblem::NetMirrorCopy)),
+            Source::NetMirror(mirror) => {
+                let hashes = mirror
+                    .fetch_package(provider, version, platform, into)
+                    .await
+                    .map_err(|e| err(PackageProblem::Mirror(e)))?;
+                self.from_mirror.fetch_add(1, Ordering::Relaxed);
+                Ok(hashes)
+            }
         }
     }
 }
