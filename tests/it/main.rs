@@ -24,6 +24,7 @@ mod modules_fetch;
 mod opentofu;
 mod oracle;
 mod remote_modules;
+mod renovate;
 mod resolution;
 mod shared_cache;
 mod terragrunt;

@@ -351,26 +351,13 @@ pub struct HttpStore {
 
 impl HttpStore {
     pub fn start(behaviour: Behaviour) -> HttpStore {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind http store");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let port = listener.local_addr().expect("local addr").port();
         let state = Arc::new(StoreState {
             behaviour: Mutex::new(behaviour),
             objects: Mutex::default(),
             requests: AtomicUsize::new(0),
         });
-        let served = Arc::clone(&state);
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let app = Router::new().fallback(serve).with_state(served);
-                let _ = axum::serve(listener, app).await;
-            });
-        });
+        let app = Router::new().fallback(serve).with_state(Arc::clone(&state));
+        let port = super::loopback::serve(app, "http store");
         HttpStore { port, state }
     }
 
