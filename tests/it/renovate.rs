@@ -10,6 +10,12 @@
 //! what Terraform 1.0.3 writes for the branch's configuration: the root that calls the
 //! changed module relocked (Renovate alone leaves it at the old version), the root that
 //! declares the provider itself too, the root that does not use it untouched.
+//!
+//! That root also calls a private module on another git host, which answers only with
+//! its token. The bot holds the token as a host rule; Renovate hands post-upgrade
+//! commands such tokens as git `insteadOf` rules (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_n`,
+//! `GIT_CONFIG_VALUE_n`), and tfsum's git must fetch with them, sending the token to that
+//! host and no other.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -20,13 +26,15 @@ use pretty_assertions::assert_eq;
 use crate::cli::doc_block;
 use crate::support::fake_gitea::FakeGitea;
 use crate::support::fake_registry::{test_ca_path, FakeRegistry};
-use crate::support::git_http::{git, GitServer};
+use crate::support::git_http::{git, GitRequest, GitServer};
 use crate::support::proxy::Proxy;
 use crate::support::terraform;
 
 const PLATFORMS: &[&str] = &["darwin_arm64", "linux_amd64"];
 const LOCK: &str = ".terraform.lock.hcl";
 const TOKEN: &str = "forge-token-for-renovate";
+/// The private module host's password for the user `renovate`.
+const MODULE_TOKEN: &str = "module-host-token";
 /// The roots, and whether Renovate's update must change their lock file.
 const ROOTS: &[(&str, bool)] = &[
     ("roots/app", true),
@@ -52,9 +60,10 @@ fn aws(version: &str) -> String {
     )
 }
 
-/// The repository before Renovate: a module requiring aws `~> 4.67`, a root calling it,
-/// a root requiring aws itself, a root requiring only null; lock files by Terraform.
-fn files() -> Vec<(&'static str, String)> {
+/// The repository before Renovate: a module requiring aws `~> 4.67`, a root calling it
+/// and the private module at `private` (which requires null), a root requiring aws
+/// itself, a root requiring only null; lock files by Terraform.
+fn files(private: &str) -> Vec<(&'static str, String)> {
     vec![
         (".gitignore", ".terraform/\n".to_string()),
         ("renovate.json", doc_block("README.md", "### Renovate", "json")),
@@ -65,7 +74,7 @@ fn files() -> Vec<(&'static str, String)> {
         ("modules/net/versions.tf", aws("~> 4.67")),
         (
             "roots/app/main.tf",
-            "module \"net\" {\n  source = \"../../modules/net\"\n}\n".to_string(),
+            format!("module \"net\" {{\n  source = \"../../modules/net\"\n}}\n\nmodule \"vpc\" {{\n  source = \"git::{private}?ref=v1.0.0\"\n}}\n"),
         ),
         ("roots/direct/versions.tf", aws("~> 4.67")),
         (
@@ -76,14 +85,16 @@ fn files() -> Vec<(&'static str, String)> {
 }
 
 /// `terraform get` and `terraform providers lock` for `PLATFORMS` in each root of `tree`
-/// (Terraform loads even local modules through its module manifest), through `proxy`.
-fn terraform_locks(tree: &Path, proxy: &str, cli_config: &Path) {
+/// (Terraform loads even local modules through its module manifest), through `proxy`,
+/// with `git` (the private module's credentials) in the environment.
+fn terraform_locks(tree: &Path, proxy: &str, cli_config: &Path, git: &[(&str, &str)]) {
     let ca = test_ca_path();
     let ca = ca.to_string_lossy();
     let mut args = vec!["providers", "lock", "-no-color"];
     let flags: Vec<String> = PLATFORMS.iter().map(|p| format!("-platform={p}")).collect();
     args.extend(flags.iter().map(String::as_str));
-    let env = [("HTTPS_PROXY", proxy), ("SSL_CERT_FILE", &ca)];
+    let mut env = vec![("HTTPS_PROXY", proxy), ("SSL_CERT_FILE", &ca)];
+    env.extend_from_slice(git);
     for (root, _) in ROOTS {
         let dir = tree.join(root);
         let out = terraform::run_with(&dir, cli_config, &["get", "-no-color"], &env);
@@ -98,8 +109,15 @@ fn show(bare: &Path, branch: &str, path: &str) -> String {
     git(bare, &["show", &format!("{branch}:{path}")])
 }
 
-/// Runs Renovate once over `acme/infra` and returns its output (JSON log lines).
-fn run_renovate(forge: &FakeGitea, proxy: &Proxy, scratch: &Path, cli_config: &Path) -> Output {
+/// Runs Renovate once over `acme/infra`, with `host_rules` (JSON) besides the README's
+/// configuration, and returns its output (JSON log lines).
+fn run_renovate(
+    forge: &FakeGitea,
+    proxy: &Proxy,
+    scratch: &Path,
+    cli_config: &Path,
+    host_rules: &str,
+) -> Output {
     let (entry, node_bin) = renovate();
     let config = scratch.join("config.js");
     std::fs::write(&config, doc_block("README.md", "### Renovate", "js")).expect("config.js");
@@ -128,6 +146,7 @@ fn run_renovate(forge: &FakeGitea, proxy: &Proxy, scratch: &Path, cli_config: &P
         .env("RENOVATE_DEPENDENCY_DASHBOARD", "false")
         .env("RENOVATE_BASE_DIR", scratch.join("renovate"))
         .env("RENOVATE_GIT_AUTHOR", "Renovate <renovate@example.invalid>")
+        .env("RENOVATE_HOST_RULES", host_rules)
         .env("LOG_LEVEL", "debug")
         .env("LOG_FORMAT", "json")
         // Renovate trusts the test CA through Node; tfsum through SSL_CERT_FILE, one of
@@ -180,18 +199,46 @@ fn renovate_runs_tfsum_as_its_post_upgrade_task() {
     let cli_config = scratch.join("terraform.rc");
     std::fs::write(&cli_config, "").expect("CLI configuration");
 
+    let modules = GitServer::start();
+    let vpc = modules.repo("vpc");
+    vpc.write(
+        "main.tf",
+        "terraform {\n  required_providers {\n    null = {\n      source = \"registry.test/hashicorp/null\"\n    }\n  }\n}\n",
+    );
+    vpc.commit("vpc");
+    vpc.tag("v1.0.0");
+    modules.require_basic("renovate", MODULE_TOKEN);
+    let private = modules.url("vpc");
+    let modules_host = private.trim_end_matches("/vpc.git").to_string();
+    let with_token = modules_host.replace("http://", &format!("http://renovate:{MODULE_TOKEN}@"));
+    let insteadof = format!("url.{with_token}/.insteadOf");
+    let git_auth = [
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", insteadof.as_str()),
+        ("GIT_CONFIG_VALUE_0", &format!("{modules_host}/")),
+    ];
+
     let server = GitServer::start();
     let repo = server.repo("infra");
     git(&repo.bare, &["config", "http.receivepack", "true"]);
-    for (path, content) in files() {
+    for (path, content) in files(&private) {
         repo.write(path, &content);
     }
-    terraform_locks(&repo.work, &proxy.url(), &cli_config);
+    terraform_locks(&repo.work, &proxy.url(), &cli_config, &git_auth);
     repo.commit("infrastructure");
+    modules.reset_counts();
 
     let forge = FakeGitea::start("acme", "infra", &server.url("infra"), TOKEN);
-    let output = run_renovate(&forge, &proxy, scratch, &cli_config);
+    let host_rules = serde_json::json!([{
+        "matchHost": modules_host,
+        "username": "renovate",
+        "password": MODULE_TOKEN,
+    }])
+    .to_string();
+    let output = run_renovate(&forge, &proxy, scratch, &cli_config, &host_rules);
     assert!(output.status.success(), "{}", log_tail(&output));
+    // What reached the private host while Renovate (and tfsum under it) ran.
+    let module_requests = modules.requests();
 
     let branches = git(&repo.bare, &["branch", "--format=%(refname:short)"]);
     let branch = branches
@@ -209,12 +256,12 @@ fn renovate_runs_tfsum_as_its_post_upgrade_task() {
 
     // Terraform's lock files for the branch's configuration, from scratch.
     let oracle = tempfile::TempDir::new().expect("oracle tree");
-    for (path, _) in files() {
+    for (path, _) in files(&private) {
         let file = oracle.path().join(path);
         std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
         std::fs::write(&file, show(&repo.bare, &branch, path) + "\n").expect("write");
     }
-    terraform_locks(oracle.path(), &proxy.url(), &cli_config);
+    terraform_locks(oracle.path(), &proxy.url(), &cli_config, &git_auth);
     for (root, changes) in ROOTS {
         let lock = format!("{root}/{LOCK}");
         let pushed = show(&repo.bare, &branch, &lock);
@@ -229,4 +276,34 @@ fn renovate_runs_tfsum_as_its_post_upgrade_task() {
         "{}",
         log_tail(&output)
     );
+
+    // tfsum fetched the private module with its token (Renovate itself only lists its
+    // tags), and the token went nowhere else.
+    let expected = modules_auth(MODULE_TOKEN);
+    let fetched = module_requests
+        .iter()
+        .filter(|r| r.kind == GitRequest::Fetch && r.authorization.as_deref() == Some(&expected))
+        .count();
+    assert!(fetched > 0, "{module_requests:#?}\n{}", log_tail(&output));
+    let leaked = |text: &str| text.contains(MODULE_TOKEN) || text.contains(&expected[6..]);
+    for request in server.requests() {
+        assert!(
+            !request.authorization.as_deref().is_some_and(leaked),
+            "{request:?}"
+        );
+    }
+    for request in registry.requests() {
+        assert!(
+            !request.headers.iter().any(|(_, v)| leaked(v)),
+            "{request:?}"
+        );
+    }
+    assert!(!forge.seen().iter().any(|line| leaked(line)));
+}
+
+/// The `Authorization` header of the user `renovate` with `password`.
+fn modules_auth(password: &str) -> String {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(format!("renovate:{password}"));
+    format!("Basic {encoded}")
 }
