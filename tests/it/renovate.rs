@@ -239,6 +239,18 @@ fn renovate_runs_tfsum_as_its_post_upgrade_task() {
     assert!(output.status.success(), "{}", log_tail(&output));
     // What reached the private host while Renovate (and tfsum under it) ran.
     let module_requests = modules.requests();
+    // Everything went to the fakes: nothing Renovate or tfsum asked for lies outside.
+    let tunnels = proxy.seen();
+    let ours = [
+        "CONNECT registry.test:443 ".to_string(),
+        format!("CONNECT {host} "),
+    ];
+    assert!(
+        tunnels
+            .iter()
+            .all(|t| ours.iter().any(|o| t.starts_with(o))),
+        "{tunnels:#?}"
+    );
 
     let branches = git(&repo.bare, &["branch", "--format=%(refname:short)"]);
     let branch = branches
