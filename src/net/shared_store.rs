@@ -497,6 +497,24 @@ mod tests {
         ));
     }
 
+    /// The store's client is built from the run's trust roots: an `SSL_CERT_FILE` that
+    /// cannot be read stops it as it stops the registry's.
+    #[test]
+    fn the_store_client_takes_the_runs_trust_roots() {
+        let http = HttpConfig {
+            trust: crate::net::registry::Trust {
+                cert_file: Some("/nonexistent/tfsum-ca.pem".into()),
+                system: false,
+                ..Default::default()
+            },
+            ..HttpConfig::default()
+        };
+        for url in ["https://cache.example.com/c/", "s3://bucket/prefix"] {
+            let err = SharedStore::open(&options(url), &http).unwrap_err();
+            assert!(err.to_string().contains("SSL_CERT_FILE"), "{url}: {err}");
+        }
+    }
+
     #[test]
     fn credentials_in_the_url_are_not_shown() {
         let store = open(&options("https://user:secret@cache.example.com/c?sig=1")).unwrap();
