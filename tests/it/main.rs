@@ -25,6 +25,7 @@ mod opentofu;
 mod oracle;
 mod provider_mirror;
 mod remote_modules;
+mod renovate;
 mod resolution;
 mod shared_cache;
 mod terragrunt;

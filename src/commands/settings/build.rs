@@ -97,7 +97,7 @@ impl SourceSettings {
             progress,
         );
         if let Some(shared) = self.shared.as_ref().filter(|_| self.use_cache) {
-            let store = Arc::new(SharedStore::open(&shared.store)?);
+            let store = Arc::new(SharedStore::open(&shared.store, &self.http)?);
             registry = registry.with_shared(Arc::new(SharedCache::new(
                 store,
                 shared.trusted.clone(),
