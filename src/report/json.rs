@@ -26,6 +26,9 @@ struct JsonReport<'a> {
     warning_details: Vec<JsonWarning>,
     stats: JsonStats,
     elapsed_ms: u64,
+    /// `--mirror DIR`: the `tfsum mirror` report of the directory (docs/mirror.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mirror: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -85,6 +88,7 @@ pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::R
     let stats = &report.stats;
     let (warnings, warning_details) = self::warnings(&report.warnings);
     let doc = JsonReport {
+        mirror: report.mirror.as_ref().map(super::mirror::json),
         schema_version: JSON_SCHEMA_VERSION,
         check: report.check,
         ok: !report.is_failure(),

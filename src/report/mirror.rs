@@ -244,6 +244,12 @@ struct JsonSummary {
 
 /// The JSON report: one document.
 pub(crate) fn print_json(report: &MirrorReport, out: &mut impl Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &json(report))?;
+    writeln!(out)
+}
+
+/// The JSON report as a value (also the `mirror` member of `lock --mirror`'s report).
+pub(crate) fn json(report: &MirrorReport) -> serde_json::Value {
     let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
     let (texts, details) = warnings(&report.warnings);
     let doc = JsonReport {
@@ -288,6 +294,5 @@ pub(crate) fn print_json(report: &MirrorReport, out: &mut impl Write) -> std::io
             elapsed_seconds: report.elapsed.as_secs_f64(),
         },
     };
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    writeln!(out)
+    serde_json::to_value(doc).unwrap_or_default()
 }
