@@ -293,7 +293,7 @@ fn mirror_command(args: MirrorArgs, verbosity: Verbosity, logging: bool) -> Exit
     let mut stdout = report_stdout();
     let printed = match settings.format {
         MirrorFormat::Text => report::mirror::print_text(&report, verbosity, &mut stdout),
-        MirrorFormat::Json => report::mirror::print_json(&report, &mut stdout),
+        MirrorFormat::Json => report::json::print_mirror_json(&report, &mut stdout),
     };
     let printed = printed.and_then(|()| stdout.flush());
     if settings.format == MirrorFormat::Text && !report.is_failure() {

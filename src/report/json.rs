@@ -8,8 +8,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::mirror::{counts, word, Counts, MirrorReport};
 use super::{detail, RunReport, JSON_SCHEMA_VERSION};
 use crate::config::ConfigError;
+use crate::disk::provider_dir::Layout;
 use crate::sources::{PackageError, VersionsError};
 use crate::stages::root::{RootError, RootKind, SelectionError};
 use crate::stages::warning::Warning;
@@ -88,7 +90,7 @@ pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::R
     let stats = &report.stats;
     let (warnings, warning_details) = self::warnings(&report.warnings);
     let doc = JsonReport {
-        mirror: report.mirror.as_ref().map(super::mirror::json),
+        mirror: report.mirror.as_ref().map(mirror_json),
         schema_version: JSON_SCHEMA_VERSION,
         check: report.check,
         ok: !report.is_failure(),
@@ -360,4 +362,117 @@ mod tests {
             }]
         );
     }
+}
+
+// ---- `tfsum mirror` ----------------------------------------------------------------
+
+#[derive(Serialize)]
+struct JsonMirror {
+    schema_version: u32,
+    dir: String,
+    layout: &'static str,
+    platforms: Vec<String>,
+    packages: Vec<JsonMirrorPackage>,
+    roots: Vec<JsonMirrorRoot>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cli_config: Option<JsonMirrorCliConfig>,
+    warnings: Vec<String>,
+    warning_details: Vec<JsonWarning>,
+    summary: JsonMirrorSummary,
+}
+
+#[derive(Serialize)]
+struct JsonMirrorPackage {
+    provider: String,
+    version: String,
+    platform: String,
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    /// Lock files that lock this version but record no hash of the package.
+    unmatched_lock_files: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct JsonMirrorRoot {
+    dir: String,
+    error: String,
+}
+
+#[derive(Serialize)]
+struct JsonMirrorCliConfig {
+    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct JsonMirrorSummary {
+    #[serde(flatten)]
+    counts: Counts,
+    root_failures: usize,
+    packages_downloaded: u64,
+    bytes_downloaded: u64,
+    elapsed_seconds: f64,
+}
+
+/// `tfsum mirror`'s JSON report: one document (docs/mirror.md).
+pub(crate) fn print_mirror_json(
+    report: &MirrorReport,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &mirror_json(report))?;
+    writeln!(out)
+}
+
+/// The JSON report as a value (also the `mirror` member of `lock --mirror`'s report).
+pub(crate) fn mirror_json(report: &MirrorReport) -> serde_json::Value {
+    let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    let (texts, details) = self::warnings(&report.warnings);
+    let doc = JsonMirror {
+        schema_version: JSON_SCHEMA_VERSION,
+        dir: lossy(&report.dir),
+        layout: match report.layout {
+            Layout::Unpacked => "unpacked",
+            Layout::Packed => "packed",
+        },
+        platforms: report.platforms.iter().map(ToString::to_string).collect(),
+        packages: report
+            .packages
+            .iter()
+            .map(|i| JsonMirrorPackage {
+                provider: i.provider.to_string(),
+                version: i.version.to_string(),
+                platform: i.platform.to_string(),
+                outcome: word(i),
+                error: i.outcome.as_ref().err().map(ToString::to_string),
+                unmatched_lock_files: i.unmatched.iter().map(|p| lossy(p)).collect(),
+            })
+            .collect(),
+        roots: report
+            .roots
+            .iter()
+            .map(|(dir, e)| JsonMirrorRoot {
+                dir: lossy(dir),
+                error: e.to_string(),
+            })
+            .collect(),
+        cli_config: report
+            .cli_config
+            .as_ref()
+            .map(|(path, r)| JsonMirrorCliConfig {
+                path: lossy(path),
+                error: r.as_ref().err().cloned(),
+            }),
+        warnings: texts,
+        warning_details: details,
+        summary: JsonMirrorSummary {
+            counts: counts(report),
+            root_failures: report.roots.len(),
+            packages_downloaded: report.stats.packages_downloaded,
+            bytes_downloaded: report.stats.zip_bytes_downloaded,
+            elapsed_seconds: report.elapsed.as_secs_f64(),
+        },
+    };
+    serde_json::to_value(doc).unwrap_or_default()
 }

@@ -1,4 +1,5 @@
-//! Printing what `tfsum mirror` did: text for people and logs, JSON for programs.
+//! What `tfsum mirror` did, and its text report (its JSON is printed by
+//! [`crate::report::json`]).
 //!
 //! Text: one line per package installed, replaced or failing (those already present
 //! are only counted, so a warm run prints its summary alone), the reason indented below
@@ -14,7 +15,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::disk::provider_dir::Layout;
-use crate::report::json::{warnings, JsonWarning};
 use crate::report::Verbosity;
 use crate::sources::SourceStats;
 use crate::stages::install::{Filled, Install, Placement};
@@ -73,14 +73,14 @@ impl MirrorReport {
 
 /// Counts of the summary line.
 #[derive(Debug, Default, Serialize, PartialEq, Eq)]
-struct Counts {
-    installed: usize,
-    present: usize,
-    replaced: usize,
-    failed: usize,
+pub(crate) struct Counts {
+    pub installed: usize,
+    pub present: usize,
+    pub replaced: usize,
+    pub failed: usize,
 }
 
-fn counts(report: &MirrorReport) -> Counts {
+pub(crate) fn counts(report: &MirrorReport) -> Counts {
     let mut counts = Counts::default();
     for install in &report.packages {
         match (&install.outcome, install.is_failure()) {
@@ -94,7 +94,7 @@ fn counts(report: &MirrorReport) -> Counts {
     counts
 }
 
-fn word(install: &Install) -> &'static str {
+pub(crate) fn word(install: &Install) -> &'static str {
     match &install.outcome {
         _ if install.is_failure() => "failed",
         Ok(Placement::Installed) => "installed",
@@ -190,109 +190,4 @@ pub(crate) fn usage_hint(report: &MirrorReport) -> String {
             "serve {dir} over https and name it in a network_mirror block, or use it as a filesystem_mirror"
         ),
     }
-}
-
-#[derive(Serialize)]
-struct JsonReport {
-    schema_version: u32,
-    dir: String,
-    layout: &'static str,
-    platforms: Vec<String>,
-    packages: Vec<JsonPackage>,
-    roots: Vec<JsonRoot>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cli_config: Option<JsonCliConfig>,
-    warnings: Vec<String>,
-    warning_details: Vec<JsonWarning>,
-    summary: JsonSummary,
-}
-
-#[derive(Serialize)]
-struct JsonPackage {
-    provider: String,
-    version: String,
-    platform: String,
-    outcome: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-    /// Lock files that lock this version but record no hash of the package.
-    unmatched_lock_files: Vec<String>,
-}
-
-#[derive(Serialize)]
-struct JsonRoot {
-    dir: String,
-    error: String,
-}
-
-#[derive(Serialize)]
-struct JsonCliConfig {
-    path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
-#[derive(Serialize)]
-struct JsonSummary {
-    #[serde(flatten)]
-    counts: Counts,
-    root_failures: usize,
-    packages_downloaded: u64,
-    bytes_downloaded: u64,
-    elapsed_seconds: f64,
-}
-
-/// The JSON report: one document.
-pub(crate) fn print_json(report: &MirrorReport, out: &mut impl Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &json(report))?;
-    writeln!(out)
-}
-
-/// The JSON report as a value (also the `mirror` member of `lock --mirror`'s report).
-pub(crate) fn json(report: &MirrorReport) -> serde_json::Value {
-    let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
-    let (texts, details) = warnings(&report.warnings);
-    let doc = JsonReport {
-        schema_version: crate::report::JSON_SCHEMA_VERSION,
-        dir: lossy(&report.dir),
-        layout: match report.layout {
-            Layout::Unpacked => "unpacked",
-            Layout::Packed => "packed",
-        },
-        platforms: report.platforms.iter().map(ToString::to_string).collect(),
-        packages: report
-            .packages
-            .iter()
-            .map(|i| JsonPackage {
-                provider: i.provider.to_string(),
-                version: i.version.to_string(),
-                platform: i.platform.to_string(),
-                outcome: word(i),
-                error: i.outcome.as_ref().err().map(ToString::to_string),
-                unmatched_lock_files: i.unmatched.iter().map(|p| lossy(p)).collect(),
-            })
-            .collect(),
-        roots: report
-            .roots
-            .iter()
-            .map(|(dir, e)| JsonRoot {
-                dir: lossy(dir),
-                error: e.to_string(),
-            })
-            .collect(),
-        cli_config: report.cli_config.as_ref().map(|(path, r)| JsonCliConfig {
-            path: lossy(path),
-            error: r.as_ref().err().cloned(),
-        }),
-        warnings: texts,
-        warning_details: details,
-        summary: JsonSummary {
-            counts: counts(report),
-            root_failures: report.roots.len(),
-            packages_downloaded: report.stats.packages_downloaded,
-            bytes_downloaded: report.stats.zip_bytes_downloaded,
-            elapsed_seconds: report.elapsed.as_secs_f64(),
-        },
-    };
-    serde_json::to_value(doc).unwrap_or_default()
 }
