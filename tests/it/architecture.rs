@@ -18,8 +18,9 @@
 //! module of its own, a child of the one it stands in. A module's uses of its own
 //! ancestors and descendants are not edges.
 //!
-//! `every_import_form_is_seen` plants one violation of each form in a small in-memory tree
-//! and fails if the checker lets any of them pass.
+//! `every_import_form_is_seen` plants one violation of each form in a small in-memory tree,
+//! and `every_import_form_planted_in_src_is_found` the eight forms of issue 36 in a copy
+//! of `src/`; each fails if the checker lets any of them pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -740,7 +741,7 @@ const PLANTED: &[(&str, &str, &str, &str)] = &[
     (
         "a multi-line group (as rustfmt writes it)",
         "vocab/version.rs",
-        "use crate::{\n    config::Config,\n    vocab::addr::Addr,\n};\n",
+        "use crate::{\n    vocab::addr::Addr,\n    config::Config,\n};\n",
         "vocab::version uses config, a layer above it",
     ),
     (
@@ -909,6 +910,69 @@ fn every_import_form_is_seen() {
         }
     }
     assert!(missed.is_empty(), "{}", missed.join("\n"));
+}
+
+/// The eight forms of issue 36, planted in a copy of `src/` (one file each; the items need
+/// not exist, a path ends in the deepest module on it).
+const PLANTED_IN_SRC: &[(&str, &str, &str)] = &[
+    (
+        "disk/atomic.rs",
+        "use crate::commands::Planted;\n",
+        "disk::atomic uses commands, a layer above it",
+    ),
+    (
+        "disk/walk.rs",
+        "use crate::{\n    disk::atomic::Planted,\n    report::Planted,\n};\n",
+        "disk::walk uses report, a layer above it",
+    ),
+    (
+        "disk/read.rs",
+        "use crate::{disk::{atomic::Planted}, stages::{write::{Planted}}};\n",
+        "disk::read uses stages::write, a layer above it",
+    ),
+    (
+        "vocab/paths.rs",
+        "use crate::{vocab::{addr::Planted}, config::Planted};\n",
+        "vocab::paths uses config, a layer above it",
+    ),
+    (
+        "vocab/version/mod.rs",
+        "use super::super::{vocab::addr::Planted, sources::Planted};\n",
+        "vocab::version uses sources, a layer above it",
+    ),
+    (
+        "stages/root.rs",
+        "use crate::stages::{write::Planted};\n",
+        "stages::root uses stages::write, a later stage",
+    ),
+    (
+        "vocab/json.rs",
+        "pub(crate) fn planted() {\n    crate::net::Planted::new();\n}\n",
+        "vocab::json uses net, a layer above it",
+    ),
+    (
+        "vocab/progress.rs",
+        "use crate::sources::{Planted as Renamed};\n",
+        "vocab::progress uses sources, a layer above it",
+    ),
+];
+
+#[test]
+fn every_import_form_planted_in_src_is_found() {
+    let mut sources = sources();
+    for (file, code, _) in PLANTED_IN_SRC {
+        let shown = format!("src/{file}");
+        let source = sources.iter_mut().find(|s| s.shown == shown);
+        let source = source.unwrap_or_else(|| panic!("no {shown} to plant in: choose another"));
+        source.text.push_str(code);
+    }
+    let found = wrong_way(&edges(&sources));
+    let missed: Vec<&str> = PLANTED_IN_SRC
+        .iter()
+        .filter(|(_, _, expected)| !found.iter().any(|p| p.ends_with(expected)))
+        .map(|(_, code, _)| *code)
+        .collect();
+    assert!(missed.is_empty(), "passed: {missed:?}\nfound: {found:#?}");
 }
 
 /// The headings of a spec file, as section numbers: `## 5. …` → `5`, `### 5.4 …` → `5.4`.
