@@ -1,5 +1,5 @@
 //! OpenPGP verification of a provider's SHA256SUMS document and the trust level it earns
-//! (spec §5.4 step 3, §11.9).
+//! (spec §5.4 step 3, §11 item 9).
 //!
 //! The registry sends the document, a **binary** detached signature over it, and the
 //! author's public keys. [`verify_sums`] finds the key that made the signature, then

@@ -5,7 +5,7 @@
 //! * the checksum of one package, looked up by file name, which must equal the
 //!   registry's `shasum` and the downloaded zip's SHA-256;
 //! * once the document's signature checks out, the `zh:` hash of **every** line,
-//!   `_manifest.json` included, which Terraform records as acceptable (spec §5.4, §11.5).
+//!   `_manifest.json` included, which Terraform records as acceptable (spec §5.4, §11 item 5).
 
 use super::Hash;
 
