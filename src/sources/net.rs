@@ -229,14 +229,7 @@ impl NetMirror {
         let archives = self.archives(provider, version).await?.unwrap_or_default();
         let mut wanted = Vec::new();
         for platform in platforms {
-            let archive = archives.get(&platform.to_string()).ok_or_else(|| {
-                MirrorError::NotAvailable(Box::new(Unavailable {
-                    mirror: SourceName::NetMirror(self.base.clone()),
-                    provider: provider.clone(),
-                    version: version.clone(),
-                    platform: platform.clone(),
-                }))
-            })?;
+            let archive = self.archive(&archives, provider, version, platform)?;
             wanted.push(archive);
         }
         let results = futures::future::join_all(wanted.into_iter().map(|archive| async move {
@@ -263,14 +256,7 @@ impl NetMirror {
         into: &std::fs::File,
     ) -> Result<ZipHashes, MirrorError> {
         let archives = self.archives(provider, version).await?.unwrap_or_default();
-        let archive = archives.get(&platform.to_string()).ok_or_else(|| {
-            MirrorError::NotAvailable(Box::new(Unavailable {
-                mirror: SourceName::NetMirror(self.base.clone()),
-                provider: provider.clone(),
-                version: version.clone(),
-                platform: platform.clone(),
-            }))
-        })?;
+        let archive = self.archive(&archives, provider, version, platform)?;
         let _permit = self
             .jobs
             .acquire()
@@ -297,6 +283,24 @@ impl NetMirror {
             verify(archive, &hashed.h1, &hashed.zh())?;
         }
         Ok(hashed)
+    }
+
+    /// The archive the mirror lists for `platform`, or why it is not available.
+    fn archive<'a>(
+        &self,
+        archives: &'a BTreeMap<String, Archive>,
+        provider: &ProviderAddr,
+        version: &Version,
+        platform: &Platform,
+    ) -> Result<&'a Archive, MirrorError> {
+        archives.get(&platform.to_string()).ok_or_else(|| {
+            MirrorError::NotAvailable(Box::new(Unavailable {
+                mirror: SourceName::NetMirror(self.base.clone()),
+                provider: provider.clone(),
+                version: version.clone(),
+                platform: platform.clone(),
+            }))
+        })
     }
 
     async fn hash_archive(&self, archive: &Archive) -> Result<Hash, MirrorError> {
