@@ -207,6 +207,12 @@ fn fill(setup: &Setup<'_>, repo: &Path, dir: &Path, config: &Path, outcome: &mut
         all_placed = wrong.is_empty();
         if index == 0 {
             cold_zips = Some((traffic, ok));
+            outcome.notes.push(format!(
+                "{label}: {} of zips unpacked into {} of files, each synced to disk before \
+                 it is renamed into place; the floor below counts only the network",
+                bytes(traffic.zip_bytes),
+                bytes(tree_bytes(dir))
+            ));
             if let Some(bandwidth) = setup.bandwidth {
                 let floor =
                     largest.max(unique_bytes.div_ceil(CONNECTIONS)) as f64 / bandwidth as f64;
@@ -302,6 +308,17 @@ fn misplaced(registry: &RegistryHandle, dir: &Path, packages: &[(&str, String)])
             }
         })
         .collect()
+}
+
+/// The bytes of the files below `dir`.
+fn tree_bytes(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_file())
+        .filter_map(|entry| entry.metadata().ok())
+        .map(|metadata| metadata.len())
+        .sum()
 }
 
 /// The `h1:` of an unpacked package directory.
@@ -409,7 +426,7 @@ fn inits(setup: &Setup<'_>, repo: &Path, dir: &Path, config: &Path, outcome: &mu
             ..Row::default()
         });
         if let Some(first) = failures.first() {
-            let first: String = first.lines().take(6).collect::<Vec<_>>().join("\n      ");
+            let first = error_lines(first).join("\n      ");
             outcome.notes.push(format!(
                 "{label}: {} init(s) failed, first:\n      {first}",
                 failures.len()
@@ -459,6 +476,20 @@ fn inits(setup: &Setup<'_>, repo: &Path, dir: &Path, config: &Path, outcome: &mu
         ),
         met: Some(*failed == 0 && traffic.requests == 0 && *changed == 0),
     });
+}
+
+/// A failed init's root and the first lines of its error, not its progress lines.
+fn error_lines(failure: &str) -> Vec<&str> {
+    let lines: Vec<&str> = failure.lines().map(str::trim).collect();
+    let start = lines.iter().position(|l| l.contains("Error")).unwrap_or(0);
+    let mut shown: Vec<&str> = lines.first().into_iter().copied().collect();
+    shown.extend(
+        lines[start.max(1)..]
+            .iter()
+            .filter(|l| !l.is_empty())
+            .take(4),
+    );
+    shown
 }
 
 /// Each root without `.terraform/` and with its original lock file.
