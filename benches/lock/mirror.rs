@@ -209,7 +209,7 @@ fn fill(setup: &Setup<'_>, repo: &Path, dir: &Path, config: &Path, outcome: &mut
             cold_zips = Some((traffic, ok));
             outcome.notes.push(format!(
                 "{label}: {} of zips unpacked into {} of files, each synced to disk before \
-                 it is renamed into place; the floor below counts only the network",
+                 it is renamed into place (the floor target counts only the network)",
                 bytes(traffic.zip_bytes),
                 bytes(tree_bytes(dir))
             ));
@@ -221,8 +221,8 @@ fn fill(setup: &Setup<'_>, repo: &Path, dir: &Path, config: &Path, outcome: &mut
                 outcome.targets.push(Target {
                     goal: "mirror fill: wall against the network floor",
                     measured: format!(
-                        "{} vs floor {} ({:.1}×; {} over {CONNECTIONS} connections at {}/s each, \
-                         largest {}; {} over one)",
+                        "{} vs {} ({:.1}×): {} over {CONNECTIONS} connections at {}/s, \
+                         largest zip {}; {} over one",
                         seconds(measured.wall),
                         seconds(floor),
                         measured.wall.as_secs_f64() / floor.as_secs_f64().max(1e-9),
