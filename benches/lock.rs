@@ -15,6 +15,8 @@
 //!   locked monorepo, and tfupdate's `provider` + `lock` on the same tree when it has one;
 //! - [`shared`] runs ten cold CI runners one after another against one shared cache on
 //!   an S3-compatible server;
+//! - [`mirror`] fills a provider directory with `tfsum mirror` and runs parallel
+//!   `terraform init` from it, against a cold shared plugin cache;
 //! - [`report`] prints the figures and the targets.
 //!
 //! It reports and does not judge: the exit status is non-zero only when a run fails
@@ -32,6 +34,9 @@
 //! | `TFSUM_BENCH_UPGRADE`    | 1       | `0`: skip the upgrade scenario                       |
 //! | `TFUPDATE`               | `../shared/bin/tfupdate` | tfupdate 0.10.2 for the upgrade comparison; skipped when absent |
 //! | `TFSUM_BENCH_SHARED_RUNNERS` | 10  | CI runners sharing one S3 cache (moto); 0 = skip     |
+//! | `TFSUM_BENCH_MIRROR`     | 1       | `0`: skip the mirror scenario                        |
+//! | `TFSUM_BENCH_INIT_ROOTS` | 60      | roots of its parallel `terraform init`; 0 = skip     |
+//! | `TFSUM_BENCH_INIT_PARALLEL` | 16   | `terraform init`s at once                            |
 //! | `TFSUM_BENCH_LARGE_ROOTS` | 3000   | roots of the large-repository scenario; 0 = skip     |
 //! | `TFSUM_BENCH_REPEAT`     | 3       | times the large scenario runs (medians reported)     |
 //! | `TFSUM_BENCH_TIMEOUT`    | 900     | seconds before a tfsum run is killed                 |
@@ -45,6 +50,8 @@ mod support;
 
 #[path = "lock/measure.rs"]
 mod measure;
+#[path = "lock/mirror.rs"]
+mod mirror;
 #[path = "lock/monorepo.rs"]
 mod monorepo;
 #[path = "lock/remote.rs"]
@@ -106,6 +113,9 @@ struct Knobs {
     module_roots: usize,
     upgrade: bool,
     shared_runners: usize,
+    mirror: bool,
+    init_roots: usize,
+    init_parallel: usize,
     large_roots: usize,
     repeat: usize,
     timeout: Duration,
@@ -126,6 +136,9 @@ impl Knobs {
             module_roots: knob("TFSUM_BENCH_MODULE_ROOTS", 300)?,
             upgrade: knob::<u8>("TFSUM_BENCH_UPGRADE", 1)? != 0,
             shared_runners: knob("TFSUM_BENCH_SHARED_RUNNERS", 10)?,
+            mirror: knob::<u8>("TFSUM_BENCH_MIRROR", 1)? != 0,
+            init_roots: knob("TFSUM_BENCH_INIT_ROOTS", 60)?,
+            init_parallel: knob::<usize>("TFSUM_BENCH_INIT_PARALLEL", 16)?.max(1),
             large_roots: knob("TFSUM_BENCH_LARGE_ROOTS", 3000)?,
             repeat: knob::<usize>("TFSUM_BENCH_REPEAT", 3)?.max(1),
             timeout: Duration::from_secs(knob("TFSUM_BENCH_TIMEOUT", 900)?),
@@ -331,6 +344,29 @@ fn bench() -> Result<bool, String> {
         (Err(_), _) => {}
     }
 
+    let mut mirror_targets = Vec::new();
+    match (&tfsum, knobs.mirror) {
+        (_, false) => results
+            .notes
+            .push("mirror scenario skipped (TFSUM_BENCH_MIRROR=0)".to_owned()),
+        (Ok(bin), true) => {
+            progress!("running the mirror scenario (fill, then parallel terraform init)");
+            let outcome = mirror::run(&mirror::Setup {
+                bin,
+                env: &env,
+                registry: &registry,
+                monorepo: &monorepo,
+                work: &work_path,
+                locked: &tfsum_repo,
+                bandwidth: knobs.bandwidth,
+                init_roots: knobs.init_roots,
+                init_parallel: knobs.init_parallel,
+            });
+            mirror_targets = results.absorb(outcome);
+        }
+        (Err(_), true) => {}
+    }
+
     match (&tfsum, &large) {
         (Ok(bin), Some(large)) => {
             progress!(
@@ -440,6 +476,7 @@ fn bench() -> Result<bool, String> {
     targets.append(&mut remote_targets);
     targets.append(&mut upgrade_targets);
     targets.append(&mut shared_targets);
+    targets.append(&mut mirror_targets);
     print!(
         "{}",
         report::render(&title, &results.rows, &targets, &notes)
