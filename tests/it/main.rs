@@ -10,6 +10,7 @@ mod cli;
 mod conformance;
 mod credentials;
 mod fake_registry;
+mod fan_out;
 mod faults;
 mod git_hostile;
 mod harness;
