@@ -50,7 +50,7 @@ use super::git::CommitObjects;
 use super::git_objects::{object_id, parse_listing, verify_listing};
 use super::package::{is_kept, Materialized, PackageTree};
 use super::source::RegistryModule;
-use crate::disk::cache::{Cache, StoredTree, LAYOUT};
+use crate::disk::cache::{Cache, Health, StoredTree, LAYOUT};
 
 /// The immutable identity a package is stored under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -167,9 +167,17 @@ impl ModuleCache {
         ModuleCache { cache, limits }
     }
 
-    /// Entries refused so far (links, other users' files), one message each.
-    pub(crate) fn warnings(&self) -> Vec<String> {
-        self.cache.as_ref().map(Cache::warnings).unwrap_or_default()
+    /// What was refused (links, other users' files, damaged or misplaced entries) and
+    /// what could not be written so far.
+    pub(crate) fn health(&self) -> Health {
+        self.cache.as_ref().map(Cache::health).unwrap_or_default()
+    }
+
+    /// Counts a package that could not be stored, for the run's warning.
+    pub(crate) fn store_failed(&self, key: &PackageKey, error: &std::io::Error) {
+        if let Some(cache) = &self.cache {
+            cache.write_failed(&Self::entry_dir(key), error);
+        }
     }
 
     /// The staging area inside the cache (created private), so a finished entry is
@@ -211,10 +219,7 @@ impl ModuleCache {
         match self.verify(cache, &relative, key) {
             Ok(package) => Some(package),
             Err(reason) => {
-                tracing::warn!(
-                    "module cache entry {} is not used ({reason}); fetching it again",
-                    entry.display()
-                );
+                cache.refuse(&entry, &reason);
                 remove_entry(cache, &relative);
                 None
             }
@@ -228,7 +233,7 @@ impl ModuleCache {
         key: &PackageKey,
     ) -> Result<StoredPackage, String> {
         let meta: PackageMeta = cache
-            .read(&relative.join("package.json"))
+            .read(&relative.join("package.json"), &about_package(key))
             .ok_or("its package.json is missing, refused or damaged")?;
         if meta.key != key.to_string() {
             return Err(format!("it is stored for {:?}", meta.key));
@@ -333,12 +338,14 @@ impl ModuleCache {
 
     /// The git commit a registry version was found to be served from.
     pub(crate) fn git_alias(&self, key: &PackageKey) -> Option<GitAlias> {
-        self.cache.as_ref()?.read(&Self::alias_file(key))
+        let about = format!("the git commit of module {key}");
+        self.cache.as_ref()?.read(&Self::alias_file(key), &about)
     }
 
     pub(crate) fn put_git_alias(&self, key: &PackageKey, alias: &GitAlias) {
         if let Some(cache) = &self.cache {
-            cache.write(&Self::alias_file(key), alias);
+            let about = format!("the git commit of module {key}");
+            cache.write(&Self::alias_file(key), &about, alias);
         }
     }
 
@@ -359,14 +366,16 @@ impl ModuleCache {
         module: &RegistryModule,
         ttl: Option<Duration>,
     ) -> Option<Vec<String>> {
+        let about = about_versions(module);
         self.cache
             .as_ref()?
-            .versions_at(&Self::versions_file(module), ttl)
+            .versions_at(&Self::versions_file(module), &about, ttl)
     }
 
     pub(crate) fn put_versions(&self, module: &RegistryModule, versions: &[String]) {
         if let Some(cache) = &self.cache {
-            cache.put_versions_at(&Self::versions_file(module), versions);
+            let about = about_versions(module);
+            cache.put_versions_at(&Self::versions_file(module), &about, versions);
         }
     }
 
@@ -378,7 +387,10 @@ impl ModuleCache {
 
     /// The commit `reference` last resolved to for `url`.
     pub(crate) fn git_ref(&self, url: &str, reference: Option<&str>) -> Option<String> {
-        let file: RefsFile = self.cache.as_ref()?.read(&Self::refs_file(url))?;
+        let file: RefsFile = self
+            .cache
+            .as_ref()?
+            .read(&Self::refs_file(url), &about_refs(url))?;
         (file.url == url)
             .then(|| file.refs.get(reference.unwrap_or("")).cloned())
             .flatten()
@@ -389,15 +401,31 @@ impl ModuleCache {
             return;
         };
         let path = Self::refs_file(url);
+        let about = about_refs(url);
         let mut file: RefsFile = cache
-            .read(&path)
+            .read(&path, &about)
             .filter(|f: &RefsFile| f.url == url)
             .unwrap_or_default();
         file.url = url.to_string();
         file.refs
             .insert(reference.unwrap_or("").to_string(), commit.to_string());
-        cache.write(&path, &file);
+        cache.write(&path, &about, &file);
     }
+}
+
+/// What a package entry is about: a registry version or a git commit.
+fn about_package(key: &PackageKey) -> String {
+    format!("module package {key}")
+}
+
+fn about_versions(module: &RegistryModule) -> String {
+    format!("the versions of module {}", module.package_id())
+}
+
+/// What the refs entry of a repository is about; by the hash of its URL, which may
+/// hold credentials.
+fn about_refs(url: &str) -> String {
+    format!("the refs of repository {}", url_key(url))
 }
 
 /// Removes a failed entry, unless a link leads to it (the cache never follows one).
@@ -453,7 +481,7 @@ fn write_entry(
             links: p.links.clone(),
         }),
     };
-    cache.write(&relative.join("package.json"), &meta);
+    cache.write(&relative.join("package.json"), &about_package(key), &meta);
     Ok(())
 }
 

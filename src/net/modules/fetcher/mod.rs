@@ -173,10 +173,10 @@ impl ModuleFetcher {
         }
     }
 
-    /// Module cache entries refused so far (links, other users' files), for the run's
+    /// What the module cache refused and could not store so far, for the run's
     /// warnings.
-    pub fn warnings(&self) -> Vec<String> {
-        self.inner.cache.warnings()
+    pub(crate) fn cache_health(&self) -> crate::disk::cache::Health {
+        self.inner.cache.health()
     }
 
     /// The directory holding the code of one remote module call, fetching it when

@@ -25,7 +25,7 @@ impl ModuleFetcher {
         match self.inner.cache.store(key, package, base, proof) {
             Ok(Some(stored)) => return Ok(stored),
             Ok(None) => {}
-            Err(e) => tracing::warn!("cannot store {key} in the module cache: {e}"),
+            Err(e) => self.inner.cache.store_failed(key, &e),
         }
         let dir = self.new_work_dir()?.keep();
         write_package(&dir, package)?;
