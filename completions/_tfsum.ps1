@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Move version constraints across the repository and relock in the same run')
             [CompletionResult]::new('outdated', 'outdated', [CompletionResultType]::ParameterValue, 'Show which providers and modules are behind their newest versions; writes nothing')
+            [CompletionResult]::new('mirror', 'mirror', [CompletionResultType]::ParameterValue, 'Fill a provider directory with every locked package, verified, for race-free parallel `init` (a plugin cache or filesystem mirror)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -47,6 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
             [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
             [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Lock file flavor for new files [default: detected per root]')
+            [CompletionResult]::new('--mirror', '--mirror', [CompletionResultType]::ParameterName, 'Also fill this provider directory (as `tfsum mirror DIR`) with every locked package for the platforms locked, unpacking what the run downloads')
             [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
             [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
             [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
@@ -358,6 +360,41 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'tfsum;mirror' {
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Platform OS_ARCH to install; repeat or separate with commas [default: this machine''s]')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--ignore-path', '--ignore-path', [CompletionResultType]::ParameterName, 'Skip paths matching this regular expression (relative to the searched path, with /)')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem mirror); packed: zips and JSON indexes, as terraform providers mirror writes them')
+            [CompletionResult]::new('--cli-config', '--cli-config', [CompletionResultType]::ParameterName, 'Also write a complete CLI configuration to FILE: yours, plus a provider_installation block that installs the mirrored providers from DIR')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Report format on stdout')
+            [CompletionResult]::new('--flavor', '--flavor', [CompletionResultType]::ParameterName, 'Lock file flavor: which CLI configuration is read [default: detected per root]')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Maximum concurrent downloads [default: 8]')
+            [CompletionResult]::new('--per-host', '--per-host', [CompletionResultType]::ParameterName, 'Maximum concurrent requests to one host [default: 6]')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]')
+            [CompletionResult]::new('--shared-cache', '--shared-cache', [CompletionResultType]::ParameterName, 'The organisation''s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)')
+            [CompletionResult]::new('--versions-ttl', '--versions-ttl', [CompletionResultType]::ParameterName, 'How long a cached provider version list stays fresh, in seconds [default: 300]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Read settings from this file instead of searching for .tfsum.toml')
+            [CompletionResult]::new('--fs-mirror', '--fs-mirror', [CompletionResultType]::ParameterName, 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes')
+            [CompletionResult]::new('--net-mirror', '--net-mirror', [CompletionResultType]::ParameterName, 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Search the paths recursively for root modules')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
+            [CompletionResult]::new('--no-shared-cache', '--no-shared-cache', [CompletionResultType]::ParameterName, 'Do not use a shared cache, whatever the environment or config.toml say')
+            [CompletionResult]::new('--fill-shared-cache', '--fill-shared-cache', [CompletionResultType]::ParameterName, 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the repository''s .tfsum.toml')
+            [CompletionResult]::new('--use-cli-config-installation', '--use-cli-config-installation', [CompletionResultType]::ParameterName, 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only what needs attention: errors, and what fails or would change')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only what needs attention: errors, and what fails or would change')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'tfsum;completions' {
             [CompletionResult]::new('--write-all', '--write-all', [CompletionResultType]::ParameterName, 'Write the completion files for every supported shell into DIR')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only what needs attention: errors, and what fails or would change')
@@ -390,6 +427,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('merge-driver', 'merge-driver', [CompletionResultType]::ParameterValue, 'Merge two edited lock files three-way: a git merge driver, offline')
             [CompletionResult]::new('upgrade', 'upgrade', [CompletionResultType]::ParameterValue, 'Move version constraints across the repository and relock in the same run')
             [CompletionResult]::new('outdated', 'outdated', [CompletionResultType]::ParameterValue, 'Show which providers and modules are behind their newest versions; writes nothing')
+            [CompletionResult]::new('mirror', 'mirror', [CompletionResultType]::ParameterValue, 'Fill a provider directory with every locked package, verified, for race-free parallel `init` (a plugin cache or filesystem mirror)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) or write one page per command into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -430,6 +468,9 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             break
         }
         'tfsum;help;outdated' {
+            break
+        }
+        'tfsum;help;mirror' {
             break
         }
         'tfsum;help;completions' {

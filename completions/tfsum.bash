@@ -37,6 +37,9 @@ _tfsum() {
             tfsum,merge-driver)
                 cmd="tfsum__subcmd__merge__subcmd__driver"
                 ;;
+            tfsum,mirror)
+                cmd="tfsum__subcmd__mirror"
+                ;;
             tfsum,outdated)
                 cmd="tfsum__subcmd__outdated"
                 ;;
@@ -66,6 +69,9 @@ _tfsum() {
                 ;;
             tfsum__subcmd__help,merge-driver)
                 cmd="tfsum__subcmd__help__subcmd__merge__subcmd__driver"
+                ;;
+            tfsum__subcmd__help,mirror)
+                cmd="tfsum__subcmd__help__subcmd__mirror"
                 ;;
             tfsum__subcmd__help,outdated)
                 cmd="tfsum__subcmd__help__subcmd__outdated"
@@ -125,7 +131,7 @@ _tfsum() {
 
     case "${cmd}" in
         tfsum)
-            opts="-q -v -h -V --quiet --verbose --help --version lock fmt hash verify merge-driver upgrade outdated completions man help"
+            opts="-q -v -h -V --quiet --verbose --help --version lock fmt hash verify merge-driver upgrade outdated mirror completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,7 +191,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__help)
-            opts="lock fmt hash verify merge-driver upgrade outdated completions man help"
+            opts="lock fmt hash verify merge-driver upgrade outdated mirror completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -283,6 +289,20 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__help__subcmd__merge__subcmd__driver)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tfsum__subcmd__help__subcmd__mirror)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -395,7 +415,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__lock)
-            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -419,6 +439,10 @@ _tfsum() {
                     ;;
                 --flavor)
                     COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
+                    return 0
+                    ;;
+                --mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --jobs)
@@ -489,6 +513,84 @@ _tfsum() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tfsum__subcmd__mirror)
+            opts="-r -i -j -q -v -h -V --recursive --platform --ignore-path --layout --cli-config --format --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ignore-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "unpacked packed" -- "${cur}"))
+                    return 0
+                    ;;
+                --cli-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --flavor)
+                    COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --per-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shared-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --versions-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fs-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

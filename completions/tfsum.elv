@@ -33,6 +33,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
             cand upgrade 'Move version constraints across the repository and relock in the same run'
             cand outdated 'Show which providers and modules are behind their newest versions; writes nothing'
+            cand mirror 'Fill a provider directory with every locked package, verified, for race-free parallel `init` (a plugin cache or filesystem mirror)'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -43,6 +44,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
             cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
             cand --flavor 'Lock file flavor for new files [default: detected per root]'
+            cand --mirror 'Also fill this provider directory (as `tfsum mirror DIR`) with every locked package for the platforms locked, unpacking what the run downloads'
             cand -j 'Maximum concurrent downloads [default: 8]'
             cand --jobs 'Maximum concurrent downloads [default: 8]'
             cand --per-host 'Maximum concurrent requests to one host [default: 6]'
@@ -337,6 +339,40 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'tfsum;mirror'= {
+            cand --platform 'Platform OS_ARCH to install; repeat or separate with commas [default: this machine''s]'
+            cand -i 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --ignore-path 'Skip paths matching this regular expression (relative to the searched path, with /)'
+            cand --layout 'unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem mirror); packed: zips and JSON indexes, as terraform providers mirror writes them'
+            cand --cli-config 'Also write a complete CLI configuration to FILE: yours, plus a provider_installation block that installs the mirrored providers from DIR'
+            cand --format 'Report format on stdout'
+            cand --flavor 'Lock file flavor: which CLI configuration is read [default: detected per root]'
+            cand -j 'Maximum concurrent downloads [default: 8]'
+            cand --jobs 'Maximum concurrent downloads [default: 8]'
+            cand --per-host 'Maximum concurrent requests to one host [default: 6]'
+            cand --cache-dir 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]'
+            cand --shared-cache 'The organisation''s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)'
+            cand --versions-ttl 'How long a cached provider version list stays fresh, in seconds [default: 300]'
+            cand --config 'Read settings from this file instead of searching for .tfsum.toml'
+            cand --fs-mirror 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes'
+            cand --net-mirror 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes'
+            cand -r 'Search the paths recursively for root modules'
+            cand --recursive 'Search the paths recursively for root modules'
+            cand --no-cache 'Do not read or write the persistent hash cache'
+            cand --offline 'Use only the cache: make no network requests'
+            cand --no-shared-cache 'Do not use a shared cache, whatever the environment or config.toml say'
+            cand --fill-shared-cache 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
+            cand --no-config 'Ignore the repository''s .tfsum.toml'
+            cand --use-cli-config-installation 'Take packages where the CLI configuration''s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
+            cand -q 'Print only what needs attention: errors, and what fails or would change'
+            cand --quiet 'Print only what needs attention: errors, and what fails or would change'
+            cand -v 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand --verbose 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'tfsum;completions'= {
             cand --write-all 'Write the completion files for every supported shell into DIR'
             cand -q 'Print only what needs attention: errors, and what fails or would change'
@@ -367,6 +403,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand merge-driver 'Merge two edited lock files three-way: a git merge driver, offline'
             cand upgrade 'Move version constraints across the repository and relock in the same run'
             cand outdated 'Show which providers and modules are behind their newest versions; writes nothing'
+            cand mirror 'Fill a provider directory with every locked package, verified, for race-free parallel `init` (a plugin cache or filesystem mirror)'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page (roff) or write one page per command into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -396,6 +433,8 @@ set edit:completion:arg-completer[tfsum] = {|@words|
         &'tfsum;help;upgrade;opentofu'= {
         }
         &'tfsum;help;outdated'= {
+        }
+        &'tfsum;help;mirror'= {
         }
         &'tfsum;help;completions'= {
         }

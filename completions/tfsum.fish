@@ -35,6 +35,7 @@ complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "verify" -d 'Check that 
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "merge-driver" -d 'Merge two edited lock files three-way: a git merge driver, offline'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "upgrade" -d 'Move version constraints across the repository and relock in the same run'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "outdated" -d 'Show which providers and modules are behind their newest versions; writes nothing'
+complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "mirror" -d 'Fill a provider directory with every locked package, verified, for race-free parallel `init` (a plugin cache or filesystem mirror)'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -45,6 +46,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l mirror -d 'Also fill this provider directory (as `tfsum mirror DIR`) with every locked package for the platforms locked, unpacking what the run downloads' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -264,6 +266,34 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s q -l quiet -d '
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s V -l version -d 'Print version'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l platform -d 'Platform OS_ARCH to install; repeat or separate with commas [default: this machine\'s]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l layout -d 'unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem mirror); packed: zips and JSON indexes, as terraform providers mirror writes them' -r -f -a "unpacked\t''
+packed\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l cli-config -d 'Also write a complete CLI configuration to FILE: yours, plus a provider_installation block that installs the mirrored providers from DIR' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l format -d 'Report format on stdout' -r -f -a "text\t'One line per package installed or failing, then a summary'
+json\t'One JSON document'"
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l flavor -d 'Lock file flavor: which CLI configuration is read [default: detected per root]' -r -f -a "terraform\t''
+opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l shared-cache -d 'The organisation\'s shared hash cache, read on a local miss and written by a run holding the signing key: s3://BUCKET/PREFIX, gs://, az://, https:// or file:// (also TFSUM_SHARED_CACHE, or shared_cache in your own config.toml)' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l versions-ttl -d 'How long a cached provider version list stays fresh, in seconds [default: 300]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l config -d 'Read settings from this file instead of searching for .tfsum.toml' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l fs-mirror -d 'Take every package from this filesystem mirror instead of the registries (as terraform providers lock -fs-mirror); a mirror vouches only for h1: hashes' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l net-mirror -d 'Take every package from this https network mirror instead of the registries (as terraform providers lock -net-mirror); a mirror vouches only for h1: hashes' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s r -l recursive -d 'Search the paths recursively for root modules'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l no-cache -d 'Do not read or write the persistent hash cache'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l offline -d 'Use only the cache: make no network requests'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l fill-shared-cache -d 'Also write to the shared cache what the local cache already holds, to prefill it for the providers and platforms of this run (needs the signing key)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l no-config -d 'Ignore the repository\'s .tfsum.toml'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l use-cli-config-installation -d 'Take packages where the CLI configuration\'s provider_installation block says (filesystem and network mirrors, direct, include/exclude), as terraform init does'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -l write-all -d 'Write the completion files for every supported shell into DIR' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s q -l quiet -d 'Print only what needs attention: errors, and what fails or would change'
 complete -c tfsum -n "__fish_tfsum_using_subcommand completions" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
@@ -274,16 +304,17 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s q -l quiet -d 'Print
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s h -l help -d 'Print help'
 complete -c tfsum -n "__fish_tfsum_using_subcommand man" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "lock" -d 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "fmt" -d 'Rewrite existing lock files in canonical form, offline'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "hash" -d 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "verify" -d 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "merge-driver" -d 'Merge two edited lock files three-way: a git merge driver, offline'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "upgrade" -d 'Move version constraints across the repository and relock in the same run'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "outdated" -d 'Show which providers and modules are behind their newest versions; writes nothing'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
-complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "lock" -d 'Write .terraform.lock.hcl for root modules, with hashes for every platform'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "fmt" -d 'Rewrite existing lock files in canonical form, offline'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "hash" -d 'Print the h1: and zh: hashes of a provider zip or unpacked provider directory'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "verify" -d 'Check that every hash in existing lock files is vouched for by the registry or mirror; writes nothing'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "merge-driver" -d 'Merge two edited lock files three-way: a git merge driver, offline'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "upgrade" -d 'Move version constraints across the repository and relock in the same run'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "outdated" -d 'Show which providers and modules are behind their newest versions; writes nothing'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "mirror" -d 'Fill a provider directory with every locked package, verified, for race-free parallel `init` (a plugin cache or filesystem mirror)'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
+complete -c tfsum -n "__fish_tfsum_using_subcommand help; and not __fish_seen_subcommand_from lock fmt hash verify merge-driver upgrade outdated mirror completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand help; and __fish_seen_subcommand_from upgrade" -f -a "provider" -d 'required_providers entries and provider blocks of one provider'
 complete -c tfsum -n "__fish_tfsum_using_subcommand help; and __fish_seen_subcommand_from upgrade" -f -a "module" -d 'The version (registry) or ?ref= tag (git) of module calls'
 complete -c tfsum -n "__fish_tfsum_using_subcommand help; and __fish_seen_subcommand_from upgrade" -f -a "terraform" -d 'required_version in the files Terraform reads (.tf, .tf.json)'

@@ -8,13 +8,13 @@
 //!
 //! | layer | module | what |
 //! |---|---|---|
-//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`], [`commands::upgrade`], [`commands::outdated`] |
+//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`], [`commands::upgrade`], [`commands::outdated`], [`commands::mirror`] |
 //! | report | [`report`] | what a command did, as text, JSON or markdown; progress bars; the run record |
 //! | stages | [`stages`] | the `lock` pipeline, below |
 //! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]), constraint edits in place ([`config::edit`]) |
 //! | package sources | [`sources`] | the registry through the hash cache, filesystem and network mirrors |
 //! | network | [`net`] | HTTP ([`net::registry`]), retries ([`net::retry`]), downloads ([`net::download`]), the CLI configuration ([`net::cliconfig`]), remote modules ([`net::modules`]) |
-//! | disk | [`disk`] | the one directory walker, atomic writes, the persistent cache |
+//! | disk | [`disk`] | the one directory walker, atomic writes, the persistent cache, the provider directory `mirror` fills ([`disk::provider_dir`]), claimed temporary entries ([`disk::leftovers`]) |
 //! | vocabulary | [`vocab`] | addresses and platforms, versions and constraints, hashes and signatures, the lock-file format, file names |
 //!
 //! # The pipeline
@@ -30,6 +30,9 @@
 //! | resolve  | [`stages::resolve`]     | → a `Plan` ([`stages::resolve::plan()`]): versions per root, unique packages |
 //! | hash     | [`stages::hash`]        | → [`stages::hash::Hashes`]: `h1:`/`zh:` per package, once each |
 //! | write    | [`stages::write`]       | → [`stages::write::RootReport`]: merged, rendered, written atomically |
+//!
+//! `tfsum mirror` ([`commands::mirror`]) runs discover and load, then
+//! [`stages::install`]: every locked package placed, checked, in a provider directory.
 //!
 //! "spec §N" in a comment is a section of `docs/spec/lock-file.md`; other spec files are
 //! named with their section ("docs/spec/modules.md §7").

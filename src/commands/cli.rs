@@ -79,6 +79,35 @@ Environment:
     lock_exit_status!()
 );
 
+const MIRROR_HELP: &str = "\
+Examples:
+  # Every package the lock files below envs/ lock, for this machine, into a directory
+  tfsum mirror -r ~/.cache/tf-providers envs/
+
+  # Then init every root in parallel from it: no download, no race, no lock file touched
+  export TF_PLUGIN_CACHE_DIR=~/.cache/tf-providers
+  find envs -name .terraform.lock.hcl -execdir terraform init -input=false \\; # or xargs -P 16
+
+  # Or use it as a filesystem mirror (no registry request at all) through a CLI
+  # configuration written for it
+  tfsum mirror -r --cli-config tf-mirror.tfrc ~/.cache/tf-providers envs/
+  TF_CLI_CONFIG_FILE=tf-mirror.tfrc terragrunt run --all init
+
+  # A static network mirror for Linux and Apple-silicon machines
+  tfsum mirror -r --layout packed --platform linux_amd64,darwin_arm64 ./public envs/
+
+Each package is checked before it is placed: the zip against the registry's signed
+SHA256SUMS, the unpacked files against the h1: the lock files record. It is unpacked
+beside the directory and renamed into place, so Terraform reading the directory meanwhile
+never sees half a package; an entry already there whose h1: a lock file records is left
+alone. A root with providers but no lock file fails (run tfsum lock first).
+
+Exit status:
+  0  every package is in the directory and matches every lock file that locks it
+  1  a package could not be fetched or placed, a lock file records no hash of it, or a
+     root has no lock file
+  2  usage error";
+
 const FMT_HELP: &str = "\
 Examples:
   # Rewrite the lock file in the current directory in canonical form
@@ -351,6 +380,11 @@ pub(crate) enum Command {
     #[command(after_long_help = OUTDATED_HELP)]
     Outdated(OutdatedArgs),
 
+    /// Fill a provider directory with every locked package, verified, for race-free
+    /// parallel `init` (a plugin cache or filesystem mirror)
+    #[command(after_long_help = MIRROR_HELP)]
+    Mirror(MirrorArgs),
+
     /// Print a shell completion script
     #[command(after_long_help = COMPLETIONS_HELP)]
     Completions(CompletionsArgs),
@@ -404,8 +438,75 @@ pub(crate) struct LockArgs {
     #[arg(long, value_enum)]
     pub flavor: Option<FlavorArg>,
 
+    /// Also fill this provider directory (as `tfsum mirror DIR`) with every locked
+    /// package for the platforms locked, unpacking what the run downloads
+    #[arg(long, value_name = "DIR", conflicts_with = "check")]
+    pub mirror: Option<PathBuf>,
+
     #[command(flatten)]
     pub sources: SourceArgs,
+}
+
+/// `tfsum mirror`: a directory to fill, the roots of `lock`, and its package sources.
+#[derive(Debug, Args)]
+pub(crate) struct MirrorArgs {
+    /// The provider directory to fill (created if missing)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Root module directories (with -r: directories to search) [default: .]
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Search the paths recursively for root modules
+    #[arg(short, long)]
+    pub recursive: bool,
+
+    /// Platform OS_ARCH to install; repeat or separate with commas [default: this
+    /// machine's]
+    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
+    pub platforms: Vec<Platform>,
+
+    /// Skip paths matching this regular expression (relative to the searched path, with /)
+    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
+    pub ignore_paths: Vec<String>,
+
+    /// unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem
+    /// mirror); packed: zips and JSON indexes, as terraform providers mirror writes them
+    #[arg(long, value_enum, default_value_t = LayoutArg::Unpacked)]
+    pub layout: LayoutArg,
+
+    /// Also write a complete CLI configuration to FILE: yours, plus a
+    /// provider_installation block that installs the mirrored providers from DIR
+    #[arg(long, value_name = "FILE")]
+    pub cli_config: Option<PathBuf>,
+
+    /// Report format on stdout
+    #[arg(long, value_enum, default_value_t = MirrorFormat::Text)]
+    pub format: MirrorFormat,
+
+    /// Lock file flavor: which CLI configuration is read [default: detected per root]
+    #[arg(long, value_enum)]
+    pub flavor: Option<FlavorArg>,
+
+    #[command(flatten)]
+    pub sources: SourceArgs,
+}
+
+/// `tfsum mirror --layout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LayoutArg {
+    Unpacked,
+    Packed,
+}
+
+/// `tfsum mirror --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MirrorFormat {
+    /// One line per package installed or failing, then a summary
+    Text,
+    /// One JSON document
+    Json,
 }
 
 /// Where packages come from and how they are fetched and cached: the flags `lock` and
@@ -659,6 +760,7 @@ fn plain_lock_args(
         ignore_paths: ignore_paths.to_vec(),
         upgrade: false,
         flavor,
+        mirror: None,
         sources: sources.clone(),
     }
 }

@@ -18,10 +18,14 @@ use std::time::Instant;
 
 use crate::commands::settings::{LockSettings, SetupError};
 use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
+use crate::disk::provider_dir::{Layout, ProviderDir};
+use crate::report::mirror::MirrorReport;
 use crate::report::run_record;
 use crate::report::RunReport;
+use crate::sources::kept::KeptPackages;
 use crate::stages::discover;
 use crate::stages::hash;
+use crate::stages::install;
 use crate::stages::load::{self, LoadOptions, Loaded};
 use crate::stages::parallel;
 use crate::stages::resolve;
@@ -42,6 +46,8 @@ pub(crate) enum FatalError {
     Setup(#[from] SetupError),
     #[error("--retry-failed: {0}")]
     Retry(RetryError),
+    #[error("the provider directory: {0}")]
+    Mirror(crate::disk::provider_dir::DirError),
 }
 
 /// Why `--retry-failed` has no run to retry.
@@ -59,7 +65,10 @@ impl FatalError {
     /// Usage errors (a path that does not exist, a bad mirror) exit 2; a broken CLI
     /// configuration is a failure of the run (1).
     pub(crate) fn is_usage(&self) -> bool {
-        !matches!(self, FatalError::Setup(SetupError::CliConfig(_)))
+        !matches!(
+            self,
+            FatalError::Setup(SetupError::CliConfig(_)) | FatalError::Mirror(_)
+        )
     }
 }
 
@@ -69,7 +78,23 @@ pub(crate) async fn run(
     progress: Arc<dyn Progress>,
 ) -> Result<RunReport, FatalError> {
     let started = Instant::now();
-    let services = settings.sources.services(progress.clone())?;
+    // With `--mirror`, the directory is opened first: the hash stage keeps what it
+    // downloads there, for the install stage to unpack.
+    let mirror_dir = match &settings.mirror {
+        Some(dir) if !settings.check => {
+            let limits = settings.sources.zip_limits.clone();
+            let opened =
+                ProviderDir::open(dir, Layout::Unpacked, limits).map_err(FatalError::Mirror)?;
+            Some(Arc::new(opened))
+        }
+        _ => None,
+    };
+    let kept = mirror_dir
+        .clone()
+        .map(|dir| Arc::new(KeptPackages::new(dir)));
+    let services = settings
+        .sources
+        .services_keeping(progress.clone(), kept.clone())?;
     let mut warnings = services.warnings.clone();
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
@@ -87,6 +112,19 @@ pub(crate) async fn run(
     warnings.extend(plan.warnings);
     let hashes = hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
     let reports = write::write(plan.roots, &hashes, settings.check, progress.as_ref());
+    let mirror = match mirror_dir {
+        Some(dir) => {
+            let written = reports
+                .iter()
+                .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
+                .map(|r| r.dir.clone());
+            let locked = install::lock_files_of(written);
+            let platforms = &settings.platforms;
+            let filled = install::fill(dir, &services.sources, kept, &locked, platforms).await;
+            Some(MirrorReport::of(filled, platforms))
+        }
+        None => None,
+    };
     let mut report = RunReport {
         check: settings.check,
         fail_on_write: settings.fail_on_write,
@@ -95,6 +133,7 @@ pub(crate) async fn run(
         stats: services.sources.stats(),
         modules: services.modules.stats(),
         elapsed: started.elapsed(),
+        mirror,
     };
     report.warnings.extend(refused_entries(&services));
     if services.cache.root().is_some() {

@@ -11,6 +11,7 @@ pub(crate) mod cli;
 pub(crate) mod fmt;
 pub(crate) mod lock;
 pub(crate) mod merge;
+pub(crate) mod mirror;
 pub(crate) mod outdated;
 pub(crate) mod settings;
 pub(crate) mod upgrade;
@@ -26,7 +27,8 @@ use crate::report::progress_bar::{LogProgress, TerminalProgress};
 use crate::report::{self, Verbosity};
 use crate::vocab::progress::{NoProgress, Progress};
 use cli::{
-    Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs, VerifyArgs,
+    Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs, MirrorArgs,
+    MirrorFormat, VerifyArgs,
 };
 use fmt::{self as lockfmt, FmtOptions};
 use settings::{Environment, LockSettings, VerifySettings};
@@ -54,6 +56,7 @@ pub fn main() -> ExitCode {
         Command::MergeDriver(args) => merge_driver(args, verbosity),
         Command::Upgrade(command) => upgrade::main(command, verbosity, logging),
         Command::Outdated(args) => outdated::main(args, verbosity, logging),
+        Command::Mirror(args) => mirror_command(args, verbosity, logging),
         Command::Completions(args) => completions(args),
         Command::Man(args) => man(args),
     }
@@ -164,6 +167,12 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
         Format::Json => report::print_json(&report, &mut stdout),
         Format::Markdown => report::print_markdown(&report, &mut stdout),
     };
+    let printed = match (&report.mirror, settings.format) {
+        (Some(mirror), Format::Text) => {
+            printed.and_then(|()| report::mirror::print_text(mirror, verbosity, &mut stdout))
+        }
+        _ => printed,
+    };
     let printed = printed.and_then(|()| stdout.flush());
     if report.fail_on_write {
         print_written(&report.written());
@@ -261,6 +270,36 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
         Format::Markdown => verify::print_markdown(&report, &mut stdout),
     };
     finish(printed.and_then(|()| stdout.flush()), report.is_failure())
+}
+
+/// `tfsum mirror`: exit 0 when every package is in place and matches every lock file
+/// locking it, 1 when not, 2 on a usage error.
+fn mirror_command(args: MirrorArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
+    let settings = match current_dir().and_then(|cwd| {
+        settings::mirror(&args, &Environment::capture(), &cwd).map_err(|e| exit(EXIT_USAGE, e))
+    }) {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
+    let result = run_with_progress(verbosity, logging, true, |progress| {
+        mirror::run(&settings, progress)
+    });
+    let report = match result {
+        Err(code) => return code,
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) if e.is_usage() => return exit(EXIT_USAGE, e),
+        Ok(Err(e)) => return exit(EXIT_FAILED, e),
+    };
+    let mut stdout = report_stdout();
+    let printed = match settings.format {
+        MirrorFormat::Text => report::mirror::print_text(&report, verbosity, &mut stdout),
+        MirrorFormat::Json => report::mirror::print_json(&report, &mut stdout),
+    };
+    let printed = printed.and_then(|()| stdout.flush());
+    if settings.format == MirrorFormat::Text && !report.is_failure() {
+        note(verbosity, report::mirror::usage_hint(&report));
+    }
+    finish(printed, report.is_failure())
 }
 
 /// Points `settings` at the roots that failed last time; `Err` with the exit code when

@@ -94,7 +94,9 @@ pub(crate) async fn run(
     Ok(report)
 }
 
-/// Accumulates one item per (name, locked, allowed).
+/// Accumulates one item per name, locked version and newest allowed version: roots that
+/// lock the same version but whose constraints allow different newest versions get an
+/// item each, since they need different edits to move on (docs/outdated.md, "Rows").
 #[derive(Default)]
 struct Items {
     items: BTreeMap<(ItemKind, String, Option<String>, Option<String>), Item>,
@@ -305,4 +307,52 @@ async fn modules(
         }
     }
     report.items.extend(items.items.into_values());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows rule of docs/outdated.md: one row per name, locked version and newest
+    /// allowed version; roots that agree on all three share it.
+    #[test]
+    fn a_row_per_locked_and_allowed_version() {
+        let latest = Version::parse("5.32.1").unwrap();
+        let v = |s: &str| Some(s.to_string());
+        let mut items = Items::default();
+        for (root, locked, allowed) in [
+            ("a", v("4.67.0"), v("4.67.0")),
+            ("b", v("4.67.0"), v("5.32.1")),
+            ("c", v("4.67.0"), v("4.67.0")),
+            ("d", v("5.32.1"), v("5.32.1")),
+            ("e", None, v("5.32.1")),
+        ] {
+            let root = PathBuf::from(root);
+            let current = (locked, allowed);
+            let name = "registry.terraform.io/hashicorp/aws".to_string();
+            items.add(ItemKind::Provider, name, current, Some(&latest), &root, []);
+        }
+        let rows: Vec<_> = items
+            .items
+            .values()
+            .map(|i| {
+                let roots: Vec<_> = i.roots.iter().map(|r| r.display().to_string()).collect();
+                (i.locked.as_deref(), i.allowed.as_deref(), roots, i.behind)
+            })
+            .collect();
+        let expected = [
+            (None, v("5.32.1"), vec!["e"], Behind::None),
+            (v("4.67.0"), v("4.67.0"), vec!["a", "c"], Behind::Major),
+            (v("4.67.0"), v("5.32.1"), vec!["b"], Behind::Major),
+            (v("5.32.1"), v("5.32.1"), vec!["d"], Behind::None),
+        ];
+        let expected: Vec<_> = expected
+            .iter()
+            .map(|(l, a, r, b)| {
+                let roots: Vec<String> = r.iter().map(|r| r.to_string()).collect();
+                (l.as_deref(), a.as_deref(), roots, *b)
+            })
+            .collect();
+        assert_eq!(rows, expected);
+    }
 }

@@ -806,6 +806,7 @@ impl Relock<'_> {
             stats: services.sources.stats(),
             modules: services.modules.stats(),
             elapsed: started.elapsed(),
+            mirror: None,
         };
         report
             .warnings

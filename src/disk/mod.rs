@@ -2,5 +2,8 @@
 
 pub(crate) mod atomic;
 pub(crate) mod cache;
+pub(crate) mod leftovers;
+pub(crate) mod provider_dir;
 pub(crate) mod read;
+pub(crate) mod unzip;
 pub(crate) mod walk;

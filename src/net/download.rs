@@ -266,6 +266,62 @@ pub(crate) async fn download_and_hash(
     .await
 }
 
+/// [`download_and_hash`], also writing the zip to `file` (emptied before each attempt):
+/// for `tfsum mirror`, which unpacks the package it hashed instead of fetching it again.
+pub(crate) async fn download_hash_and_keep(
+    http: &Http,
+    url: &Url,
+    limits: &ZipLimits,
+    progress: &dyn Progress,
+    label: &str,
+    file: &std::fs::File,
+) -> Result<ZipHashes, DownloadError> {
+    let cap = max_download_bytes(limits);
+    download(http, url, cap, progress, label, || {
+        use std::io::Seek as _;
+        let mut copy = file.try_clone().map_err(|e| e.to_string())?;
+        copy.set_len(0)
+            .and_then(|()| copy.rewind())
+            .map_err(|e| format!("cannot write the package: {e}"))?;
+        Ok(KeepSink {
+            hash: HashSink::start(url.clone(), limits.clone()),
+            file: tokio::fs::File::from_std(copy),
+        })
+    })
+    .await
+}
+
+/// A provider zip hashed while it arrives and written to a file.
+struct KeepSink {
+    hash: HashSink,
+    file: tokio::fs::File,
+}
+
+impl Sink for KeepSink {
+    type Output = ZipHashes;
+
+    async fn write(&mut self, chunk: Bytes) -> Result<(), String> {
+        use tokio::io::AsyncWriteExt as _;
+        self.file
+            .write_all(&chunk)
+            .await
+            .map_err(|e| format!("cannot write the package: {e}"))?;
+        self.hash.write(chunk).await
+    }
+
+    async fn finish(mut self) -> Result<ZipHashes, String> {
+        use tokio::io::AsyncWriteExt as _;
+        let written = self.file.flush().await;
+        let hashes = self.hash.finish().await?;
+        written.map_err(|e| format!("cannot write the package: {e}"))?;
+        Ok(hashes)
+    }
+
+    async fn abandon(self) {
+        self.hash.abandon().await;
+    }
+}
+
 /// Chunks a download may run ahead of its hasher. Each chunk keeps the whole read
 /// buffer it was cut from (up to hundreds of KB) alive, so this bounds memory per
 /// download: at 16, six downloads waiting on slow hashers held 50 MB (issue 25). Two

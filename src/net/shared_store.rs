@@ -13,9 +13,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
+use object_store::client::{HttpClient, HttpConnector};
 use object_store::path::Path as ObjectPath;
-use object_store::{ClientOptions, ObjectStore, PutMode, PutOptions, RetryConfig};
+use object_store::{ClientConfigKey, ClientOptions, ObjectStore, PutMode, PutOptions, RetryConfig};
 use url::Url;
+
+use crate::net::registry::HttpConfig;
 
 /// Largest object read: entries are a few KiB; a SHA256SUMS with its keys stays far below.
 const MAX_OBJECT_BYTES: usize = 4 << 20;
@@ -90,8 +93,12 @@ impl std::fmt::Debug for SharedStore {
 }
 
 impl SharedStore {
-    /// Builds the client for `options.url`. Nothing is requested yet.
-    pub(crate) fn open(options: &StoreOptions) -> Result<SharedStore, StoreError> {
+    /// Builds the client for `options.url` over the run's HTTP settings. Nothing is
+    /// requested yet.
+    pub(crate) fn open(
+        options: &StoreOptions,
+        http: &HttpConfig,
+    ) -> Result<SharedStore, StoreError> {
         let url = &options.url;
         let shown = shown(url);
         let invalid = |e: object_store::Error| StoreError::Invalid {
@@ -114,7 +121,7 @@ impl SharedStore {
             Ok(ClientOptions::new()
                 .with_allow_http(plain)
                 .with_timeout(options.deadline)
-                .with_connect_timeout(options.deadline.min(Duration::from_secs(5))))
+                .with_connect_timeout(options.deadline.min(http.connect_timeout)))
         };
         let retry = RetryConfig {
             max_retries: 1,
@@ -142,6 +149,7 @@ impl SharedStore {
                 let store = builder
                     .with_url(url.as_str())
                     .with_client_options(client($endpoint)?)
+                    .with_http_connector(Connector(http.clone()))
                     .with_retry(retry)
                     .build()
                     .map_err(invalid)?;
@@ -194,6 +202,7 @@ impl SharedStore {
                     let store = object_store::http::HttpBuilder::new()
                         .with_url(url.as_str())
                         .with_client_options(client(Some(url.as_str()))?)
+                        .with_http_connector(Connector(http.clone()))
                         .with_retry(retry)
                         .build()
                         .map_err(invalid)?;
@@ -370,6 +379,47 @@ impl SharedStore {
     }
 }
 
+/// `object_store`'s client factory over tfsum's: trust roots and proxies from the run's
+/// [`HttpConfig`] (its own client would read neither `SSL_CERT_FILE`/`SSL_CERT_DIR` nor
+/// tfsum's `NO_PROXY` rules, so a store behind a TLS-inspecting proxy failed where the
+/// registry worked), and from `object_store` what it asks of each client: the deadlines,
+/// plain HTTP (also for the clouds' metadata servers), HTTP/1.
+#[derive(Debug)]
+struct Connector(HttpConfig);
+
+impl HttpConnector for Connector {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        let setting = |key: ClientConfigKey| options.get_config_value(&key);
+        let duration =
+            |key: ClientConfigKey| setting(key).and_then(|d| humantime::parse_duration(&d).ok());
+        let generic = |message: String| object_store::Error::Generic {
+            store: "shared cache",
+            source: message.into(),
+        };
+        let mut builder = self
+            .0
+            .client_builder()
+            .map_err(generic)?
+            .https_only(setting(ClientConfigKey::AllowHttp).as_deref() != Some("true"))
+            // Sizes are read from `Content-Length`; compression would hide them.
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate();
+        if let Some(timeout) = duration(ClientConfigKey::Timeout) {
+            builder = builder.timeout(timeout);
+        }
+        if let Some(timeout) = duration(ClientConfigKey::ConnectTimeout) {
+            builder = builder.connect_timeout(timeout);
+        }
+        if setting(ClientConfigKey::Http1Only).as_deref() == Some("true") {
+            builder = builder.http1_only();
+        }
+        let client = builder.build().map_err(|e| generic(e.to_string()))?;
+        Ok(HttpClient::new(client))
+    }
+}
+
 /// Whether an `http://` URL points at the loopback interface.
 fn is_loopback(url: &str) -> bool {
     let Ok(url) = Url::parse(url) else {
@@ -411,6 +461,10 @@ fn one_line(error: &object_store::Error) -> String {
 mod tests {
     use super::*;
 
+    fn open(options: &StoreOptions) -> Result<SharedStore, StoreError> {
+        SharedStore::open(options, &HttpConfig::default())
+    }
+
     fn options(url: &str) -> StoreOptions {
         StoreOptions {
             url: Url::parse(url).unwrap(),
@@ -426,30 +480,44 @@ mod tests {
 
     #[test]
     fn plain_http_only_to_loopback_unless_allowed() {
-        assert!(SharedStore::open(&options("http://127.0.0.1:9/cache")).is_ok());
-        assert!(SharedStore::open(&options("http://localhost:9/cache")).is_ok());
-        let far = SharedStore::open(&options("http://cache.example.com/x"));
+        assert!(open(&options("http://127.0.0.1:9/cache")).is_ok());
+        assert!(open(&options("http://localhost:9/cache")).is_ok());
+        let far = open(&options("http://cache.example.com/x"));
         assert!(matches!(far, Err(StoreError::PlainHttp { .. })), "{far:?}");
         let mut allowed = options("http://cache.example.com/x");
         allowed.allow_http = true;
-        assert!(SharedStore::open(&allowed).is_ok());
+        assert!(open(&allowed).is_ok());
         let mut s3 = options("s3://bucket/prefix");
         s3.vars
             .push(("AWS_ENDPOINT_URL".into(), "http://minio.example.com".into()));
+        assert!(matches!(open(&s3), Err(StoreError::PlainHttp { .. })));
         assert!(matches!(
-            SharedStore::open(&s3),
-            Err(StoreError::PlainHttp { .. })
-        ));
-        assert!(matches!(
-            SharedStore::open(&options("ftp://x/y")),
+            open(&options("ftp://x/y")),
             Err(StoreError::Scheme { .. })
         ));
     }
 
+    /// The store's client is built from the run's trust roots: an `SSL_CERT_FILE` that
+    /// cannot be read stops it as it stops the registry's.
+    #[test]
+    fn the_store_client_takes_the_runs_trust_roots() {
+        let http = HttpConfig {
+            trust: crate::net::registry::Trust {
+                cert_file: Some("/nonexistent/tfsum-ca.pem".into()),
+                system: false,
+                ..Default::default()
+            },
+            ..HttpConfig::default()
+        };
+        for url in ["https://cache.example.com/c/", "s3://bucket/prefix"] {
+            let err = SharedStore::open(&options(url), &http).unwrap_err();
+            assert!(err.to_string().contains("SSL_CERT_FILE"), "{url}: {err}");
+        }
+    }
+
     #[test]
     fn credentials_in_the_url_are_not_shown() {
-        let store =
-            SharedStore::open(&options("https://user:secret@cache.example.com/c?sig=1")).unwrap();
+        let store = open(&options("https://user:secret@cache.example.com/c?sig=1")).unwrap();
         assert_eq!(store.shown(), "https://cache.example.com/c");
     }
 
@@ -457,7 +525,7 @@ mod tests {
     async fn files_round_trip_and_create_is_conditional() {
         let dir = tempfile::tempdir().unwrap();
         let url = Url::from_directory_path(dir.path()).unwrap();
-        let store = SharedStore::open(&options(url.as_str())).unwrap();
+        let store = open(&options(url.as_str())).unwrap();
         assert!(matches!(store.get("v1/a/b.json").await, Fetched::Missing));
         assert_eq!(
             store.put("v1/a/b.json", b"one".to_vec(), false).await,
@@ -481,7 +549,7 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         drop(listener);
-        let store = SharedStore::open(&options(&format!("http://127.0.0.1:{port}/c"))).unwrap();
+        let store = open(&options(&format!("http://127.0.0.1:{port}/c"))).unwrap();
         assert!(matches!(store.get("a").await, Fetched::Unavailable));
         assert!(matches!(store.get("b").await, Fetched::Unavailable));
         assert_eq!(store.put("c", b"x".to_vec(), false).await, Stored::Failed);

@@ -14,6 +14,7 @@
 
 pub(crate) mod fmt;
 pub(crate) mod json;
+pub(crate) mod mirror;
 pub(crate) mod outdated;
 pub(crate) mod progress_bar;
 pub(crate) mod run_record;
@@ -58,6 +59,8 @@ pub(crate) struct RunReport {
     /// Remote module packages fetched and taken from the module cache.
     pub modules: ModuleStats,
     pub elapsed: Duration,
+    /// What `--mirror DIR` placed in the provider directory.
+    pub mirror: Option<mirror::MirrorReport>,
 }
 
 impl RunReport {
@@ -80,7 +83,9 @@ impl RunReport {
     /// is missing or out of date, or (with `fail_on_write`) one was written.
     pub(crate) fn is_failure(&self) -> bool {
         let changed = self.count(Change::Created) + self.count(Change::Updated) > 0;
-        self.failed() > 0 || (changed && (self.check || self.fail_on_write))
+        self.failed() > 0
+            || (changed && (self.check || self.fail_on_write))
+            || self.mirror.as_ref().is_some_and(|m| m.is_failure())
     }
 
     /// The lock files this run created or updated (none in check mode), in path order.

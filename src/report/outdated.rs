@@ -65,7 +65,7 @@ pub(crate) struct DeclaredAt {
     pub constraint: String,
 }
 
-/// One provider or module at one locked version.
+/// One provider or module at one locked version and one newest allowed version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Item {
     pub kind: ItemKind,
@@ -101,13 +101,15 @@ pub(crate) struct OutdatedReport {
 }
 
 impl OutdatedReport {
-    /// Most behind first: major, minor, patch, then by how many versions, then by name.
+    /// Most behind first: major, minor, patch, then by how many versions, then by name,
+    /// locked and allowed version (rows of one name differ in those).
     pub(crate) fn sort(&mut self) {
         self.items.sort_by(|a, b| {
             let key = |i: &Item| (Reverse(i.behind.rank()), Reverse(i.distance));
-            key(a)
-                .cmp(&key(b))
-                .then_with(|| (a.kind, &a.name, &a.locked).cmp(&(b.kind, &b.name, &b.locked)))
+            fn name(i: &Item) -> (ItemKind, &str, Option<&str>, Option<&str>) {
+                (i.kind, &i.name, i.locked.as_deref(), i.allowed.as_deref())
+            }
+            key(a).cmp(&key(b)).then_with(|| name(a).cmp(&name(b)))
         });
     }
 
@@ -132,8 +134,8 @@ impl OutdatedReport {
         let (providers, modules) = (count(ItemKind::Provider), count(ItemKind::Module));
         format!(
             "{providers} {}, {modules} {}: {} behind ({} major, {} minor, {} patch){}",
-            plural(providers, "provider version", "provider versions"),
-            plural(modules, "module version", "module versions"),
+            plural(providers, "provider row", "provider rows"),
+            plural(modules, "module row", "module rows"),
             self.behind(),
             tally(Behind::Major),
             tally(Behind::Minor),

@@ -186,6 +186,12 @@ pub(crate) enum PackageProblem {
     /// The blocking task hashing a mirror's package panicked or was cancelled.
     #[error("hashing task failed: {0}")]
     Task(String),
+    /// `tfsum mirror` copies packages as zips; this mirror holds the package unpacked.
+    #[error("the filesystem mirror holds it unpacked ({}); tfsum mirror copies zips only", .0.display())]
+    UnpackedOnly(std::path::PathBuf),
+    /// Copying a filesystem mirror's zip failed.
+    #[error("cannot copy it from the filesystem mirror: {0}")]
+    Copy(String),
     /// The run's download slots were closed (the run is ending).
     #[error("the run's download slots were closed")]
     Cancelled,
@@ -460,6 +466,8 @@ impl PackageError {
             PackageProblem::Mirror(_) => "mirror",
             PackageProblem::NotAvailable(_) => "not_available",
             PackageProblem::Task(_) => "hashing_task",
+            PackageProblem::UnpackedOnly(_) => "unpacked_only",
+            PackageProblem::Copy(_) => "copy",
             PackageProblem::Cancelled => "cancelled",
             PackageProblem::NotComputed => "not_computed",
         }

@@ -93,6 +93,11 @@ impl FsMirror {
     }
 
     /// The directory as given.
+    /// The bounds its packed packages are read within.
+    pub(crate) fn limits(&self) -> &ZipLimits {
+        &self.limits
+    }
+
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }

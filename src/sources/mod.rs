@@ -19,6 +19,7 @@
 
 pub(crate) mod error;
 pub(crate) mod fs;
+pub(crate) mod kept;
 pub(crate) mod net;
 pub(crate) mod registry;
 
@@ -29,6 +30,7 @@ use std::sync::Arc;
 use crate::net::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
 use crate::net::registry::RegistryClient;
 use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::hash::zipstream::ZipHashes;
 use crate::vocab::hash::Hash;
 use crate::vocab::lockfile::Flavor;
 use crate::vocab::version::Version;
@@ -67,6 +69,16 @@ pub(crate) trait Registry: Send + Sync + std::fmt::Debug {
         provider: &'a ProviderAddr,
         version: &'a Version,
     ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>>;
+
+    /// The package for one platform, downloaded into `into` and checked
+    /// ([`RegistrySource::fetch_package`]).
+    fn fetch_package<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+        platform: &'a Platform,
+        into: &'a std::fs::File,
+    ) -> BoxFuture<'a, Result<ZipHashes, PackageError>>;
 
     /// Downloads and cache hits so far.
     fn stats(&self) -> RegistryStats;
@@ -107,6 +119,18 @@ impl Registry for RegistrySource {
         version: &'a Version,
     ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
         Box::pin(RegistrySource::published_platforms(self, provider, version))
+    }
+
+    fn fetch_package<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+        platform: &'a Platform,
+        into: &'a std::fs::File,
+    ) -> BoxFuture<'a, Result<ZipHashes, PackageError>> {
+        Box::pin(RegistrySource::fetch_package(
+            self, provider, version, platform, into,
+        ))
     }
 
     fn stats(&self) -> RegistryStats {
@@ -463,6 +487,67 @@ impl Sources {
             }
         }
         Ok(platforms)
+    }
+}
+
+impl Sources {
+    /// The package zip for (`provider`, `version`, `platform`), written into `into`, from
+    /// the first source that has it, with its hashes: from the registry, checked against
+    /// the signed SHA256SUMS; from a network mirror, checked against the hashes it lists;
+    /// from a filesystem mirror's packed zip, copied (nothing signs a mirror's packages:
+    /// the caller checks the `h1:` against the lock file).
+    /// For `tfsum mirror`.
+    pub(crate) async fn fetch_package(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platform: &Platform,
+        into: &std::fs::File,
+    ) -> Result<ZipHashes, PackageError> {
+        let sources = self.for_provider(provider);
+        let platforms = std::slice::from_ref(platform);
+        let assigned = assign(&sources, provider, version, platforms).await?;
+        let err = |problem| PackageError::new(provider, version, Some(platform), problem);
+        let Some(&index) = assigned.keys().next() else {
+            return Err(err(PackageProblem::NotComputed));
+        };
+        match sources[index] {
+            Source::Registry(registry) => {
+                registry
+                    .fetch_package(provider, version, platform, into)
+                    .await
+            }
+            Source::FsMirror(mirror) => {
+                let found = mirror.package(provider, version, platform).cloned();
+                let Some(found) = found else {
+                    let names = vec![sources[index].name()];
+                    return Err(err(PackageProblem::NotAvailable(names)));
+                };
+                let fs::Location::Packed(zip) = found.location else {
+                    let dir = found.location.path().to_path_buf();
+                    return Err(err(PackageProblem::UnpackedOnly(dir)));
+                };
+                let (into, limits) = (into.try_clone(), mirror.limits().clone());
+                let copied = tokio::task::spawn_blocking(move || {
+                    let mut into = into?;
+                    std::io::copy(&mut std::fs::File::open(&zip)?, &mut into)?;
+                    crate::vocab::hash::hash_zip_file(&zip, &limits).map_err(std::io::Error::other)
+                })
+                .await
+                .map_err(|e| err(PackageProblem::Task(e.to_string())))?;
+                let hashes = copied.map_err(|e| err(PackageProblem::Copy(e.to_string())))?;
+                self.from_mirror.fetch_add(1, Ordering::Relaxed);
+                Ok(hashes)
+            }
+            Source::NetMirror(mirror) => {
+                let hashes = mirror
+                    .fetch_package(provider, version, platform, into)
+                    .await
+                    .map_err(|e| err(PackageProblem::Mirror(e)))?;
+                self.from_mirror.fetch_add(1, Ordering::Relaxed);
+                Ok(hashes)
+            }
+        }
     }
 }
 

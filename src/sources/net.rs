@@ -23,13 +23,13 @@ use url::Url;
 
 use crate::net::registry::RegistryClient;
 use crate::vocab::addr::{Platform, ProviderAddr};
-use crate::vocab::hash::zipstream::ZipLimits;
+use crate::vocab::hash::zipstream::{ZipHashes, ZipLimits};
 use crate::vocab::hash::Hash;
 use crate::vocab::version::Version;
 
 use super::error::{InvalidAnswer, MirrorError, Mismatch, SourceName, Unavailable};
 use super::MirrorOptions;
-use crate::net::download::download_and_hash;
+use crate::net::download::{download_and_hash, download_hash_and_keep};
 use crate::vocab::progress::NoProgress;
 
 /// One platform's archive as `<version>.json` describes it.
@@ -251,6 +251,52 @@ impl NetMirror {
         }))
         .await;
         results.into_iter().collect()
+    }
+
+    /// Downloads the package for one platform into `into` (emptied first), checked
+    /// against the hashes the mirror lists for it, for `tfsum mirror`.
+    pub(crate) async fn fetch_package(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platform: &Platform,
+        into: &std::fs::File,
+    ) -> Result<ZipHashes, MirrorError> {
+        let archives = self.archives(provider, version).await?.unwrap_or_default();
+        let archive = archives.get(&platform.to_string()).ok_or_else(|| {
+            MirrorError::NotAvailable(Box::new(Unavailable {
+                mirror: SourceName::NetMirror(self.base.clone()),
+                provider: provider.clone(),
+                version: version.clone(),
+                platform: platform.clone(),
+            }))
+        })?;
+        let _permit = self
+            .jobs
+            .acquire()
+            .await
+            .map_err(|_| MirrorError::Cancelled {
+                url: archive.url.clone(),
+            })?;
+        let url = &archive.url;
+        let label = url.as_str();
+        let hashed = download_hash_and_keep(
+            self.client.http(),
+            url,
+            &self.limits,
+            &NoProgress,
+            label,
+            into,
+        )
+        .await
+        .map_err(|error| MirrorError::Download {
+            url: archive.url.clone(),
+            error: Box::new(error),
+        })?;
+        if !archive.hashes.is_empty() {
+            verify(archive, &hashed.h1, &hashed.zh())?;
+        }
+        Ok(hashed)
     }
 
     async fn hash_archive(&self, archive: &Archive) -> Result<Hash, MirrorError> {

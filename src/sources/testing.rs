@@ -10,6 +10,7 @@ use super::error::{PackageError, PackageProblem, VersionsError};
 use super::{HashOrigin, PackageHashes, Provenance, Registry, RegistryStats, VersionsFound};
 use crate::net::registry::{RegistryError, SafeUrl};
 use crate::vocab::addr::{Platform, ProviderAddr, TERRAFORM_REGISTRY};
+use crate::vocab::hash::zipstream::ZipHashes;
 use crate::vocab::hash::Hash;
 use crate::vocab::version::Version;
 
@@ -123,6 +124,25 @@ impl Registry for TableRegistry {
         _version: &'a Version,
     ) -> BoxFuture<'a, Result<Vec<Platform>, PackageError>> {
         Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// Packages are tabled as hashes only: there is no zip to hand out.
+    fn fetch_package<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+        platform: &'a Platform,
+        _into: &'a std::fs::File,
+    ) -> BoxFuture<'a, Result<ZipHashes, PackageError>> {
+        self.ask(format!("package {} {version} {platform}", provider.r#type));
+        let problem = PackageProblem::NotComputed;
+        let answer = Err(PackageError::new(
+            provider,
+            version,
+            Some(platform),
+            problem,
+        ));
+        Box::pin(async move { answer })
     }
 
     fn stats(&self) -> RegistryStats {

@@ -2,6 +2,7 @@
 
 pub(crate) mod discover;
 pub(crate) mod hash;
+pub(crate) mod install;
 pub(crate) mod load;
 pub(crate) mod parallel;
 pub(crate) mod resolve;

@@ -54,6 +54,9 @@ pub(crate) enum Warning {
     /// The record `--retry-failed` reads could not be saved.
     #[error("cannot save the run record for --retry-failed to {}: {error}", file.display())]
     RunRecord { file: PathBuf, error: String },
+    /// The provider directory's JSON indexes could not be written (`--layout packed`).
+    #[error("{0}")]
+    Mirror(String),
     /// `tfsum upgrade` could not replace its files, so the lock files it reports were
     /// not written either (all or none).
     #[error("the lock files below were not written")]
@@ -82,6 +85,7 @@ impl Warning {
             Warning::NoInstallation => "no_provider_installation",
             Warning::RunRecord { .. } => "run_record",
             Warning::NotWritten => "not_written",
+            Warning::Mirror(_) => "mirror_index",
         }
     }
 

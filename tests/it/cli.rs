@@ -229,6 +229,7 @@ fn help_for_every_command() {
         ("help_upgrade", &["upgrade", "--help"]),
         ("help_upgrade_provider", &["upgrade", "provider", "--help"]),
         ("help_outdated", &["outdated", "--help"]),
+        ("help_mirror", &["mirror", "--help"]),
         ("help_completions", &["completions", "--help"]),
     ] {
         let run = repo.tfsum(args);

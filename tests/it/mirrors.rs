@@ -257,3 +257,54 @@ fn demo_matches_terraform() {
         );
     }
 }
+
+/// `tfsum mirror` takes packages from the mirrors `lock` takes them from: a network
+/// mirror's archives (checked against its hashes) and a filesystem mirror's zips, each
+/// checked against the lock file's `h1:` before it is placed; no registry is contacted.
+#[test]
+fn tfsum_mirror_copies_from_mirrors() {
+    let registry = packages(true);
+    let case = twin("");
+    let url = format!("--net-mirror={}", registry.mirror_url());
+    case.tfsum_lock(".", &[&url], &["linux_amd64"]);
+    let want = |ty: &str, v: &str| registry.expected_h1("hashicorp", ty, v, "linux_amd64");
+    let check = |dir: &Path, which: &[(&str, &str)]| {
+        for (ty, v) in which {
+            let entry = dir
+                .join("registry.terraform.io/hashicorp")
+                .join(ty)
+                .join(v)
+                .join("linux_amd64");
+            let files: Vec<(String, Vec<u8>)> = crate::harness::snapshot(&entry)
+                .into_iter()
+                .filter(|(name, _)| !name.ends_with('/'))
+                .collect();
+            assert_eq!(crate::support::dirhash::h1(&files), want(ty, v), "{ty}");
+        }
+    };
+
+    let from_net = TempDir::new().unwrap();
+    let dir = from_net.path().to_string_lossy().into_owned();
+    let out = case.tfsum(&["mirror", &url, "--platform=linux_amd64", &dir, "."]);
+    tfsum::assert_ok(&out);
+    check(from_net.path(), &[("null", "3.2.1"), ("random", "3.6.0")]);
+
+    let packed = TempDir::new().unwrap();
+    build_fs_mirror(&registry, packed.path());
+    let fs = format!("--fs-mirror={}", packed.path().display());
+    let from_fs = TempDir::new().unwrap();
+    let dir = from_fs.path().to_string_lossy().into_owned();
+    let out = case.tfsum(&["mirror", &fs, "--platform=linux_amd64", &dir, "."]);
+    // `random` is there unpacked only: said, not guessed.
+    assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
+    let text = tfsum::text(&out);
+    assert!(
+        text.contains("random 3.6.0 linux_amd64") && text.contains("copies zips only"),
+        "{text}"
+    );
+    check(from_fs.path(), &[("null", "3.2.1")]);
+    assert!(registry
+        .requests()
+        .iter()
+        .all(|r| r.path.starts_with("/mirror/")));
+}

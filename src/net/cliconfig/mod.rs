@@ -17,6 +17,7 @@ mod credentials;
 mod hcl1;
 pub(crate) mod installation;
 mod locations;
+pub(crate) mod render;
 
 use std::collections::BTreeMap;
 use std::fmt;

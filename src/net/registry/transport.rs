@@ -87,6 +87,33 @@ impl Default for HttpConfig {
     }
 }
 
+impl HttpConfig {
+    /// A client builder with the run's user agent, connect timeout, proxies and trust
+    /// roots: every client tfsum builds starts here (the registry's, the shared cache's),
+    /// so a request that works behind a company's proxy works for all of them.
+    pub(crate) fn client_builder(&self) -> Result<reqwest::ClientBuilder, String> {
+        let proxies = self.proxies.clone();
+        let mut builder = reqwest::Client::builder()
+            .user_agent(self.user_agent.clone())
+            .connect_timeout(self.connect_timeout)
+            // Proxies are ours to decide (Go's rules), not reqwest's reading of the
+            // environment.
+            .no_proxy()
+            .proxy(reqwest::Proxy::custom(move |url| proxies.proxy_for(url)));
+        for pem in self.trust.pem_bundles()? {
+            // A bundle may hold many certificates; a file that holds none is skipped,
+            // as Go skips non-certificate files in a certificate directory.
+            let Ok(certs) = reqwest::Certificate::from_pem_bundle(&pem) else {
+                continue;
+            };
+            for cert in certs {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        Ok(builder)
+    }
+}
+
 /// Which root certificates are trusted, besides the bundled Mozilla roots.
 #[derive(Debug, Clone)]
 pub struct Trust {
@@ -368,27 +395,11 @@ impl Http {
     }
 
     fn build(&self, redirects: usize) -> Result<reqwest::Client, RegistryError> {
-        let config = &self.inner.config;
-        let proxies = config.proxies.clone();
-        let mut builder = reqwest::Client::builder()
-            .user_agent(config.user_agent.clone())
-            .connect_timeout(config.connect_timeout)
+        self.inner
+            .config
+            .client_builder()
+            .map_err(RegistryError::Setup)?
             .redirect(reqwest::redirect::Policy::limited(redirects))
-            // Proxies are ours to decide (Go's rules), not reqwest's reading of the
-            // environment.
-            .no_proxy()
-            .proxy(reqwest::Proxy::custom(move |url| proxies.proxy_for(url)));
-        for pem in config.trust.pem_bundles().map_err(RegistryError::Setup)? {
-            // A bundle may hold many certificates; a file that holds none is skipped,
-            // as Go skips non-certificate files in a certificate directory.
-            let Ok(certs) = reqwest::Certificate::from_pem_bundle(&pem) else {
-                continue;
-            };
-            for cert in certs {
-                builder = builder.add_root_certificate(cert);
-            }
-        }
-        builder
             .build()
             .map_err(|e| RegistryError::Setup(e.to_string()))
     }

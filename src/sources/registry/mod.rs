@@ -24,17 +24,18 @@ use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
 
 use crate::disk::cache::{Cache, Origin, PlatformEntry, SignedSums};
-use crate::net::download::download_and_hash;
+use crate::net::download::{download_and_hash, download_hash_and_keep};
 use crate::net::registry::client::{PlatformHashes, VersionList};
 use crate::net::registry::{PackageMeta, RegistryClient, RegistryError};
 use crate::vocab::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
-use crate::vocab::hash::zipstream::ZipLimits;
+use crate::vocab::hash::zipstream::{ZipHashes, ZipLimits};
 use crate::vocab::hash::Hash;
 use crate::vocab::progress::Progress;
 
 use super::error::{
     Disagreement, MapEntry, PackageError, PackageProblem, PackagesMapError, VersionsError,
 };
+use super::kept::KeptPackages;
 use super::{HashOrigin, PackageHashes, Provenance, VersionsFound};
 
 pub(crate) mod shared;
@@ -97,6 +98,8 @@ pub(crate) struct RegistrySource {
     progress: Arc<dyn Progress>,
     /// The organisation's shared cache, between the local cache and the registry.
     shared: Option<Arc<SharedCache>>,
+    /// Where downloaded zips are kept for installing (`lock --mirror`).
+    kept: Option<Arc<KeptPackages>>,
 }
 
 impl std::fmt::Debug for RegistrySource {
@@ -125,6 +128,15 @@ impl RegistrySource {
             stats: Mutex::new(RegistryStats::default()),
             listings: Mutex::new(HashMap::new()),
             shared: None,
+            kept: None,
+        }
+    }
+
+    /// The same source, keeping every zip it downloads and verifies in `kept`.
+    pub(crate) fn keeping(self, kept: Arc<KeptPackages>) -> RegistrySource {
+        RegistrySource {
+            kept: Some(kept),
+            ..self
         }
     }
 
@@ -305,6 +317,91 @@ impl RegistrySource {
             }
         };
         Ok(sums.platforms(&provider.r#type, &package.v))
+    }
+
+    /// Downloads the package for one platform into `into` (emptied first), checked as
+    /// [`Self::package_hashes`] checks a download: the signed SHA256SUMS lists the
+    /// registry's checksum for the file, and the zip's SHA-256 is that checksum. The
+    /// `h1:` computed on the way is cached like any download's. For `tfsum mirror`.
+    pub(crate) async fn fetch_package(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platform: &Platform,
+        into: &std::fs::File,
+    ) -> Result<ZipHashes, PackageError> {
+        let package = Package {
+            provider,
+            version,
+            v: version.to_string(),
+        };
+        let client = match (&self.client, self.options.offline) {
+            (Some(client), false) => client,
+            _ => {
+                let missing = vec![platform.clone()];
+                return Err(package.error(None, PackageProblem::Offline { missing }));
+            }
+        };
+        let fail = |problem| package.error(Some(platform), problem);
+        let meta = self.meta(client, &package, platform).await?;
+        check_protocols(&meta).map_err(fail)?;
+        let cached = self
+            .cache
+            .sums(provider, &package.v)
+            .and_then(|signed| sums::verify(provider, &signed).ok());
+        let sums = match cached {
+            Some(sums) => sums,
+            None => self
+                .fetch_sums(client, &package, &meta, false)
+                .await
+                .map_err(fail)?,
+        };
+        sums.vouches_for(&meta)
+            .map_err(|e| fail(PackageProblem::Unvouched(e)))?;
+        let label = format!("{provider} {version} {platform}");
+        let hashed = {
+            let _job = self
+                .jobs
+                .acquire()
+                .await
+                .map_err(|_| fail(PackageProblem::Cancelled))?;
+            download_hash_and_keep(
+                client.http(),
+                &meta.download_url,
+                &self.options.zip_limits,
+                self.progress.as_ref(),
+                &label,
+                into,
+            )
+            .await
+        };
+        self.progress.download_finished(&label, hashed.is_ok());
+        let hashed = hashed.map_err(|error| {
+            fail(PackageProblem::Download {
+                url: meta.download_url.clone(),
+                error: Box::new(error),
+            })
+        })?;
+        if hashed.sha256 != meta.shasum {
+            return Err(fail(PackageProblem::Checksum {
+                url: Box::new(meta.download_url.clone()),
+                got: hashed.sha256,
+                reported: meta.shasum,
+            }));
+        }
+        self.bump(|s| {
+            s.packages_downloaded += 1;
+            s.zip_bytes_downloaded += hashed.bytes;
+        });
+        let entry = PlatformEntry {
+            h1: hashed.h1.to_string(),
+            zh: hashed.zh().to_string(),
+            size: hashed.bytes,
+            origin: Origin::Download,
+        };
+        self.cache
+            .put_platform(provider, &package.v, platform, &entry);
+        Ok(hashed)
     }
 
     /// What the cache holds for `package`: the verified sums, and the platforms it has an
@@ -647,7 +744,8 @@ impl RegistrySource {
         sums.vouches_for(meta)
             .map_err(|e| fail(PackageProblem::Unvouched(e)))?;
         let label = format!("{} {} {platform}", package.provider, package.version);
-        let result = self.download_zip(client, meta, &label).await;
+        let keep = (package.provider, package.version, platform);
+        let result = self.download_zip(client, meta, &label, keep).await;
         self.progress.download_finished(&label, result.is_ok());
         let entry = result.map_err(fail)?;
         self.cache
@@ -677,20 +775,27 @@ impl RegistrySource {
         client: &RegistryClient,
         meta: &PackageMeta,
         label: &str,
+        (provider, version, platform): (&ProviderAddr, &Version, &Platform),
     ) -> Result<PlatformEntry, PackageProblem> {
         let _job = self
             .jobs
             .acquire()
             .await
             .map_err(|_| PackageProblem::Cancelled)?;
-        let hashed = download_and_hash(
-            client.http(),
-            &meta.download_url,
-            &self.options.zip_limits,
-            self.progress.as_ref(),
-            label,
-        )
-        .await
+        // With `lock --mirror`, the zip is also written to staging for the install stage;
+        // a staging file that cannot be made costs only the second download.
+        let keep = self
+            .kept
+            .as_ref()
+            .and_then(|kept| Some((kept, kept.staging_file().ok()?)));
+        let (http, url, limits) = (client.http(), &meta.download_url, &self.options.zip_limits);
+        let progress = self.progress.as_ref();
+        let hashed = match &keep {
+            Some((_, file)) => {
+                download_hash_and_keep(http, url, limits, progress, label, file.as_file()).await
+            }
+            None => download_and_hash(http, url, limits, progress, label).await,
+        }
         .map_err(|error| PackageProblem::Download {
             url: meta.download_url.clone(),
             error: Box::new(error),
@@ -701,6 +806,9 @@ impl RegistrySource {
                 got: hashed.sha256,
                 reported: meta.shasum,
             });
+        }
+        if let Some((kept, file)) = keep {
+            kept.put(provider, version, platform, file);
         }
         self.bump(|s| {
             s.packages_downloaded += 1;

@@ -439,12 +439,15 @@ MC4CAQAwBQYDK2VwBCIEII4pbeZKW5vAp7m0SR5T9kJAO1BiVeI3asPT7jGqYIMs
     }
 
     fn cache(dir: &std::path::Path, trusted: &[&str], writer: Option<&str>) -> SharedCache {
-        let store = SharedStore::open(&StoreOptions {
-            url: url::Url::from_directory_path(dir).unwrap(),
-            vars: Vec::new(),
-            allow_http: false,
-            deadline: Duration::from_secs(5),
-        })
+        let store = SharedStore::open(
+            &StoreOptions {
+                url: url::Url::from_directory_path(dir).unwrap(),
+                vars: Vec::new(),
+                allow_http: false,
+                deadline: Duration::from_secs(5),
+            },
+            &crate::net::registry::HttpConfig::default(),
+        )
         .unwrap();
         SharedCache::new(
             Arc::new(store),

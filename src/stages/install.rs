@@ -1,0 +1,286 @@
+//! The install stage (`tfsum mirror`, `tfsum lock --mirror`): every package the lock
+//! files lock, for every platform asked, placed in a provider directory
+//! ([`crate::disk::provider_dir`]) that Terraform reads as a plugin cache or filesystem
+//! mirror, so that `init` in every root needs neither the registry nor a shared,
+//! racing cache.
+//!
+//! Each (provider, version, platform) once, however many lock files lock it:
+//!
+//! 1. **present**: the directory already holds an entry whose `h1:` a lock file records:
+//!    left alone, never rewritten (a running provider may hold it);
+//! 2. **else fetched** through the package sources, checked as `lock` checks a download
+//!    (the zip against the signed SHA256SUMS), unpacked in staging, and its files'
+//!    `h1:` checked against the lock files; placed only when a lock file records it.
+//!
+//! A lock file that records hashes for the provider but not the package's `h1:` (a
+//! platform it was not locked for, or a wrong hash) fails that package for that lock
+//! file: `init` would refuse the entry.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::disk::provider_dir::{Layout, PlaceError, Placed, Present, ProviderDir};
+use crate::sources::kept::KeptPackages;
+use crate::sources::{PackageError, Sources};
+use crate::stages::warning::Warning;
+use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::hash::Hash;
+use crate::vocab::lockfile::{self, LockFile};
+use crate::vocab::version::Version;
+
+/// A lock file to install from.
+#[derive(Debug, Clone)]
+pub(crate) struct LockedRoot {
+    pub lock_path: PathBuf,
+    pub lock: Arc<LockFile>,
+}
+
+/// One package for one platform, and what became of it.
+#[derive(Debug)]
+pub(crate) struct Install {
+    pub provider: ProviderAddr,
+    pub version: Version,
+    pub platform: Platform,
+    pub outcome: Result<Placement, InstallError>,
+    /// Lock files that lock this version but record no hash of the package placed (or
+    /// present): `init` in their roots would refuse it.
+    pub unmatched: Vec<PathBuf>,
+}
+
+/// How the package came to be in the directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Placement {
+    /// Already there and whole: left alone.
+    Present,
+    /// Fetched, checked and placed.
+    Installed,
+    /// Fetched, checked, and swapped for a damaged entry.
+    Replaced,
+}
+
+/// Why a package was not placed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum InstallError {
+    #[error(transparent)]
+    Package(PackageError),
+    #[error("{0}")]
+    Place(PlaceError<NoLockRecords>),
+    #[error("the install task failed: {0}")]
+    Task(String),
+}
+
+/// No lock file records the `h1:` of the package fetched.
+#[derive(Debug, thiserror::Error)]
+#[error("no lock file records its {h1}: {}", files(.locks))]
+pub(crate) struct NoLockRecords {
+    pub h1: Hash,
+    pub locks: Vec<PathBuf>,
+}
+
+fn files(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(", ")
+}
+
+impl Install {
+    pub(crate) fn is_failure(&self) -> bool {
+        self.outcome.is_err() || !self.unmatched.is_empty()
+    }
+}
+
+/// What a fill did: the directory (absolute), its layout, each package's outcome, and
+/// what stopped nothing (the packed layout's indexes).
+#[derive(Debug)]
+pub(crate) struct Filled {
+    pub dir: PathBuf,
+    pub layout: Layout,
+    pub packages: Vec<Install>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Installs into the opened provider directory every package `locked` locks for
+/// `platforms` ([`install`]), writes the packed layout's indexes and closes it. For
+/// `mirror` and `lock --mirror` (whose downloads wait in `kept`).
+pub(crate) async fn fill(
+    opened: Arc<ProviderDir>,
+    sources: &Sources,
+    kept: Option<Arc<KeptPackages>>,
+    locked: &[LockedRoot],
+    platforms: &[Platform],
+) -> Filled {
+    let layout = opened.layout();
+    let packages = install(opened.clone(), sources, kept.clone(), locked, platforms).await;
+    if let Some(kept) = kept {
+        kept.clear();
+    }
+    let mut warnings = Vec::new();
+    if let Err(e) = opened.write_indexes(&Default::default()) {
+        warnings.push(Warning::Mirror(e.to_string()));
+    }
+    let root = opened.root().to_path_buf();
+    opened.close();
+    Filled {
+        dir: root,
+        layout,
+        packages,
+        warnings,
+    }
+}
+
+/// The lock files in `dirs` (roots `lock` just wrote or found unchanged), for `lock
+/// --mirror`; a root without one (no providers) is skipped.
+pub(crate) fn lock_files_of(dirs: impl Iterator<Item = PathBuf>) -> Vec<LockedRoot> {
+    dirs.filter_map(|dir| {
+        let path = dir.join(lockfile::LOCK_FILE_NAME);
+        let bytes = std::fs::read(&path).ok()?;
+        let lock = lockfile::read(&bytes).ok()?;
+        Some(LockedRoot {
+            lock_path: path,
+            lock: Arc::new(lock),
+        })
+    })
+    .collect()
+}
+
+/// What each lock file records for one (provider, version): its path and hashes.
+type Records = Vec<(PathBuf, BTreeSet<Hash>)>;
+
+/// Installs every package `roots` lock, for each of `platforms`, into `dir`; in
+/// (provider, version, platform) order.
+pub(crate) async fn install(
+    dir: Arc<ProviderDir>,
+    sources: &Sources,
+    kept: Option<Arc<KeptPackages>>,
+    roots: &[LockedRoot],
+    platforms: &[Platform],
+) -> Vec<Install> {
+    let mut packages: BTreeMap<(ProviderAddr, Version), Records> = BTreeMap::new();
+    for root in roots {
+        for (addr, entry) in &root.lock.providers {
+            let hashes: BTreeSet<Hash> = entry.hashes.iter().cloned().collect();
+            packages
+                .entry((addr.clone(), entry.version.clone()))
+                .or_default()
+                .push((root.lock_path.clone(), hashes));
+        }
+    }
+    let mut tasks = Vec::new();
+    for ((addr, version), records) in packages {
+        let records = Arc::new(records);
+        for platform in platforms {
+            let (dir, sources, records) = (dir.clone(), sources.clone(), records.clone());
+            let kept = kept.clone();
+            let (addr, version, platform) = (addr.clone(), version.clone(), platform.clone());
+            tasks.push(tokio::spawn(async move {
+                let kept = kept.as_deref();
+                one(&dir, &sources, kept, &records, addr, version, platform).await
+            }));
+        }
+    }
+    let mut done = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        match task.await {
+            Ok(install) => done.push(install),
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+    done
+}
+
+/// The lock files among `records` that record none of `hashes` (a lock entry without
+/// hashes accepts any package, as `init` does).
+fn unmatched(records: &Records, h1: &Hash) -> Vec<PathBuf> {
+    records
+        .iter()
+        .filter(|(_, hashes)| !hashes.is_empty() && !hashes.contains(h1))
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+async fn one(
+    dir: &Arc<ProviderDir>,
+    sources: &Sources,
+    kept: Option<&KeptPackages>,
+    records: &Arc<Records>,
+    provider: ProviderAddr,
+    version: Version,
+    platform: Platform,
+) -> Install {
+    let mut install = Install {
+        provider,
+        version,
+        platform,
+        outcome: Ok(Placement::Present),
+        unmatched: Vec::new(),
+    };
+    let present = {
+        let (dir, p, v, pl) = (
+            dir.clone(),
+            install.provider.clone(),
+            install.version.clone(),
+            install.platform.clone(),
+        );
+        tokio::task::spawn_blocking(move || dir.present(&p, &v, &pl)).await
+    };
+    match present {
+        Ok(Present::Hashed(h1)) if unmatched(records, &h1).len() < records.len() => {
+            install.unmatched = unmatched(records, &h1);
+            return install;
+        }
+        Ok(_) => {}
+        Err(e) => {
+            install.outcome = Err(InstallError::Task(e.to_string()));
+            return install;
+        }
+    }
+    let (p, v, pl) = (&install.provider, &install.version, &install.platform);
+    let staged = match kept.and_then(|kept| kept.take(p, v, pl)) {
+        // Downloaded and verified by this run's hash stage.
+        Some(zip) => zip,
+        None => {
+            let staged = match dir.staging_file() {
+                Ok(file) => file,
+                Err(e) => {
+                    install.outcome = Err(InstallError::Place(PlaceError::Stage(e)));
+                    return install;
+                }
+            };
+            if let Err(e) = sources.fetch_package(p, v, pl, staged.as_file()).await {
+                install.outcome = Err(InstallError::Package(e));
+                return install;
+            }
+            staged
+        }
+    };
+    let placed = {
+        let (dir, records) = (dir.clone(), records.clone());
+        let (p, v, pl) = (p.clone(), v.clone(), pl.clone());
+        tokio::task::spawn_blocking(move || {
+            dir.place(staged, &p, &v, &pl, |h1| {
+                if unmatched(&records, h1).len() < records.len() {
+                    return Ok(());
+                }
+                Err(NoLockRecords {
+                    h1: h1.clone(),
+                    locks: records.iter().map(|(path, _)| path.clone()).collect(),
+                })
+            })
+        })
+        .await
+    };
+    install.outcome = match placed {
+        Ok(Ok((h1, how))) => {
+            install.unmatched = unmatched(records, &h1);
+            Ok(match how {
+                Placed::Installed => Placement::Installed,
+                Placed::Replaced => Placement::Replaced,
+                Placed::Present => Placement::Present,
+            })
+        }
+        Ok(Err(e)) => Err(InstallError::Place(e)),
+        Err(e) => Err(InstallError::Task(e.to_string())),
+    };
+    install
+}
