@@ -22,7 +22,8 @@
 //! a symbolic link. Entries are written only through [`crate::disk::atomic::replace_file`] into
 //! directories tfsum created itself, so a write never follows a link. Sharing one cache
 //! between CI jobs of one trusted pipeline is fine: entries are immutable and replaced
-//! atomically, so processes need no locks.
+//! atomically, so processes need no locks. A killed run's temporary files are removed by
+//! the next run that reads or writes beside them ([`crate::disk::leftovers`]).
 //!
 //! A cached SHA256SUMS entry keeps the document, its signature and the keys it was
 //! verified with, and is verified again on every read (`sources::registry`), so it can
@@ -338,6 +339,11 @@ impl Cache {
     /// `None` for a disabled cache, a missing or refused file.
     pub(crate) fn read_file(&self, relative: &Path) -> Option<Vec<u8>> {
         let path = self.root.as_ref()?.join(relative);
+        // What a killed run left beside the entry goes (writes sweep too, but a warm run
+        // writes nothing).
+        if let Some(dir) = path.parent() {
+            crate::disk::leftovers::sweep_once(dir);
+        }
         let meta = std::fs::symlink_metadata(&path).ok()?;
         let reason = if meta.file_type().is_symlink() {
             Some("it is a symbolic link".to_string())

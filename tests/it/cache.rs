@@ -382,3 +382,50 @@ fn a_warm_run_makes_no_requests() {
     let paths: Vec<String> = registry.requests().into_iter().map(|r| r.path).collect();
     assert_eq!(paths, Vec::<String>::new());
 }
+
+/// A disk that takes no more bytes (here: a file-size limit, which fails every write
+/// past 100 bytes as a full disk would): the cache says once that it cannot be written,
+/// with how many entries it lost, and each root fails naming its lock file, never the
+/// temporary file tfsum wrote first.
+#[cfg(unix)]
+#[test]
+fn a_disk_that_takes_nothing_is_one_warning_and_names_the_lock_files() {
+    use std::os::unix::process::CommandExt as _;
+    let registry = harness::registry();
+    let repo = Repo::two_roots(&registry);
+    let scratch = repo.cache().parent().expect("scratch").to_path_buf();
+    let mut command = crate::tfsum::command(repo.path(), &repo.cli_config(), &scratch);
+    command
+        .env("TFSUM_CACHE_DIR", repo.cache())
+        .envs(FAST_RETRIES.iter().copied())
+        .args(["lock", "-r", "--platform=linux_amd64", "."]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 100,
+                rlim_max: 100,
+            };
+            // A write past the limit then fails with EFBIG instead of killing tfsum.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = command.output().expect("run tfsum");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let all = harness::combined(&out);
+    assert!(!all.contains(".tfsum-"), "a temporary path is named: {all}");
+    for root in ["a", "b"] {
+        let lock = format!("{root}/{}: File too large", harness::LOCK);
+        assert!(all.contains(&lock), "{root}: {all}");
+    }
+    let unwritable: Vec<&str> = all
+        .lines()
+        .filter(|l| l.contains("cannot be written"))
+        .collect();
+    assert_eq!(unwritable.len(), 1, "{all}");
+    assert!(unwritable[0].contains("entries were not stored"), "{all}");
+}

@@ -18,6 +18,7 @@ mod hcl_shapes;
 mod hostile_archives;
 mod hostile_modules;
 mod interrupt;
+mod kill;
 mod limits;
 mod merge_driver;
 mod mirrors;

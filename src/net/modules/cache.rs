@@ -51,6 +51,7 @@ use super::git_objects::{object_id, parse_listing, verify_listing};
 use super::package::{is_kept, Materialized, PackageTree};
 use super::source::RegistryModule;
 use crate::disk::cache::{Cache, Health, StoredTree, LAYOUT};
+use crate::disk::leftovers::TempDir;
 
 /// The immutable identity a package is stored under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -286,9 +287,7 @@ impl ModuleCache {
         if matches!(key, PackageKey::Git { .. }) && proof.is_none() {
             return Ok(None);
         }
-        let tmp = tempfile::Builder::new()
-            .prefix("pkg-")
-            .tempdir_in(&staging)?;
+        let tmp = TempDir::new_in(&staging)?;
         let staged_relative = tmp
             .path()
             .strip_prefix(root)
@@ -309,17 +308,13 @@ impl ModuleCache {
         }
         let entry = root.join(&relative);
         let _guard = crate::disk::atomic::write_guard();
-        let staged = tmp.keep();
-        if std::fs::rename(&staged, &entry).is_err() {
-            // Another process stored it first, or a damaged entry is in the way.
+        if let Err((_, tmp)) = tmp.rename_to(&entry) {
+            // Another process stored it first, or a damaged entry is in the way (which
+            // `package` removes). Dropping `tmp` removes it.
             if let Some(existing) = self.package(key) {
-                let _ = std::fs::remove_dir_all(&staged);
                 return Ok(Some(existing));
             }
-            if let Err(e) = std::fs::rename(&staged, &entry) {
-                let _ = std::fs::remove_dir_all(&staged);
-                return Err(e);
-            }
+            tmp.rename_to(&entry).map_err(|(e, _)| e)?;
         }
         Ok(Some(StoredPackage {
             root: entry.join("files"),
