@@ -244,8 +244,6 @@ impl RegistrySource {
             v: version.to_string(),
         };
         let mut cached = self.cached(&package, platforms, use_packages_map);
-        let hits = (platforms.len() - cached.missing.len()) as u64;
-        self.bump(|s| s.packages_from_cache += hits);
         if let Some(shared) = self.shared() {
             if shared.fills() {
                 self.fill_shared(shared, &package, &cached).await;
@@ -256,6 +254,7 @@ impl RegistrySource {
             }
         }
         if let (Some(sums), true) = (&cached.sums, cached.missing.is_empty()) {
+            self.count_cache_hits(&cached.entries);
             self.progress.cache_hit(&format!("{provider} {version}"));
             return Ok(finish(&cached.entries, sums, cached.sums_provenance));
         }
@@ -269,6 +268,7 @@ impl RegistrySource {
         let fetched = self
             .fetch(client, &package, cached, platforms, use_packages_map)
             .await?;
+        self.count_cache_hits(&fetched.entries);
         Ok(finish(
             &fetched.entries,
             &fetched.sums,
@@ -820,6 +820,16 @@ impl RegistrySource {
             size: hashed.bytes,
             origin: Origin::Download,
         })
+    }
+
+    /// Counts the platforms taken from the local cache, once every entry was checked
+    /// against the verified sums.
+    fn count_cache_hits(&self, entries: &[Got]) {
+        let hits = entries
+            .iter()
+            .filter(|got| got.provenance == Provenance::Cache)
+            .count() as u64;
+        self.bump(|s| s.packages_from_cache += hits);
     }
 
     fn bump(&self, f: impl FnOnce(&mut RegistryStats)) {
