@@ -217,7 +217,17 @@ impl ModuleCache {
         if std::fs::symlink_metadata(&entry).is_err() {
             return None;
         }
-        match self.verify(cache, &relative, key) {
+        let json = relative.join("package.json");
+        let Some(meta) = cache.read::<PackageMeta>(&json, &about_package(key)) else {
+            // One that is there was refused, and counted, by the read; a package that
+            // lacks it was left half-stored.
+            if std::fs::symlink_metadata(root.join(&json)).is_err() {
+                cache.refuse(&entry, "its package.json is missing");
+            }
+            remove_entry(cache, &relative);
+            return None;
+        };
+        match self.verify(cache, &relative, key, meta) {
             Ok(package) => Some(package),
             Err(reason) => {
                 cache.refuse(&entry, &reason);
@@ -232,10 +242,8 @@ impl ModuleCache {
         cache: &Cache,
         relative: &Path,
         key: &PackageKey,
+        meta: PackageMeta,
     ) -> Result<StoredPackage, String> {
-        let meta: PackageMeta = cache
-            .read(&relative.join("package.json"), &about_package(key))
-            .ok_or("its package.json is missing, refused or damaged")?;
         if meta.key != key.to_string() {
             return Err(format!("it is stored for {:?}", meta.key));
         }
@@ -601,6 +609,44 @@ mod tests {
 
         let disabled = ModuleCache::new(None, ArchiveLimits::default());
         assert_eq!(disabled.store(&key, &package(), "", None).unwrap(), None);
+    }
+
+    /// A module entry copied where another version's belongs is refused and counted:
+    /// the git commit a registry version was served from, and a whole package.
+    #[test]
+    fn entries_copied_to_another_version_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::new(Some(dir.path()), ArchiveLimits::default());
+        let other = PackageKey::Registry {
+            package_id: "example.com/ns/name/aws".into(),
+            version: "2.0.0".into(),
+        };
+        let alias = GitAlias {
+            commit: "a".repeat(40),
+            base: String::new(),
+        };
+        cache.put_git_alias(&registry_key(), &alias);
+        let at = |key: &PackageKey| dir.path().join(ModuleCache::alias_file(key));
+        std::fs::copy(at(&registry_key()), at(&other)).unwrap();
+        assert_eq!(cache.git_alias(&registry_key()), Some(alias));
+        assert_eq!(cache.git_alias(&other), None);
+
+        let stored = cache
+            .store(&registry_key(), &package(), "sub", None)
+            .unwrap();
+        let from = stored.unwrap().root.parent().unwrap().to_path_buf();
+        let to = dir.path().join(ModuleCache::entry_dir(&other));
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(from.join("package.json"), to.join("package.json")).unwrap();
+        assert_eq!(cache.package(&other), None);
+        let refused = cache.health().refused;
+        assert_eq!(refused.len(), 2, "{refused:?}");
+        assert!(
+            refused[0].contains(
+                "it is about the git commit of module example.com/ns/name/aws 1.0.0, not"
+            ),
+            "{refused:?}"
+        );
     }
 
     #[test]
