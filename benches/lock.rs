@@ -13,6 +13,8 @@
 //! - [`remote`] is a second repository whose roots call registry and git modules;
 //! - [`upgrade`] runs `tfsum outdated` and `tfsum upgrade provider aws latest -r` on the
 //!   locked monorepo, and tfupdate's `provider` + `lock` on the same tree when it has one;
+//! - [`fan_out`] locks one root calling one registry module at 1,000, 3,000 and 10,000
+//!   distinct versions (CPU time per call should stay flat);
 //! - [`shared`] runs ten cold CI runners one after another against one shared cache on
 //!   an S3-compatible server;
 //! - [`mirror`] fills a provider directory with `tfsum mirror` and runs parallel
@@ -32,6 +34,7 @@
 //! | `TFSUM_BENCH_BIG_MB`     | 200     | zip size of the big-package run, MB; 0 = skip        |
 //! | `TFSUM_BENCH_MODULE_ROOTS` | 300   | roots of the remote-module scenario; 0 = skip        |
 //! | `TFSUM_BENCH_UPGRADE`    | 1       | `0`: skip the upgrade scenario                       |
+//! | `TFSUM_BENCH_FAN_OUT`    | 1000,3000,10000 | calls of the fan-out scenario runs; empty = skip |
 //! | `TFUPDATE`               | `../shared/bin/tfupdate` | tfupdate 0.10.2 for the upgrade comparison; skipped when absent |
 //! | `TFSUM_BENCH_SHARED_RUNNERS` | 10  | CI runners sharing one S3 cache (moto); 0 = skip     |
 //! | `TFSUM_BENCH_MIRROR`     | 1       | `0`: skip the mirror scenario                        |
@@ -48,6 +51,8 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+#[path = "lock/fan_out.rs"]
+mod fan_out;
 #[path = "lock/measure.rs"]
 mod measure;
 #[path = "lock/mirror.rs"]
@@ -111,6 +116,7 @@ struct Knobs {
     tf_roots: usize,
     big_mb: u64,
     module_roots: usize,
+    fan_out: Vec<usize>,
     upgrade: bool,
     shared_runners: usize,
     mirror: bool,
@@ -134,6 +140,7 @@ impl Knobs {
             tf_roots: knob("TFSUM_BENCH_TF_ROOTS", 10)?,
             big_mb: knob("TFSUM_BENCH_BIG_MB", 200)?,
             module_roots: knob("TFSUM_BENCH_MODULE_ROOTS", 300)?,
+            fan_out: fan_out_knob()?,
             upgrade: knob::<u8>("TFSUM_BENCH_UPGRADE", 1)? != 0,
             shared_runners: knob("TFSUM_BENCH_SHARED_RUNNERS", 10)?,
             mirror: knob::<u8>("TFSUM_BENCH_MIRROR", 1)? != 0,
@@ -161,6 +168,19 @@ impl Knobs {
         }
         Ok(knobs)
     }
+}
+
+/// `TFSUM_BENCH_FAN_OUT`: comma-separated call counts.
+fn fan_out_knob() -> Result<Vec<usize>, String> {
+    let text = std::env::var("TFSUM_BENCH_FAN_OUT").unwrap_or_else(|_| "1000,3000,10000".into());
+    text.split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            n.parse()
+                .map_err(|_| format!("TFSUM_BENCH_FAN_OUT={text:?} is not a list of counts"))
+        })
+        .collect()
 }
 
 fn knob<T: FromStr>(name: &str, default: T) -> Result<T, String> {
@@ -428,6 +448,19 @@ fn bench() -> Result<bool, String> {
         (Err(_), _) => {}
     }
 
+    let mut fan_out_targets = Vec::new();
+    match (&tfsum, knobs.fan_out.is_empty()) {
+        (_, true) => results
+            .notes
+            .push("fan-out runs skipped (TFSUM_BENCH_FAN_OUT empty)".to_owned()),
+        (Ok(bin), false) => {
+            progress!("running the fan-out scenario ({:?} calls)", knobs.fan_out);
+            let outcome = fan_out::run(bin, &knobs.fan_out, &work_path, knobs.timeout);
+            fan_out_targets = results.absorb(outcome);
+        }
+        (Err(_), false) => {}
+    }
+
     let mut packages_by_type: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for ((type_, version), roots) in &needed {
         packages_by_type
@@ -474,6 +507,7 @@ fn bench() -> Result<bool, String> {
     );
     let mut targets = targets(&results, unique_bytes, knobs.roots);
     targets.append(&mut remote_targets);
+    targets.append(&mut fan_out_targets);
     targets.append(&mut upgrade_targets);
     targets.append(&mut shared_targets);
     targets.append(&mut mirror_targets);

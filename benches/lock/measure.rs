@@ -1,5 +1,5 @@
-//! Runs one child process and measures it: wall time, exit status and the peak RSS of
-//! that process alone.
+//! Runs one child process and measures it: wall time, exit status, CPU time and the peak
+//! RSS of that process alone.
 //!
 //! Two Linux facts shape this module:
 //!
@@ -43,6 +43,8 @@ pub struct Measured {
     pub timed_out: bool,
     /// `ru_maxrss` of the program, in bytes.
     pub peak_rss: u64,
+    /// User plus system CPU time of the program.
+    pub cpu: Duration,
     pub stdout: String,
     pub stderr: String,
 }
@@ -110,7 +112,7 @@ pub fn run_in(job: &Job, dir: &Path, logs: &Path, timeout: Duration) -> io::Resu
         .split_whitespace()
         .map(|field| field.parse().unwrap_or(-1))
         .collect();
-    let [wall_ns, code, signal, timed_out, max_rss_kb] = fields[..] else {
+    let [wall_ns, code, signal, timed_out, max_rss_kb, cpu_us] = fields[..] else {
         return Err(io::Error::other(format!("bad helper report {report:?}")));
     };
     let known = |n: i64| i32::try_from(n).ok().filter(|n| *n >= 0);
@@ -121,6 +123,7 @@ pub fn run_in(job: &Job, dir: &Path, logs: &Path, timeout: Duration) -> io::Resu
         timed_out: timed_out == 1,
         // Linux reports kilobytes.
         peak_rss: u64::try_from(max_rss_kb).unwrap_or(0) * 1024,
+        cpu: Duration::from_micros(u64::try_from(cpu_us).unwrap_or(0)),
         stdout,
         stderr,
     })
@@ -186,12 +189,17 @@ fn helper(report: &OsStr) -> io::Result<()> {
     std::fs::write(
         report,
         format!(
-            "{} {code} {signal} {} {}\n",
+            "{} {code} {signal} {} {} {}\n",
             wall.as_nanos(),
             u8::from(timed_out),
-            usage.ru_maxrss
+            usage.ru_maxrss,
+            micros(usage.ru_utime) + micros(usage.ru_stime)
         ),
     )
+}
+
+fn micros(time: libc::timeval) -> i64 {
+    time.tv_sec * 1_000_000 + time.tv_usec
 }
 
 fn wait4(pid: libc::pid_t) -> io::Result<(libc::c_int, libc::rusage)> {

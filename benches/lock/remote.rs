@@ -205,7 +205,7 @@ fn unique_packages(roots: usize) -> usize {
 }
 
 /// `tfsum lock -r --format=json` over `repo` with `cache`; the run and its JSON stats.
-fn run_tfsum(
+pub fn run_tfsum(
     bin: &Path,
     home: &Path,
     cli_config: &Path,

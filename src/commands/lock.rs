@@ -274,15 +274,21 @@ impl Targets {
     }
 }
 
-/// The cache entries (provider and module caches) that were refused and not used.
+/// How the caches degraded: one warning for the entries the local cache (provider and
+/// module namespaces together) refused, one if it could not be written, and the
+/// shared cache's own.
 pub(crate) fn refused_entries(
     services: &super::settings::Services,
 ) -> impl Iterator<Item = Warning> {
-    let refused = services.cache.warnings().into_iter();
+    let mut health = services.cache.health();
+    health.absorb(services.modules.cache_health());
     let shared = services.sources.shared_warnings().into_iter();
-    refused
-        .chain(services.modules.warnings())
+    let unwritable = health.unwritable_warning(services.cache.root());
+    health
+        .refused_warning()
         .map(Warning::Cache)
+        .into_iter()
+        .chain(unwritable.map(Warning::CacheUnwritable))
         .chain(shared.map(Warning::SharedCache))
 }
 

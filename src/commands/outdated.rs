@@ -88,8 +88,8 @@ pub(crate) async fn run(
         Ok(scope) => modules(&services, &scope.remote_calls(), &loaded, &mut report).await,
         Err(e) => report.warnings.push(format!("module calls not read: {e}")),
     }
-    report.warnings.extend(services.cache.warnings());
-    report.warnings.extend(services.sources.shared_warnings());
+    let cache = super::lock::refused_entries(&services);
+    report.warnings.extend(cache.map(|w| w.to_string()));
     report.sort();
     Ok(report)
 }

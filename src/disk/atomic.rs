@@ -2,7 +2,8 @@
 //! repository planted.
 //!
 //! [`replace_file`] writes a temporary file in the same directory (created exclusively,
-//! so it cannot be a link), flushes it to disk, gives it the old file's permissions
+//! so it cannot be a link, and claimed: [`crate::disk::leftovers`], so that what a kill
+//! leaves is removed by the next run that writes there), flushes it to disk, gives it the old file's permissions
 //! (0644 for a new file, as Terraform's `AtomicWriteFile`), and renames it over the
 //! target. A reader sees the old file or the new one, never a mix; a crash leaves the
 //! old one; a rename replaces a symbolic link at the target *itself*, so no write ever
@@ -28,6 +29,8 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use rayon::prelude::*;
+
+use crate::disk::leftovers::{self, TempFile};
 
 static WRITES: Mutex<()> = Mutex::new(());
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -138,7 +141,7 @@ fn replace_holding_guard(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let staged = Staged::write(path, contents)?;
     staged.tmp.as_file().sync_all()?;
     test_delay();
-    staged.tmp.persist(path).map_err(|e| e.error)?;
+    staged.tmp.rename_to(path).map_err(|(e, _)| e)?;
     sync_directory(&staged.dir);
     Ok(())
 }
@@ -168,17 +171,21 @@ pub(crate) fn replace_files(files: &[(&Path, &[u8])]) -> Vec<std::io::Result<()>
         .collect();
     sync_together(&mut staged);
     test_delay();
-    let renamed: Vec<std::io::Result<File>> = staged
+    // Handles on each file system, to make the renames durable after them.
+    let file_systems: Vec<File> = one_per_file_system(&staged_files(&staged))
+        .into_iter()
+        .filter_map(|file| file.try_clone().ok())
+        .collect();
+    let renamed: Vec<std::io::Result<()>> = staged
         .into_par_iter()
         .zip(files)
-        .map(|(staged, (path, _))| staged?.tmp.persist(path).map_err(|e| e.error))
+        .map(|(staged, (path, _))| staged?.tmp.rename_to(path).map_err(|(e, _)| e))
         .collect();
     // Best effort, as `sync_directory`: each file is complete wherever it is.
-    let done: Vec<&File> = renamed.iter().filter_map(|r| r.as_ref().ok()).collect();
-    for file in one_per_file_system(&done) {
+    for file in &file_systems {
         let _ = syncfs(file);
     }
-    renamed.into_iter().map(|r| r.map(drop)).collect()
+    renamed
 }
 
 /// Batches smaller than this are synced file by file: a `syncfs` also waits for whatever
@@ -187,7 +194,7 @@ const BATCH_MIN: usize = 16;
 
 /// A temporary file beside its target, written but not yet synced.
 struct Staged {
-    tmp: tempfile::NamedTempFile,
+    tmp: TempFile,
     dir: PathBuf,
 }
 
@@ -202,12 +209,11 @@ impl Staged {
             .ok()
             .filter(|m| m.is_file())
             .map(|m| m.permissions());
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".tfsum-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(without_temp_path)?;
-        tmp.write_all(contents)?;
+        leftovers::sweep_once(dir);
+        let mut tmp = TempFile::new_in(dir).map_err(without_temp_path)?;
+        // Through the plain file: the temporary file's own writer would add its path
+        // to an error (a full disk), and the caller names the file it replaces.
+        tmp.as_file_mut().write_all(contents)?;
         // After writing, so a read-only original (0444) still gets its content first.
         match permissions {
             Some(p) => tmp.as_file().set_permissions(p)?,
@@ -226,12 +232,7 @@ impl Staged {
 /// write-back error of any of them. When one fails, the files there are synced one by
 /// one, so the error lands on the file it belongs to.
 fn sync_together(staged: &mut [std::io::Result<Staged>]) {
-    let files: Vec<&File> = staged
-        .iter()
-        .filter_map(|s| s.as_ref().ok())
-        .map(|s| s.tmp.as_file())
-        .collect();
-    let failed: Vec<u64> = one_per_file_system(&files)
+    let failed: Vec<u64> = one_per_file_system(&staged_files(staged))
         .into_iter()
         .filter(|file| syncfs(file).is_err())
         .filter_map(device)
@@ -248,6 +249,15 @@ fn sync_together(staged: &mut [std::io::Result<Staged>]) {
             }
         }
     }
+}
+
+/// The files staged without error.
+fn staged_files(staged: &[std::io::Result<Staged>]) -> Vec<&File> {
+    staged
+        .iter()
+        .filter_map(|s| s.as_ref().ok())
+        .map(|s| s.tmp.as_file())
+        .collect()
 }
 
 /// The first of `files` on each file system.

@@ -22,7 +22,8 @@
 //! a symbolic link. Entries are written only through [`crate::disk::atomic::replace_file`] into
 //! directories tfsum created itself, so a write never follows a link. Sharing one cache
 //! between CI jobs of one trusted pipeline is fine: entries are immutable and replaced
-//! atomically, so processes need no locks.
+//! atomically, so processes need no locks. A killed run's temporary files are removed by
+//! the next run that reads or writes beside them ([`crate::disk::leftovers`]).
 //!
 //! A cached SHA256SUMS entry keeps the document, its signature and the keys it was
 //! verified with, and is verified again on every read (`sources::registry`), so it can
@@ -93,11 +94,59 @@ pub(crate) struct StoredTree {
     pub files: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
-/// The on-disk envelope: the payload and a SHA-256 of its canonical JSON.
+/// The on-disk envelope: the payload, a SHA-256 of its canonical JSON, and what the
+/// entry is about (a provider version, a platform, a module version…): a copy put
+/// where another entry belongs names something else and is refused (issue 34).
 #[derive(Serialize, Deserialize)]
 struct Envelope<T> {
     check: String,
+    /// Absent in entries written before tfsum recorded it: such an entry is a miss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    about: Option<String>,
     entry: T,
+}
+
+/// What went wrong with the cache during a run, said once at its end rather than per
+/// entry or not at all (issue 34): entries refused, and writes that failed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Health {
+    /// One line per refused entry: the file and why.
+    pub refused: Vec<String>,
+    /// Entries that could not be stored, and the first error met.
+    pub unwritten: usize,
+    pub write_error: Option<String>,
+}
+
+impl Health {
+    /// Adds what another handle on the cache (the module namespace's) met.
+    pub(crate) fn absorb(&mut self, other: Health) {
+        self.refused.extend(other.refused);
+        self.unwritten += other.unwritten;
+        if self.write_error.is_none() {
+            self.write_error = other.write_error;
+        }
+    }
+
+    /// One line for every refused entry together: how many, and the first.
+    pub(crate) fn refused_warning(&self) -> Option<String> {
+        let first = self.refused.first()?;
+        Some(match self.refused.len() {
+            1 => format!("ignoring the cache entry {first}; it was fetched again"),
+            n => format!("ignoring {n} cache entries, fetched again; the first: {first}"),
+        })
+    }
+
+    /// One line for every failed write together.
+    pub(crate) fn unwritable_warning(&self, root: Option<&Path>) -> Option<String> {
+        let error = self.write_error.as_ref()?;
+        let place = root.map_or_else(String::new, |r| format!(" at {}", r.display()));
+        Some(format!(
+            "the cache{place} cannot be written ({error}): {} entr{} not stored, so later runs fetch {} again",
+            self.unwritten,
+            if self.unwritten == 1 { "y was" } else { "ies were" },
+            if self.unwritten == 1 { "it" } else { "them" },
+        ))
+    }
 }
 
 /// A cache directory tfsum will not use.
@@ -120,8 +169,8 @@ pub(crate) struct Cache {
     /// False with `--no-cache`: hash facts are neither read nor written (the run record
     /// still lives here).
     facts: bool,
-    /// Entries refused on read, for the run's warnings.
-    refused: Arc<Mutex<Vec<String>>>,
+    /// What was refused and what could not be written, for the run's warnings.
+    health: Arc<Mutex<Health>>,
 }
 
 impl Cache {
@@ -156,7 +205,7 @@ impl Cache {
         Ok(Cache {
             root: Some(root),
             facts: true,
-            refused: Arc::default(),
+            health: Arc::default(),
         })
     }
 
@@ -165,7 +214,7 @@ impl Cache {
         Cache {
             root: None,
             facts: false,
-            refused: Arc::default(),
+            health: Arc::default(),
         }
     }
 
@@ -181,17 +230,19 @@ impl Cache {
         self.root.as_deref()
     }
 
-    /// What was refused so far, one message per entry.
-    pub(crate) fn warnings(&self) -> Vec<String> {
-        self.refused.lock().map(|w| w.clone()).unwrap_or_default()
+    /// What went wrong so far.
+    pub(crate) fn health(&self) -> Health {
+        self.health.lock().map(|h| h.clone()).unwrap_or_default()
     }
 
     pub(crate) fn sums(&self, addr: &ProviderAddr, version: &str) -> Option<SignedSums> {
-        self.read(&package_dir(addr, version).join("sums.json"))
+        let about = about_sums(addr, version);
+        self.read(&package_dir(addr, version).join("sums.json"), &about)
     }
 
     pub(crate) fn put_sums(&self, addr: &ProviderAddr, version: &str, entry: &SignedSums) {
-        self.write(&package_dir(addr, version).join("sums.json"), entry);
+        let about = about_sums(addr, version);
+        self.write(&package_dir(addr, version).join("sums.json"), &about, entry);
     }
 
     pub(crate) fn platform(
@@ -200,7 +251,8 @@ impl Cache {
         version: &str,
         platform: &Platform,
     ) -> Option<PlatformEntry> {
-        self.read(&package_dir(addr, version).join(format!("{platform}.json")))
+        let about = about_platform(addr, version, platform);
+        self.read(&platform_file(addr, version, platform), &about)
     }
 
     pub(crate) fn put_platform(
@@ -210,46 +262,88 @@ impl Cache {
         platform: &Platform,
         entry: &PlatformEntry,
     ) {
-        let file = package_dir(addr, version).join(format!("{platform}.json"));
-        self.write(&file, entry);
+        let about = about_platform(addr, version, platform);
+        self.write(&platform_file(addr, version, platform), &about, entry);
     }
 
     /// The cached version list if it was fetched at most `ttl` ago (and not in the
     /// future: a clock that moved, or an entry someone dated ahead, means expired).
     pub(crate) fn versions(&self, addr: &ProviderAddr, ttl: Duration) -> Option<Vec<String>> {
-        self.versions_at(&versions_file(addr), Some(ttl))
+        let about = format!("the versions of {addr}");
+        self.versions_at(&versions_file(addr), &about, Some(ttl))
     }
 
     pub(crate) fn put_versions(&self, addr: &ProviderAddr, versions: &[String]) {
-        self.put_versions_at(&versions_file(addr), versions);
+        let about = format!("the versions of {addr}");
+        self.put_versions_at(&versions_file(addr), &about, versions);
     }
 
-    /// A version list stored at `relative` (another namespace's), fresh as
-    /// [`versions`](Self::versions) judges it; `ttl` `None` takes any age, for
+    /// A version list stored at `relative` (another namespace's) about `about`, fresh
+    /// as [`versions`](Self::versions) judges it; `ttl` `None` takes any age, for
     /// `--offline`, but never a date in the future.
     pub(crate) fn versions_at(
         &self,
         relative: &Path,
+        about: &str,
         ttl: Option<Duration>,
     ) -> Option<Vec<String>> {
-        let entry: VersionsEntry = self.read(relative)?;
+        let entry: VersionsEntry = self.read(relative, about)?;
         let age = now_secs().checked_sub(entry.fetched_at)?;
         ttl.is_none_or(|ttl| age <= ttl.as_secs())
             .then_some(entry.versions)
     }
 
-    pub(crate) fn put_versions_at(&self, relative: &Path, versions: &[String]) {
+    pub(crate) fn put_versions_at(&self, relative: &Path, about: &str, versions: &[String]) {
         let entry = VersionsEntry {
             fetched_at: now_secs(),
             versions: versions.to_vec(),
         };
-        self.write(relative, &entry);
+        self.write(relative, about, &entry);
+    }
+
+    /// Refuses the platform entry of `platform` that [`Self::platform`] returned, for
+    /// `reason` found by its reader (its `zh:` is not a line of the version's verified
+    /// SHA256SUMS, say): counted for the run's warning.
+    pub(crate) fn refuse_platform(
+        &self,
+        addr: &ProviderAddr,
+        version: &str,
+        platform: &Platform,
+        reason: &str,
+    ) {
+        self.refuse_relative(&platform_file(addr, version, platform), reason);
+    }
+
+    /// Refuses the SHA256SUMS entry [`Self::sums`] returned (it does not verify).
+    pub(crate) fn refuse_sums(&self, addr: &ProviderAddr, version: &str, reason: &str) {
+        self.refuse_relative(&package_dir(addr, version).join("sums.json"), reason);
+    }
+
+    fn refuse_relative(&self, relative: &Path, reason: &str) {
+        if let Some(root) = &self.root {
+            self.refuse(&root.join(relative), reason);
+        }
+    }
+
+    /// Counts a write that failed, for the run's warning (the cache is best effort: the
+    /// fact is fetched again next time).
+    pub(crate) fn write_failed(&self, what: &Path, error: &std::io::Error) {
+        tracing::debug!(entry = %what.display(), "cannot write a cache entry: {error}");
+        if let Ok(mut health) = self.health.lock() {
+            health.unwritten += 1;
+            health.write_error.get_or_insert_with(|| error.to_string());
+        }
     }
 
     /// Reads a file below the cache root, refusing links and files others can write.
     /// `None` for a disabled cache, a missing or refused file.
     pub(crate) fn read_file(&self, relative: &Path) -> Option<Vec<u8>> {
         let path = self.root.as_ref()?.join(relative);
+        // What a killed run left beside the entry goes (writes sweep too, but a warm run
+        // writes nothing).
+        if let Some(dir) = path.parent() {
+            crate::disk::leftovers::sweep_once(dir);
+        }
         let meta = std::fs::symlink_metadata(&path).ok()?;
         let reason = if meta.file_type().is_symlink() {
             Some("it is a symbolic link".to_string())
@@ -346,36 +440,59 @@ impl Cache {
         Some(tree)
     }
 
-    fn refuse(&self, path: &Path, reason: &str) {
-        if let Ok(mut refused) = self.refused.lock() {
-            refused.push(format!(
-                "ignoring the cache entry {}: {reason}",
-                path.display()
-            ));
+    /// Counts a refused entry, for the run's warning.
+    pub(crate) fn refuse(&self, path: &Path, reason: &str) {
+        if let Ok(mut health) = self.health.lock() {
+            health.refused.push(format!("{}: {reason}", path.display()));
         }
     }
 
-    /// Reads and checks an entry; anything unreadable or inconsistent is a miss.
-    pub(crate) fn read<T: DeserializeOwned + Serialize>(&self, relative: &Path) -> Option<T> {
+    /// Reads and checks the entry about `about`; anything unreadable, inconsistent or
+    /// about something else is a miss, and counted as refused. An entry from before
+    /// tfsum named what entries are about is a plain miss, rewritten when fetched.
+    pub(crate) fn read<T: DeserializeOwned + Serialize>(
+        &self,
+        relative: &Path,
+        about: &str,
+    ) -> Option<T> {
         if !self.facts {
             return None;
         }
         let bytes = self.read_file(relative)?;
-        let envelope: Envelope<T> = serde_json::from_slice(&bytes).ok()?;
-        (checksum(&envelope.entry)? == envelope.check).then_some(envelope.entry)
+        let refused = |reason: String| {
+            self.refuse_relative(relative, &reason);
+            None
+        };
+        let envelope: Envelope<T> = match serde_json::from_slice(&bytes) {
+            Ok(envelope) => envelope,
+            Err(e) => return refused(format!("it is damaged ({e})")),
+        };
+        if checksum(&envelope.entry).as_ref() != Some(&envelope.check) {
+            return refused("it is damaged (its checksum does not match)".to_string());
+        }
+        match envelope.about {
+            None => None,
+            Some(found) if found != about => refused(format!("it is about {found}, not {about}")),
+            Some(_) => Some(envelope.entry),
+        }
     }
 
-    /// Writes an entry in its checked envelope (best effort).
-    pub(crate) fn write<T: Serialize>(&self, relative: &Path, entry: &T) {
+    /// Writes the entry about `about` in its checked envelope (best effort).
+    pub(crate) fn write<T: Serialize>(&self, relative: &Path, about: &str, entry: &T) {
         if !self.facts {
             return;
         }
         let Some(check) = checksum(entry) else {
             return;
         };
-        if let Ok(bytes) = serde_json::to_vec_pretty(&Envelope { check, entry }) {
+        let envelope = Envelope {
+            check,
+            about: Some(about.to_string()),
+            entry,
+        };
+        if let Ok(bytes) = serde_json::to_vec_pretty(&envelope) {
             if let Err(e) = self.write_file(relative, &bytes) {
-                tracing::debug!(entry = %relative.display(), "cannot write a cache entry: {e}");
+                self.write_failed(relative, &e);
             }
         }
     }
@@ -389,6 +506,20 @@ pub(crate) fn package_dir(addr: &ProviderAddr, version: &str) -> PathBuf {
         .join(path_safe(&addr.namespace))
         .join(path_safe(&addr.r#type))
         .join(path_safe(version))
+}
+
+fn platform_file(addr: &ProviderAddr, version: &str, platform: &Platform) -> PathBuf {
+    package_dir(addr, version).join(format!("{platform}.json"))
+}
+
+/// What a SHA256SUMS entry is about.
+fn about_sums(addr: &ProviderAddr, version: &str) -> String {
+    format!("the SHA256SUMS of {addr} {version}")
+}
+
+/// What a platform's entry is about: its `h1:` (the hash scheme) for one package.
+fn about_platform(addr: &ProviderAddr, version: &str, platform: &Platform) -> String {
+    format!("the h1: of {addr} {version} {platform}")
 }
 
 fn versions_file(addr: &ProviderAddr) -> PathBuf {
@@ -518,6 +649,68 @@ mod tests {
         assert!(leftovers.is_empty());
     }
 
+    /// An entry copied where another belongs is refused and counted; one from before
+    /// entries named what they are about is a plain miss; damage is counted too; and
+    /// the run hears of it all in one warning.
+    #[test]
+    fn misplaced_old_and_damaged_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path().to_path_buf()).unwrap();
+        let linux: Platform = "linux_amd64".parse().unwrap();
+        let darwin: Platform = "darwin_arm64".parse().unwrap();
+        cache.put_platform(&addr(), "1.0.0", &linux, &entry());
+        let file = |p: &Platform| dir.path().join(platform_file(&addr(), "1.0.0", p));
+        std::fs::copy(file(&linux), file(&darwin)).unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &darwin), None);
+        assert_eq!(cache.platform(&addr(), "1.0.0", &linux), Some(entry()));
+        let refused = &cache.health().refused;
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].contains("it is about the h1: of 127.0.0.1:8080/hashicorp/null 1.0.0 linux_amd64, not the h1: of 127.0.0.1:8080/hashicorp/null 1.0.0 darwin_arm64"),
+            "{refused:?}"
+        );
+
+        let old = serde_json::json!({ "check": checksum(&entry()).unwrap(), "entry": entry() });
+        std::fs::write(file(&darwin), old.to_string()).unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &darwin), None);
+        assert_eq!(
+            cache.health().refused.len(),
+            1,
+            "an old entry is no refusal"
+        );
+
+        std::fs::write(file(&darwin), b"{").unwrap();
+        assert_eq!(cache.platform(&addr(), "1.0.0", &darwin), None);
+        let warning = cache.health().refused_warning().unwrap();
+        assert!(
+            warning.starts_with("ignoring 2 cache entries, fetched again; the first: "),
+            "{warning}"
+        );
+    }
+
+    /// A cache that cannot be written says so once, with how many entries were lost
+    /// (a file where a directory belongs stands in for a full or read-only disk, which
+    /// the test's user might be allowed past).
+    #[test]
+    fn failed_writes_are_one_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path().join("cache")).unwrap();
+        cache.private_dirs(Path::new(LAYOUT)).unwrap();
+        std::fs::write(dir.path().join("cache").join(LAYOUT).join("packages"), b"").unwrap();
+        let linux: Platform = "linux_amd64".parse().unwrap();
+        for version in ["1.0.0", "1.0.1"] {
+            cache.put_platform(&addr(), version, &linux, &entry());
+        }
+        let health = cache.health();
+        assert_eq!(health.unwritten, 2);
+        assert_eq!(health.refused_warning(), None);
+        let warning = health.unwritable_warning(cache.root()).unwrap();
+        assert!(
+            warning.contains("cannot be written") && warning.contains("2 entries were not stored"),
+            "{warning}"
+        );
+    }
+
     #[test]
     fn versions_expire_and_future_dates_are_expired() {
         let dir = tempfile::tempdir().unwrap();
@@ -531,7 +724,8 @@ mod tests {
             fetched_at: now_secs() + 3600,
             versions: vec!["6.6.6".to_string()],
         };
-        cache.write(&versions_file(&addr()), &future);
+        let about = format!("the versions of {}", addr());
+        cache.write(&versions_file(&addr()), &about, &future);
         assert_eq!(cache.versions(&addr(), Duration::MAX), None);
         let disabled = Cache::disabled();
         disabled.put_versions(&addr(), &["1.0.0".to_string()]);
@@ -558,9 +752,9 @@ mod tests {
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
         assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
         assert!(
-            cache.warnings()[0].contains("other users can write it"),
+            cache.health().refused[0].contains("other users can write it"),
             "{:?}",
-            cache.warnings()
+            cache.health()
         );
 
         let outside = tmp.path().join("outside");
@@ -568,7 +762,9 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         symlink(&outside, &file).unwrap();
         assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
-        assert!(cache.warnings()[1].contains("symbolic link"));
+        assert!(cache.health().refused[1].contains("symbolic link"));
+        let warning = cache.health().refused_warning().unwrap();
+        assert!(warning.starts_with("ignoring 2 cache entries"), "{warning}");
         cache.put_platform(&addr(), "1.0.0", &platform, &entry());
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
         assert_eq!(cache.platform(&addr(), "1.0.0", &platform), Some(entry()));

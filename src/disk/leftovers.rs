@@ -16,9 +16,11 @@
 //! Where there is no `flock` (Windows), an entry is taken for dead only when it is older
 //! than [`UNLOCKED_AGE`].
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// How every claimed temporary entry's name starts.
@@ -184,6 +186,21 @@ pub(crate) fn sweep(dir: &Path) -> Swept {
         }
     }
     swept
+}
+
+/// [`sweep`] of `dir`, unless this process swept it already: for writers and readers
+/// that meet the same directory many times in a run (the cache's, a lock file's).
+pub(crate) fn sweep_once(dir: &Path) {
+    static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let first = {
+        let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
+        swept
+            .get_or_insert_with(HashSet::new)
+            .insert(dir.to_path_buf())
+    };
+    if first {
+        sweep(dir);
+    }
 }
 
 /// Claims a fresh entry: `Some(claim)` once `path` is locked and still names the

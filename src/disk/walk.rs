@@ -21,6 +21,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use regex::Regex;
 
+use crate::disk::leftovers;
 use crate::vocab::lockfile::LOCK_FILE_NAME;
 use crate::vocab::paths::{
     is_config_file_name, is_tofu_file_name, normalize_path, slash_path, UNIT_FILE_NAME,
@@ -202,6 +203,13 @@ fn read_tree(root: &Path, dir: &Path, ignore: &[Regex]) -> Node {
             }
         }
     };
+    // What a killed tfsum left here is removed (a live run's is left alone), and neither
+    // is part of the tree: no walk reports it, so `git add -A` after a run finds none.
+    let is_temp = |name: &OsString| name.to_str().is_some_and(leftovers::is_temp_name);
+    if entries.iter().any(|(name, _)| is_temp(name)) {
+        leftovers::sweep(dir);
+        entries.retain(|(name, _)| !is_temp(name));
+    }
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     // Only subdirectories are tasks: most entries are files, too small to send elsewhere.
     let below: Vec<Node> = entries
@@ -350,6 +358,7 @@ pub(crate) fn lock_files(path: &Path, recursive: bool) -> Vec<Found> {
         return vec![Ok(path.to_path_buf())];
     }
     if !recursive {
+        leftovers::sweep(path);
         let file = path.join(LOCK_FILE_NAME);
         return if file.is_file() {
             vec![Ok(file)]
@@ -380,4 +389,29 @@ pub(crate) fn repository_root(start: &Path) -> Option<PathBuf> {
     abs.ancestors()
         .find(|dir| dir.join(".git").exists())
         .map(Path::to_path_buf)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// The walk removes what a killed tfsum left (a dead writer's temporary file and
+    /// directory), leaves a live writer's alone, and lists neither.
+    #[test]
+    fn the_walk_sweeps_dead_temporaries_and_lists_none() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("env");
+        std::fs::create_dir_all(dir.join(".tfsum-dead02.tmp")).unwrap();
+        std::fs::write(dir.join("main.tf"), "").unwrap();
+        std::fs::write(dir.join(".tfsum-dead01.tmp"), "half").unwrap();
+        let live = leftovers::TempFile::new_in(&dir).unwrap();
+
+        let walked = walk(root.path(), &[]);
+        let listing = walked.listings.walked(&normalize_path(&dir)).unwrap();
+        let names: Vec<&str> = listing.entries().map(|(name, _)| name).collect();
+        assert_eq!(names, ["main.tf"]);
+        assert!(!dir.join(".tfsum-dead01.tmp").exists());
+        assert!(!dir.join(".tfsum-dead02.tmp").exists());
+        assert!(live.path().exists(), "a live writer's file stays");
+    }
 }

@@ -90,6 +90,7 @@ pub(crate) fn discover(
             all.warnings.extend(walked.warnings);
             continue;
         }
+        crate::disk::leftovers::sweep(root);
         let has_config = has_config_files(root).map_err(|source| DiscoverError::Io {
             path: root.clone(),
             source,

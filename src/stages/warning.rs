@@ -37,9 +37,13 @@ pub(crate) enum Warning {
     /// From reading Terraform's CLI configuration (its own words).
     #[error("{0}")]
     CliConfig(String),
-    /// A cache entry that was refused and not used (the cache's own words).
+    /// Cache entries that were refused and not used: how many, and the first (the
+    /// cache's own words).
     #[error("{0}")]
     Cache(String),
+    /// Cache entries that could not be written: how many, and the first error.
+    #[error("{0}")]
+    CacheUnwritable(String),
     /// The shared cache was unavailable, refused a write, or held an object that was
     /// not believed (its own words); the run went on without it.
     #[error("{0}")]
@@ -76,6 +80,7 @@ impl Warning {
             Warning::UnparsableVersion { .. } => "unparsable_version",
             Warning::CliConfig(_) => "cli_config",
             Warning::Cache(_) => "cache_entry_refused",
+            Warning::CacheUnwritable(_) => "cache_unwritable",
             Warning::SharedCache(_) => "shared_cache",
             Warning::NoInstallation => "no_provider_installation",
             Warning::RunRecord { .. } => "run_record",

@@ -8,7 +8,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 
 use crate::harness::{self, leftovers, root_report, run, text, Repo, FAST_RETRIES};
-use crate::support::fake_registry::{Fault, RegistryHandle};
+use crate::support::fake_registry::{FakeRegistry, Fault, RegistryHandle};
 
 const PLATFORMS: &[&str] = &["darwin_arm64", "linux_amd64"];
 
@@ -111,12 +111,18 @@ fn concurrent_processes_share_one_cache() {
     assert_eq!(registry.requests().len(), 0);
 }
 
-#[test]
-fn damaged_cache_entries_are_healed() {
+/// [`Repo::two_roots`] locked once: the cache holds every entry.
+fn locked_two_roots() -> (FakeRegistry, Repo) {
     let registry = harness::registry();
     let repo = Repo::two_roots(&registry);
     let out = repo.lock_all(PLATFORMS, &[], &[]);
     assert!(out.status.success(), "{}", text(&out));
+    (registry, repo)
+}
+
+#[test]
+fn damaged_cache_entries_are_healed() {
+    let (registry, repo) = locked_two_roots();
     let dir = package_dir(&repo.cache(), &registry, "null", "3.2.1");
     let entry = dir.join("linux_amd64.json");
     let sums = dir.join("sums.json");
@@ -187,6 +193,79 @@ fn damaged_cache_entries_are_healed() {
     }
 }
 
+/// Issue 34's case: the valid entry of one package copied over another's (another
+/// provider's, another platform's), and the same copy with the name it carries
+/// rewritten to fit. Each is refused, counted in one warning, fetched again and
+/// rewritten, and the lock files are right.
+#[test]
+fn entries_copied_over_others_are_refused_and_fetched_again() {
+    let (registry, repo) = locked_two_roots();
+    let null = package_dir(&repo.cache(), &registry, "null", "3.2.1");
+    let random = package_dir(&repo.cache(), &registry, "random", "3.6.0");
+    let null_linux = std::fs::read_to_string(null.join("linux_amd64.json")).expect("null");
+    let good_random = std::fs::read(random.join("linux_amd64.json")).expect("random");
+    let good_null_darwin = std::fs::read(null.join("darwin_arm64.json")).expect("darwin");
+    let renamed = null_linux.replace("hashicorp/null 3.2.1", "hashicorp/random 3.6.0");
+    assert_ne!(renamed, null_linux, "the entry names its package");
+
+    // (what, the copy's destination, its bytes, the zip fetched again, why refused)
+    let cases = [
+        (
+            "another provider's entry",
+            random.join("linux_amd64.json"),
+            null_linux.clone(),
+            "/terraform-provider-random_3.6.0_linux_amd64.zip",
+            "null 3.2.1 linux_amd64, not the h1: of",
+        ),
+        (
+            "another platform's entry",
+            null.join("darwin_arm64.json"),
+            null_linux.clone(),
+            "/terraform-provider-null_3.2.1_darwin_arm64.zip",
+            "null 3.2.1 linux_amd64, not the h1: of",
+        ),
+        (
+            "another provider's entry, renamed",
+            random.join("linux_amd64.json"),
+            renamed,
+            "/terraform-provider-random_3.6.0_linux_amd64.zip",
+            "its zh: is not a line of the signed SHA256SUMS of",
+        ),
+    ];
+    for (what, destination, bytes, zip, why) in cases {
+        std::fs::write(&destination, bytes).expect("copy");
+        registry.reset_counts();
+        let fresh = Repo::two_roots(&registry);
+        let out = lock_with_cache(&fresh, &repo.cache(), &[]);
+        assert!(out.status.success(), "{what}: {}", text(&out));
+        assert_locks_correct(&fresh, &registry);
+        assert_eq!(registry.count(zip), 1, "{what}: {:?}", registry.requests());
+        let zips = registry
+            .requests()
+            .iter()
+            .filter(|r| r.path.ends_with(".zip"))
+            .count();
+        assert_eq!(zips, 1, "{what}: only the refused entry is fetched");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let warnings: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.contains("cache entr"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{what}: {stdout}");
+        assert!(
+            warnings[0].contains("ignoring the cache entry") && warnings[0].contains(why),
+            "{what}: {stdout}"
+        );
+        let healed = std::fs::read(&destination).expect("rewritten");
+        let good = if destination.starts_with(&random) {
+            &good_random
+        } else {
+            &good_null_darwin
+        };
+        assert_eq!(&healed, good, "{what}: the entry is rewritten");
+    }
+}
+
 /// Adds a line to the cached SHA256SUMS document and recomputes the entry's checksum,
 /// as anyone able to write the file could.
 fn forge_sums(bytes: &[u8]) -> Vec<u8> {
@@ -203,6 +282,7 @@ fn forge_sums(bytes: &[u8]) -> Vec<u8> {
     #[derive(serde::Serialize, serde::Deserialize)]
     struct Envelope {
         check: String,
+        about: String,
         entry: Signed,
     }
     let b64 = base64::engine::general_purpose::STANDARD;
@@ -301,4 +381,51 @@ fn a_warm_run_makes_no_requests() {
     assert_eq!(registry.count(".zip"), 0);
     let paths: Vec<String> = registry.requests().into_iter().map(|r| r.path).collect();
     assert_eq!(paths, Vec::<String>::new());
+}
+
+/// A disk that takes no more bytes (here: a file-size limit, which fails every write
+/// past 100 bytes as a full disk would): the cache says once that it cannot be written,
+/// with how many entries it lost, and each root fails naming its lock file, never the
+/// temporary file tfsum wrote first.
+#[cfg(unix)]
+#[test]
+fn a_disk_that_takes_nothing_is_one_warning_and_names_the_lock_files() {
+    use std::os::unix::process::CommandExt as _;
+    let registry = harness::registry();
+    let repo = Repo::two_roots(&registry);
+    let scratch = repo.cache().parent().expect("scratch").to_path_buf();
+    let mut command = crate::tfsum::command(repo.path(), &repo.cli_config(), &scratch);
+    command
+        .env("TFSUM_CACHE_DIR", repo.cache())
+        .envs(FAST_RETRIES.iter().copied())
+        .args(["lock", "-r", "--platform=linux_amd64", "."]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 100,
+                rlim_max: 100,
+            };
+            // A write past the limit then fails with EFBIG instead of killing tfsum.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = command.output().expect("run tfsum");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let all = harness::combined(&out);
+    assert!(!all.contains(".tfsum-"), "a temporary path is named: {all}");
+    for root in ["a", "b"] {
+        let lock = format!("{root}/{}: File too large", harness::LOCK);
+        assert!(all.contains(&lock), "{root}: {all}");
+    }
+    let unwritable: Vec<&str> = all
+        .lines()
+        .filter(|l| l.contains("cannot be written"))
+        .collect();
+    assert_eq!(unwritable.len(), 1, "{all}");
+    assert!(unwritable[0].contains("entries were not stored"), "{all}");
 }

@@ -3,10 +3,9 @@
 //! while a good root beside them is locked; the run stays within 200 MB of memory and
 //! a bounded time, and the module cache holds no amplified copies.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -127,72 +126,28 @@ struct Run {
     wall: Duration,
 }
 
-/// The peak resident memory of `pid` so far (`VmHWM`), in bytes.
-fn peak_rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// `tfsum lock -r --format=json .` in `repo`, watched: killed past `max_rss` bytes or
 /// `timeout`, which fails the test with what it was doing.
 fn lock_watched(repo: &Path, cli: &Path, scratch: &Path, max_rss: u64, timeout: Duration) -> Run {
     let mut command = tfsum::command(repo, cli, scratch);
-    command
-        .args(["lock", "-r", "--format=json", "--platform=linux_amd64", "."])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    command.args(["lock", "-r", "--format=json", "--platform=linux_amd64", "."]);
     for (name, value) in FAST_RETRIES {
         command.env(name, value);
     }
-    let started = Instant::now();
-    let mut child: Child = command.spawn().expect("spawn tfsum");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut peak = 0;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        peak = peak.max(peak_rss(child.id()).unwrap_or(0));
-        let verdict = if peak > max_rss {
-            Some(format!("used more than {max_rss} bytes"))
-        } else if started.elapsed() > timeout {
-            Some(format!("ran longer than {timeout:?}"))
-        } else {
-            None
-        };
-        if let Some(verdict) = verdict {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "tfsum {verdict}; stderr so far:\n{}",
-                err.join().unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    let bounds = tfsum::Bounds {
+        max_rss,
+        wall: timeout,
+        cpu: None,
     };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    let report = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("{e}: not a JSON report:\n{stdout}\n{stderr}"));
+    let run = tfsum::watched(command, bounds);
+    let report = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: not a JSON report:\n{}\n{}", run.stdout, run.stderr));
     Run {
-        code: status.code(),
+        code: run.code,
         report,
-        stderr,
-        peak_rss: peak,
-        wall: started.elapsed(),
+        stderr: run.stderr,
+        peak_rss: run.peak_rss,
+        wall: run.wall,
     }
 }
 

@@ -167,9 +167,10 @@ async fn planted_cache_packages_and_future_version_lists_are_not_believed() {
         + 10 * 365 * 86400;
     let entry = format!("{{\"fetched_at\":{ahead},\"versions\":[\"9.9.9\"]}}");
     let check = hex::encode(sha2::Sha256::digest(entry.as_bytes()));
+    let about = format!("the versions of module {}/acme/mono/aws", registry.host());
     std::fs::write(
         &list,
-        format!("{{\"check\":\"{check}\",\"entry\":{entry}}}"),
+        format!("{{\"check\":\"{check}\",\"about\":\"{about}\",\"entry\":{entry}}}"),
     )
     .unwrap();
     registry.reset_counts();

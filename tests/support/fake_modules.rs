@@ -238,6 +238,38 @@ impl ModuleRegistryBuilder {
     }
 }
 
+/// The hostile fan-out of issue 34: module `acme/fan/aws` at versions `1.0.0` …
+/// `1.0.{n-1}`, each the same one-line package (built once: building thousands is slow
+/// in a test build).
+pub fn fan_out_registry(n: usize) -> FakeModuleRegistry {
+    let package = build_archive(&VersionSpec {
+        version: String::new(),
+        files: vec![("main.tf".into(), b"# acme/fan/aws\n".to_vec())],
+        symlinks: Vec::new(),
+        packing: Packing::TarGz,
+        location: Location::RootRelative,
+        raw_archive: None,
+    });
+    let mut builder = FakeModuleRegistry::builder().module("acme", "fan", "aws");
+    for i in 0..n {
+        builder = builder
+            .version(&format!("1.0.{i}"))
+            .raw_archive(package.clone());
+    }
+    builder.start()
+}
+
+/// A root module calling `acme/fan/aws` of `registry` `n` times, call `i` at exactly
+/// version `1.0.{i}`.
+pub fn fan_out_root(registry: &ModuleRegistryHandle, n: usize) -> String {
+    let source = registry.source("acme", "fan", "aws");
+    (0..n)
+        .map(|i| {
+            format!("module \"m{i}\" {{\n  source  = \"{source}\"\n  version = \"1.0.{i}\"\n}}\n")
+        })
+        .collect()
+}
+
 fn archive_path(module: &ModuleSpec, version: &VersionSpec) -> String {
     let ext = match version.packing {
         Packing::Zip => "zip",

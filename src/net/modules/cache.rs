@@ -50,7 +50,8 @@ use super::git::CommitObjects;
 use super::git_objects::{object_id, parse_listing, verify_listing};
 use super::package::{is_kept, Materialized, PackageTree};
 use super::source::RegistryModule;
-use crate::disk::cache::{Cache, StoredTree, LAYOUT};
+use crate::disk::cache::{Cache, Health, StoredTree, LAYOUT};
+use crate::disk::leftovers::TempDir;
 
 /// The immutable identity a package is stored under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -167,9 +168,17 @@ impl ModuleCache {
         ModuleCache { cache, limits }
     }
 
-    /// Entries refused so far (links, other users' files), one message each.
-    pub(crate) fn warnings(&self) -> Vec<String> {
-        self.cache.as_ref().map(Cache::warnings).unwrap_or_default()
+    /// What was refused (links, other users' files, damaged or misplaced entries) and
+    /// what could not be written so far.
+    pub(crate) fn health(&self) -> Health {
+        self.cache.as_ref().map(Cache::health).unwrap_or_default()
+    }
+
+    /// Counts a package that could not be stored, for the run's warning.
+    pub(crate) fn store_failed(&self, key: &PackageKey, error: &std::io::Error) {
+        if let Some(cache) = &self.cache {
+            cache.write_failed(&Self::entry_dir(key), error);
+        }
     }
 
     /// The staging area inside the cache (created private), so a finished entry is
@@ -208,13 +217,20 @@ impl ModuleCache {
         if std::fs::symlink_metadata(&entry).is_err() {
             return None;
         }
-        match self.verify(cache, &relative, key) {
+        let json = relative.join("package.json");
+        let Some(meta) = cache.read::<PackageMeta>(&json, &about_package(key)) else {
+            // One that is there was refused, and counted, by the read; a package that
+            // lacks it was left half-stored.
+            if std::fs::symlink_metadata(root.join(&json)).is_err() {
+                cache.refuse(&entry, "its package.json is missing");
+            }
+            remove_entry(cache, &relative);
+            return None;
+        };
+        match self.verify(cache, &relative, key, meta) {
             Ok(package) => Some(package),
             Err(reason) => {
-                tracing::warn!(
-                    "module cache entry {} is not used ({reason}); fetching it again",
-                    entry.display()
-                );
+                cache.refuse(&entry, &reason);
                 remove_entry(cache, &relative);
                 None
             }
@@ -226,10 +242,8 @@ impl ModuleCache {
         cache: &Cache,
         relative: &Path,
         key: &PackageKey,
+        meta: PackageMeta,
     ) -> Result<StoredPackage, String> {
-        let meta: PackageMeta = cache
-            .read(&relative.join("package.json"))
-            .ok_or("its package.json is missing, refused or damaged")?;
         if meta.key != key.to_string() {
             return Err(format!("it is stored for {:?}", meta.key));
         }
@@ -281,9 +295,7 @@ impl ModuleCache {
         if matches!(key, PackageKey::Git { .. }) && proof.is_none() {
             return Ok(None);
         }
-        let tmp = tempfile::Builder::new()
-            .prefix("pkg-")
-            .tempdir_in(&staging)?;
+        let tmp = TempDir::new_in(&staging)?;
         let staged_relative = tmp
             .path()
             .strip_prefix(root)
@@ -304,17 +316,13 @@ impl ModuleCache {
         }
         let entry = root.join(&relative);
         let _guard = crate::disk::atomic::write_guard();
-        let staged = tmp.keep();
-        if std::fs::rename(&staged, &entry).is_err() {
-            // Another process stored it first, or a damaged entry is in the way.
+        if let Err((_, tmp)) = tmp.rename_to(&entry) {
+            // Another process stored it first, or a damaged entry is in the way (which
+            // `package` removes). Dropping `tmp` removes it.
             if let Some(existing) = self.package(key) {
-                let _ = std::fs::remove_dir_all(&staged);
                 return Ok(Some(existing));
             }
-            if let Err(e) = std::fs::rename(&staged, &entry) {
-                let _ = std::fs::remove_dir_all(&staged);
-                return Err(e);
-            }
+            tmp.rename_to(&entry).map_err(|(e, _)| e)?;
         }
         Ok(Some(StoredPackage {
             root: entry.join("files"),
@@ -333,12 +341,14 @@ impl ModuleCache {
 
     /// The git commit a registry version was found to be served from.
     pub(crate) fn git_alias(&self, key: &PackageKey) -> Option<GitAlias> {
-        self.cache.as_ref()?.read(&Self::alias_file(key))
+        let about = format!("the git commit of module {key}");
+        self.cache.as_ref()?.read(&Self::alias_file(key), &about)
     }
 
     pub(crate) fn put_git_alias(&self, key: &PackageKey, alias: &GitAlias) {
         if let Some(cache) = &self.cache {
-            cache.write(&Self::alias_file(key), alias);
+            let about = format!("the git commit of module {key}");
+            cache.write(&Self::alias_file(key), &about, alias);
         }
     }
 
@@ -359,14 +369,16 @@ impl ModuleCache {
         module: &RegistryModule,
         ttl: Option<Duration>,
     ) -> Option<Vec<String>> {
+        let about = about_versions(module);
         self.cache
             .as_ref()?
-            .versions_at(&Self::versions_file(module), ttl)
+            .versions_at(&Self::versions_file(module), &about, ttl)
     }
 
     pub(crate) fn put_versions(&self, module: &RegistryModule, versions: &[String]) {
         if let Some(cache) = &self.cache {
-            cache.put_versions_at(&Self::versions_file(module), versions);
+            let about = about_versions(module);
+            cache.put_versions_at(&Self::versions_file(module), &about, versions);
         }
     }
 
@@ -378,7 +390,10 @@ impl ModuleCache {
 
     /// The commit `reference` last resolved to for `url`.
     pub(crate) fn git_ref(&self, url: &str, reference: Option<&str>) -> Option<String> {
-        let file: RefsFile = self.cache.as_ref()?.read(&Self::refs_file(url))?;
+        let file: RefsFile = self
+            .cache
+            .as_ref()?
+            .read(&Self::refs_file(url), &about_refs(url))?;
         (file.url == url)
             .then(|| file.refs.get(reference.unwrap_or("")).cloned())
             .flatten()
@@ -389,15 +404,31 @@ impl ModuleCache {
             return;
         };
         let path = Self::refs_file(url);
+        let about = about_refs(url);
         let mut file: RefsFile = cache
-            .read(&path)
+            .read(&path, &about)
             .filter(|f: &RefsFile| f.url == url)
             .unwrap_or_default();
         file.url = url.to_string();
         file.refs
             .insert(reference.unwrap_or("").to_string(), commit.to_string());
-        cache.write(&path, &file);
+        cache.write(&path, &about, &file);
     }
+}
+
+/// What a package entry is about: a registry version or a git commit.
+fn about_package(key: &PackageKey) -> String {
+    format!("module package {key}")
+}
+
+fn about_versions(module: &RegistryModule) -> String {
+    format!("the versions of module {}", module.package_id())
+}
+
+/// What the refs entry of a repository is about; by the hash of its URL, which may
+/// hold credentials.
+fn about_refs(url: &str) -> String {
+    format!("the refs of repository {}", url_key(url))
 }
 
 /// Removes a failed entry, unless a link leads to it (the cache never follows one).
@@ -453,7 +484,7 @@ fn write_entry(
             links: p.links.clone(),
         }),
     };
-    cache.write(&relative.join("package.json"), &meta);
+    cache.write(&relative.join("package.json"), &about_package(key), &meta);
     Ok(())
 }
 
@@ -578,6 +609,44 @@ mod tests {
 
         let disabled = ModuleCache::new(None, ArchiveLimits::default());
         assert_eq!(disabled.store(&key, &package(), "", None).unwrap(), None);
+    }
+
+    /// A module entry copied where another version's belongs is refused and counted:
+    /// the git commit a registry version was served from, and a whole package.
+    #[test]
+    fn entries_copied_to_another_version_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::new(Some(dir.path()), ArchiveLimits::default());
+        let other = PackageKey::Registry {
+            package_id: "example.com/ns/name/aws".into(),
+            version: "2.0.0".into(),
+        };
+        let alias = GitAlias {
+            commit: "a".repeat(40),
+            base: String::new(),
+        };
+        cache.put_git_alias(&registry_key(), &alias);
+        let at = |key: &PackageKey| dir.path().join(ModuleCache::alias_file(key));
+        std::fs::copy(at(&registry_key()), at(&other)).unwrap();
+        assert_eq!(cache.git_alias(&registry_key()), Some(alias));
+        assert_eq!(cache.git_alias(&other), None);
+
+        let stored = cache
+            .store(&registry_key(), &package(), "sub", None)
+            .unwrap();
+        let from = stored.unwrap().root.parent().unwrap().to_path_buf();
+        let to = dir.path().join(ModuleCache::entry_dir(&other));
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(from.join("package.json"), to.join("package.json")).unwrap();
+        assert_eq!(cache.package(&other), None);
+        let refused = cache.health().refused;
+        assert_eq!(refused.len(), 2, "{refused:?}");
+        assert!(
+            refused[0].contains(
+                "it is about the git commit of module example.com/ns/name/aws 1.0.0, not"
+            ),
+            "{refused:?}"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! - the newest acceptable version wins; among equal ones, the registry's first.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -275,9 +276,6 @@ fn check(op: Op, v: &GoVersion, c: &GoVersion) -> bool {
 #[derive(Debug, Clone)]
 pub(crate) struct Selection {
     pub chosen: GoVersion,
-    /// Versions the registry listed that are not versions at all (Terraform warns and
-    /// ignores them).
-    pub invalid: Vec<String>,
 }
 
 /// Why no version could be chosen; the texts follow Terraform's diagnostics.
@@ -299,21 +297,47 @@ fn constraint_text(constraint: &str) -> String {
     }
 }
 
-/// `installRegistryModule`'s loop: parse each listed version (skipping invalid ones),
-/// drop prereleases not requested exactly, and keep the newest that the constraint
-/// allows. `constraint` is the raw `version` argument, if any.
 /// A registry's version list, parsed once per module per run: every version that
-/// parses, with its canonical text, in the registry's order, and the strings that do not.
+/// parses, with its canonical text, in the registry's order, and the strings that do not;
+/// indexed so that each call's choice costs a binary search and a short scan instead of
+/// a pass over the list (a root calling one module at thousands of versions was
+/// quadratic, issue 34).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct VersionList {
     versions: Vec<(GoVersion, String)>,
     invalid: Vec<String>,
+    /// The versions without a prerelease, one entry per exact segment list, newest first
+    /// and, among equal ones, the first listed first: the order in which the installer's
+    /// loop would prefer them.
+    releases: Vec<Release>,
+    /// Where each exact segment list of `releases` is.
+    release_of: HashMap<Vec<i64>, usize>,
+    /// Prereleases by canonical text (the only text a constraint may name one by), with
+    /// their positions in the list.
+    prereleases: HashMap<String, Vec<usize>>,
+}
+
+/// The listed versions without a prerelease that have one exact segment list. They are
+/// all allowed or all refused by any constraint, so one check answers for them.
+#[derive(Debug, Clone)]
+struct Release {
+    /// The segments without trailing zeros: compared as slices, they order as go-version
+    /// compares versions without a prerelease.
+    value: Vec<i64>,
+    /// Positions in the list, ascending.
+    positions: Vec<usize>,
 }
 
 impl VersionList {
     /// The versions that parsed, each as go-version prints it (`v1.2` is `1.2.0`).
     pub(crate) fn texts(&self) -> impl Iterator<Item = &str> {
         self.versions.iter().map(|(_, text)| text.as_str())
+    }
+
+    /// Versions the registry listed that are not versions at all (Terraform warns and
+    /// ignores them).
+    pub(crate) fn invalid(&self) -> &[String] {
+        &self.invalid
     }
 
     pub(crate) fn parse(available: &[String]) -> VersionList {
@@ -327,11 +351,148 @@ impl VersionList {
                 Err(_) => list.invalid.push(listed.clone()),
             }
         }
+        let mut by_segments: HashMap<&[i64], Vec<usize>> = HashMap::new();
+        for (position, (v, text)) in list.versions.iter().enumerate() {
+            if v.is_prerelease() {
+                list.prereleases
+                    .entry(text.clone())
+                    .or_default()
+                    .push(position);
+            } else {
+                by_segments.entry(&v.segments).or_default().push(position);
+            }
+        }
+        let mut releases: Vec<(Vec<i64>, Release)> = by_segments
+            .into_iter()
+            .map(|(segments, positions)| {
+                let value = trimmed(segments).to_vec();
+                (segments.to_vec(), Release { value, positions })
+            })
+            .collect();
+        releases.sort_by(|(_, a), (_, b)| {
+            b.value
+                .cmp(&a.value)
+                .then(a.positions[0].cmp(&b.positions[0]))
+        });
+        for (index, (segments, release)) in releases.into_iter().enumerate() {
+            list.release_of.insert(segments, index);
+            list.releases.push(release);
+        }
         list
+    }
+
+    fn version(&self, position: usize) -> &GoVersion {
+        &self.versions[position].0
+    }
+
+    /// The release the installer's loop ends on among those `allowed`, as a position in
+    /// the list: the first allowed in [`Self::releases`] order, looked for only within
+    /// `range`, outside which `allowed` refuses every one.
+    fn best_release(
+        &self,
+        range: std::ops::Range<usize>,
+        allowed: impl Fn(&GoVersion) -> bool,
+    ) -> Option<usize> {
+        self.releases.get(range)?.iter().find_map(|release| {
+            let first = release.positions[0];
+            allowed(self.version(first)).then_some(first)
+        })
+    }
+
+    /// What the installer's loop (`best` replaced by each later version strictly greater)
+    /// ends on, given the best release and the first of the prereleases the constraint
+    /// names by text, when `allowed` takes it. The loop's comparison is not transitive
+    /// (`1.0.0-beta` equals `1.0.0.0`, which equals `1.0.0`, yet is less than it), so
+    /// this follows the loop: among the versions of the greatest value, the first listed
+    /// wins, except that a prerelease gives way to a later release with exactly its
+    /// segments.
+    fn loop_result(
+        &self,
+        release: Option<usize>,
+        prerelease: Option<usize>,
+        allowed: impl Fn(&GoVersion) -> bool,
+    ) -> Option<usize> {
+        let (release, pre) = match (release, prerelease) {
+            (r, None) => return r,
+            (None, p) => return p,
+            (Some(r), Some(p)) => (r, p),
+        };
+        let pre_version = self.version(pre);
+        let value = |v: &GoVersion| trimmed(&v.segments).to_vec();
+        match value(pre_version).cmp(&value(self.version(release))) {
+            Ordering::Greater => Some(pre),
+            Ordering::Less => Some(release),
+            Ordering::Equal if release < pre => Some(release),
+            Ordering::Equal => {
+                let same = self
+                    .release_of
+                    .get(&pre_version.segments)
+                    .map(|&i| &self.releases[i])
+                    .filter(|r| allowed(self.version(r.positions[0])));
+                let later = same.and_then(|r| {
+                    let after = r.positions.partition_point(|&p| p < pre);
+                    r.positions.get(after).copied()
+                });
+                Some(later.unwrap_or(pre))
+            }
+        }
+    }
+
+    /// The releases that can satisfy `constraints`, as a range of [`Self::releases`]:
+    /// each bound narrows it by binary search. Outside it no release is allowed.
+    fn candidates(&self, constraints: &GoConstraints) -> std::ops::Range<usize> {
+        let (mut start, mut end) = (0, self.releases.len());
+        let at_most = |value: &[i64]| {
+            self.releases
+                .partition_point(|r| r.value.as_slice() > value)
+        };
+        let below = |value: &[i64]| {
+            self.releases
+                .partition_point(|r| r.value.as_slice() >= value)
+        };
+        for (op, c) in &constraints.items {
+            let value = trimmed(&c.segments);
+            match op {
+                Op::Eq => {
+                    start = start.max(at_most(value));
+                    end = end.min(below(value));
+                }
+                Op::Lt | Op::Le => start = start.max(at_most(value)),
+                Op::Gt | Op::Ge => end = end.min(below(value)),
+                // A release never satisfies `~>` of a prerelease.
+                Op::Pessimistic if c.is_prerelease() => end = 0,
+                Op::Pessimistic => {
+                    end = end.min(below(value));
+                    if let Some(next) = next_prefix(&c.segments[..c.specified.saturating_sub(1)]) {
+                        start = start.max(below(trimmed(&next)));
+                    }
+                }
+                Op::Ne => {}
+            }
+        }
+        start..end.max(start)
     }
 }
 
-/// The installer's choice among `available` for the raw `version` argument.
+/// `segments` without trailing zeros.
+fn trimmed(segments: &[i64]) -> &[i64] {
+    let len = segments.iter().rposition(|&s| s != 0).map_or(0, |i| i + 1);
+    &segments[..len]
+}
+
+/// The smallest segment list above every one that starts with `prefix` (`None` when
+/// nothing is: no prefix, or its last segment cannot grow).
+fn next_prefix(prefix: &[i64]) -> Option<Vec<i64>> {
+    let (last, head) = prefix.split_last()?;
+    let mut next = head.to_vec();
+    next.push(last.checked_add(1)?);
+    Some(next)
+}
+
+/// `installRegistryModule`'s loop: parse each listed version (skipping invalid ones),
+/// drop prereleases not requested exactly, and keep the newest that the constraint
+/// allows (the first listed among equal ones). `constraint` is the raw `version`
+/// argument, if any.
 pub(crate) fn select_version(
     available: &VersionList,
     constraint: Option<&str>,
@@ -341,29 +502,27 @@ pub(crate) fn select_version(
         constraint: raw.to_string(),
         reason,
     })?;
-    let mut newest: Option<&GoVersion> = None;
-    let mut best: Option<&GoVersion> = None;
-    for (v, text) in &available.versions {
-        if v.is_prerelease() && constraints.text() != text {
-            continue;
-        }
-        if newest.is_none_or(|n| v.compare(n) == Ordering::Greater) {
-            newest = Some(v);
-        }
-        if constraints.allows(v) && best.is_none_or(|b| v.compare(b) == Ordering::Greater) {
-            best = Some(v);
-        }
+    // Only a prerelease whose text is the whole constraint is considered; all such are
+    // the same version to every check.
+    let named = available
+        .prereleases
+        .get(constraints.text())
+        .map(|positions| positions[0]);
+    let allows = |v: &GoVersion| constraints.allows(v);
+    let release = available.best_release(available.candidates(&constraints), allows);
+    let prerelease = named.filter(|&p| allows(available.version(p)));
+    if let Some(best) = available.loop_result(release, prerelease, allows) {
+        return Ok(Selection {
+            chosen: available.version(best).clone(),
+        });
     }
-    let invalid = available.invalid.clone();
-    match (best, newest) {
-        (Some(chosen), _) => Ok(Selection {
-            chosen: chosen.clone(),
-            invalid,
-        }),
-        (None, None) => Err(SelectError::NoVersions),
-        (None, Some(newest)) => Err(SelectError::NoMatch {
+    let any = |_: &GoVersion| true;
+    let newest = available.best_release(0..available.releases.len(), any);
+    match available.loop_result(newest, named, any) {
+        None => Err(SelectError::NoVersions),
+        Some(newest) => Err(SelectError::NoMatch {
             constraint: raw.to_string(),
-            newest: newest.to_string(),
+            newest: available.version(newest).to_string(),
         }),
     }
 }
@@ -505,12 +664,12 @@ mod tests {
             (Some("> 3.0"), Err("newest available version is 2.0.0")),
             (Some("nonsense"), Err("invalid version constraint")),
         ];
+        assert_eq!(VersionList::parse(&listed).invalid(), ["not-a-version"]);
         for (constraint, want) in cases {
             let got = select_version(&VersionList::parse(&listed), *constraint);
             match (got, want) {
                 (Ok(s), Ok(v)) => {
                     assert_eq!(s.chosen.to_string(), *v, "{constraint:?}");
-                    assert_eq!(s.invalid, vec!["not-a-version".to_string()]);
                 }
                 (Err(e), Err(text)) => assert!(e.to_string().contains(text), "{constraint:?}: {e}"),
                 (got, want) => panic!("{constraint:?}: got {got:?}, want {want:?}"),
@@ -534,5 +693,115 @@ mod tests {
                 .to_string(),
             "1.0.0+first"
         );
+    }
+
+    /// The installer's loop as written (one pass over the list per call), against which
+    /// the indexed choice is checked.
+    fn looped(listed: &[String], raw: &str) -> Result<String, SelectError> {
+        let constraints =
+            GoConstraints::parse(raw).map_err(|reason| SelectError::BadConstraint {
+                constraint: raw.to_string(),
+                reason,
+            })?;
+        let mut newest: Option<GoVersion> = None;
+        let mut best: Option<GoVersion> = None;
+        for v in listed.iter().filter_map(|l| GoVersion::parse(l).ok()) {
+            if v.is_prerelease() && constraints.text() != v.to_string() {
+                continue;
+            }
+            if newest
+                .as_ref()
+                .is_none_or(|n| v.compare(n) == Ordering::Greater)
+            {
+                newest = Some(v.clone());
+            }
+            if constraints.allows(&v)
+                && best
+                    .as_ref()
+                    .is_none_or(|b| v.compare(b) == Ordering::Greater)
+            {
+                best = Some(v);
+            }
+        }
+        match (best, newest) {
+            (Some(best), _) => Ok(best.to_string()),
+            (None, None) => Err(SelectError::NoVersions),
+            (None, Some(newest)) => Err(SelectError::NoMatch {
+                constraint: raw.to_string(),
+                newest: newest.to_string(),
+            }),
+        }
+    }
+
+    /// The indexed choice equals the loop's on every constraint over shuffled subsets of
+    /// versions that exercise the loop's quirks: equal versions with other segment
+    /// counts or metadata, prereleases equal to a release, `~>` with four segments.
+    #[test]
+    fn indexed_selection_is_the_loops_choice() {
+        let pool = [
+            "1.0",
+            "1.0.0.0",
+            "1.0.0-beta",
+            "1.0.0",
+            "v1.0.0+meta",
+            "1.0.0.1",
+            "1.0.1",
+            "1.2.3.4",
+            "1.2.3",
+            "1.2.4",
+            "2.0.0-rc1",
+            "2.0.0",
+            "0.9",
+            "1.0.0-beta+b",
+            "junk",
+        ];
+        let constraints = [
+            "",
+            "1.0.0",
+            "= 1.0",
+            "1.0.0-beta",
+            "=1.0.0-beta",
+            "2.0.0-rc1",
+            "!= 1.0.0",
+            "!= 1.0.0, != 2.0.0",
+            ">= 1.0.0-beta",
+            "> 1.0",
+            "< 1.0.0.1",
+            "<= 1.0.0",
+            "~> 1.0",
+            "~> 1",
+            "~> 1.0.0.0",
+            "~> 1.2.3.4",
+            "~> 1.2.3",
+            "~> 1.0.0-beta",
+            ">= 1.0, < 1.2.4",
+            "> 3",
+            "~> 0.9",
+            "1.0.0.0",
+            "< 0.1",
+            ">= 1.0.0-beta, != 1.0.0",
+        ];
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..300 {
+            let mut listed: Vec<String> = pool
+                .iter()
+                .filter(|_| next() % 3 != 0)
+                .map(|v| v.to_string())
+                .collect();
+            for i in (1..listed.len()).rev() {
+                listed.swap(i, next() % (i + 1));
+            }
+            let list = VersionList::parse(&listed);
+            for raw in constraints {
+                let got = select_version(&list, Some(raw)).map(|s| s.chosen.to_string());
+                assert_eq!(got, looped(&listed, raw), "{raw:?} over {listed:?}");
+            }
+        }
     }
 }

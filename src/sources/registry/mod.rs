@@ -244,8 +244,6 @@ impl RegistrySource {
             v: version.to_string(),
         };
         let mut cached = self.cached(&package, platforms, use_packages_map);
-        let hits = (platforms.len() - cached.missing.len()) as u64;
-        self.bump(|s| s.packages_from_cache += hits);
         if let Some(shared) = self.shared() {
             if shared.fills() {
                 self.fill_shared(shared, &package, &cached).await;
@@ -256,6 +254,7 @@ impl RegistrySource {
             }
         }
         if let (Some(sums), true) = (&cached.sums, cached.missing.is_empty()) {
+            self.count_cache_hits(&cached.entries);
             self.progress.cache_hit(&format!("{provider} {version}"));
             return Ok(finish(&cached.entries, sums, cached.sums_provenance));
         }
@@ -269,6 +268,7 @@ impl RegistrySource {
         let fetched = self
             .fetch(client, &package, cached, platforms, use_packages_map)
             .await?;
+        self.count_cache_hits(&fetched.entries);
         Ok(finish(
             &fetched.entries,
             &fetched.sums,
@@ -289,11 +289,7 @@ impl RegistrySource {
             version,
             v: version.to_string(),
         };
-        let cached = self
-            .cache
-            .sums(provider, &package.v)
-            .and_then(|signed| sums::verify(provider, &signed).ok());
-        let sums = match cached {
+        let sums = match self.cached_sums(&package) {
             Some(sums) => sums,
             None => {
                 let client = match (&self.client, self.options.offline) {
@@ -412,12 +408,8 @@ impl RegistrySource {
     /// entry for (an entry from OpenTofu's `packages` map counts only where the map may
     /// be used); the rest are missing.
     fn cached(&self, package: &Package, platforms: &[Platform], use_packages_map: bool) -> Found {
-        let sums = self
-            .cache
-            .sums(package.provider, &package.v)
-            .and_then(|signed| sums::verify(package.provider, &signed).ok());
         let mut found = Found {
-            sums,
+            sums: self.cached_sums(package),
             sums_provenance: Provenance::Cache,
             entries: Vec::new(),
             missing: Vec::new(),
@@ -438,7 +430,51 @@ impl RegistrySource {
                 None => found.missing.push(platform.clone()),
             }
         }
+        if let Some(sums) = found.sums.take() {
+            self.vet(package, &sums, &mut found);
+            found.sums = Some(sums);
+        }
         found
+    }
+
+    /// The cached SHA256SUMS of `package`, verified again; one that does not verify is
+    /// refused (counted for the run's warning) and fetched again.
+    fn cached_sums(&self, package: &Package<'_>) -> Option<VerifiedSums> {
+        let signed = self.cache.sums(package.provider, &package.v)?;
+        match sums::verify(package.provider, &signed) {
+            Ok(verified) => Some(verified),
+            Err(e) => {
+                let reason = format!("its SHA256SUMS does not verify: {e}");
+                self.cache
+                    .refuse_sums(package.provider, &package.v, &reason);
+                None
+            }
+        }
+    }
+
+    /// Refuses the cached platform entries whose `zh:` is not a line of the version's
+    /// verified SHA256SUMS: the entry's file names its package, but a copy with its name
+    /// rewritten would still hold another package's hashes (issue 34). They become
+    /// missing and are fetched again. Entries read before the sums were known are
+    /// checked once they are; a SHA256SUMS that is no checksum list (Terraform's
+    /// fallback) lists nothing to check against.
+    fn vet(&self, package: &Package<'_>, sums: &VerifiedSums, found: &mut Found) {
+        if sums.zh.is_empty() {
+            return;
+        }
+        let (kept, refused): (Vec<Got>, Vec<Got>) = std::mem::take(&mut found.entries)
+            .into_iter()
+            .partition(|got| got.provenance != Provenance::Cache || sums.lists(&got.entry.zh));
+        found.entries = kept;
+        for got in refused {
+            let reason = format!(
+                "its zh: is not a line of the signed SHA256SUMS of {}",
+                package.label()
+            );
+            self.cache
+                .refuse_platform(package.provider, &package.v, &got.platform, &reason);
+            found.missing.push(got.platform);
+        }
     }
 
     /// Fetches what the cache lacks: the download document of each missing platform (if
@@ -452,14 +488,11 @@ impl RegistrySource {
         platforms: &[Platform],
         use_packages_map: bool,
     ) -> Result<Complete, PackageError> {
-        let wanted: Vec<&Platform> = if found.missing.is_empty() {
-            platforms.iter().take(1).collect()
-        } else {
-            found.missing.iter().collect()
+        let first = match found.missing.first().or(platforms.first()) {
+            Some(first) => first.clone(),
+            None => return Err(package.error(None, PackageProblem::NoPlatformRequested)),
         };
-        let Some((&first, rest)) = wanted.split_first() else {
-            return Err(package.error(None, PackageProblem::NoPlatformRequested));
-        };
+        let first = &first;
         let first_meta = self.meta(client, package, first).await?;
         check_protocols(&first_meta).map_err(|problem| package.error(Some(first), problem))?;
         let shared_sums = found
@@ -478,12 +511,16 @@ impl RegistrySource {
                 Provenance::SignedSums,
             ),
         };
+        self.vet(package, &sums, &mut found);
         // An OpenTofu registry's first document may describe every platform (spec §10);
         // with signed sums to vouch for it, one download then stands for all.
         let map = use_packages_map
             .then(|| usable_packages_map(&first_meta, &found.missing, &sums))
             .flatten();
-        let rest: &[&Platform] = if map.is_some() { &[] } else { rest };
+        let rest: Vec<&Platform> = match map {
+            Some(_) => Vec::new(),
+            None => found.missing.iter().filter(|p| *p != first).collect(),
+        };
         let rest_metas =
             futures::future::join_all(rest.iter().map(|p| self.meta(client, package, p))).await;
         let mut metas: Vec<(&Platform, PackageMeta)> = vec![(first, first_meta.clone())];
@@ -534,6 +571,7 @@ impl RegistrySource {
                 SharedSums::Vouched(signed) => match sums::verify(package.provider, &signed) {
                     Ok(verified) => {
                         self.cache.put_sums(package.provider, &package.v, &signed);
+                        self.vet(package, &verified, found);
                         found.sums = Some(verified);
                         found.sums_provenance = Provenance::SharedCache;
                     }
@@ -591,12 +629,14 @@ impl RegistrySource {
     /// Writes what the local cache had for `package` to the shared cache
     /// (`--fill-shared-cache`); a store that has it already keeps its copy.
     async fn fill_shared(&self, shared: &SharedCache, package: &Package<'_>, found: &Found) {
-        if found.sums.is_some() {
-            if let Some(signed) = self.cache.sums(package.provider, &package.v) {
-                shared
-                    .put_sums(package.provider, &package.v, &signed, false)
-                    .await;
-            }
+        // Entries are checked against the verified sums only: without them, none goes.
+        if found.sums.is_none() {
+            return;
+        }
+        if let Some(signed) = self.cache.sums(package.provider, &package.v) {
+            shared
+                .put_sums(package.provider, &package.v, &signed, false)
+                .await;
         }
         let puts = found.entries.iter().map(|got| {
             shared.put_platform(
@@ -780,6 +820,16 @@ impl RegistrySource {
             size: hashed.bytes,
             origin: Origin::Download,
         })
+    }
+
+    /// Counts the platforms taken from the local cache, once every entry was checked
+    /// against the verified sums.
+    fn count_cache_hits(&self, entries: &[Got]) {
+        let hits = entries
+            .iter()
+            .filter(|got| got.provenance == Provenance::Cache)
+            .count() as u64;
+        self.bump(|s| s.packages_from_cache += hits);
     }
 
     fn bump(&self, f: impl FnOnce(&mut RegistryStats)) {

@@ -38,9 +38,9 @@ use super::goversion::VersionList;
 use super::package::find_subdir;
 use super::source::{redacted, ModuleSource, RegistryModule};
 use super::ModuleError;
+use crate::disk::leftovers;
 use crate::net::registry::RegistryClient;
 use memo::Memo;
-use store::remove_stale;
 
 /// Plain values the caller fills from its settings.
 #[derive(Debug, Clone)]
@@ -110,7 +110,7 @@ struct Inner {
     cache: ModuleCache,
     git: Git,
     /// Run-scoped packages and git scratch repositories; removed when the fetcher goes.
-    scratch: OnceLock<Result<TempDir, String>>,
+    scratch: OnceLock<Result<leftovers::TempDir, String>>,
     /// Parsed version lists, by lowercase `host/ns/name/system`.
     versions: Memo<String, Arc<VersionList>>,
     bases: Memo<String, Url>,
@@ -173,10 +173,10 @@ impl ModuleFetcher {
         }
     }
 
-    /// Module cache entries refused so far (links, other users' files), for the run's
+    /// What the module cache refused and could not store so far, for the run's
     /// warnings.
-    pub fn warnings(&self) -> Vec<String> {
-        self.inner.cache.warnings()
+    pub(crate) fn cache_health(&self) -> crate::disk::cache::Health {
+        self.inner.cache.health()
     }
 
     /// The directory holding the code of one remote module call, fetching it when
@@ -241,20 +241,20 @@ impl ModuleFetcher {
     }
 
     /// The run's scratch directory: inside the cache when there is one, so nothing is
-    /// written elsewhere, else the system temporary directory.
+    /// written elsewhere, else the system temporary directory. Claimed, so that what a
+    /// killed run left in the staging area is removed by the next ([`leftovers`]).
     fn scratch(&self) -> Result<&Path, ModuleError> {
         let made = self.inner.scratch.get_or_init(|| {
-            let builder = tempfile::Builder::new().prefix("run-").to_owned();
-            match self.inner.cache.staging_dir() {
+            let parent = match self.inner.cache.staging_dir() {
                 Ok(Some(staging)) => {
-                    remove_stale(&staging);
-                    builder
-                        .tempdir_in(&staging)
-                        .map_err(|e| format!("cannot create {}: {e}", staging.display()))
+                    leftovers::sweep(&staging);
+                    staging
                 }
-                Ok(None) => builder.tempdir().map_err(|e| e.to_string()),
-                Err(e) => Err(format!("cannot create the module staging directory: {e}")),
-            }
+                Ok(None) => std::env::temp_dir(),
+                Err(e) => return Err(format!("cannot create the module staging directory: {e}")),
+            };
+            leftovers::TempDir::new_in(&parent)
+                .map_err(|e| format!("cannot create a directory in {}: {e}", parent.display()))
         });
         match made {
             Ok(dir) => Ok(dir.path()),

@@ -29,13 +29,6 @@ impl ModuleFetcher {
                 module: module_name(module),
                 reason: e.to_string(),
             })?;
-        for invalid in &selection.invalid {
-            tracing::warn!(
-                "the registry at {} returned an invalid version string {invalid:?} for module {}, which tfsum ignored",
-                module.host.display(),
-                module_name(module)
-            );
-        }
         let version = selection.chosen.to_string();
         let key = PackageKey::Registry {
             package_id: module.package_id(),
@@ -73,9 +66,18 @@ impl ModuleFetcher {
         self.inner
             .versions
             .get(&module.package_id(), || async {
+                // Once per list, however many calls choose from it.
                 let parsed = |versions: &[String]| {
                     self.inner.lists_parsed.fetch_add(1, Ordering::Relaxed);
-                    Arc::new(VersionList::parse(versions))
+                    let list = VersionList::parse(versions);
+                    for invalid in list.invalid() {
+                        tracing::warn!(
+                            "the registry at {} returned an invalid version string {invalid:?} for module {}, which tfsum ignored",
+                            module.host.display(),
+                            module_name(module)
+                        );
+                    }
+                    Arc::new(list)
                 };
                 let cache = &self.inner.cache;
                 let ttl = (!self.inner.options.offline).then_some(self.inner.options.versions_ttl);

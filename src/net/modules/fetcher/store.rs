@@ -2,7 +2,6 @@
 //! scratch directory (removed when the fetcher goes).
 
 use std::path::Path;
-use std::time::Duration;
 
 use super::super::cache::{PackageKey, StoredPackage};
 use super::super::git::CommitObjects;
@@ -25,7 +24,7 @@ impl ModuleFetcher {
         match self.inner.cache.store(key, package, base, proof) {
             Ok(Some(stored)) => return Ok(stored),
             Ok(None) => {}
-            Err(e) => tracing::warn!("cannot store {key} in the module cache: {e}"),
+            Err(e) => self.inner.cache.store_failed(key, &e),
         }
         let dir = self.new_work_dir()?.keep();
         write_package(&dir, package)?;
@@ -55,25 +54,6 @@ pub(super) fn stored_base(package: &StoredPackage, subdir: &str) -> Result<Strin
         .join("/"))
 }
 
-/// Removes what killed runs left in the staging area (a day old: no run lasts that long,
-/// so nothing still in use goes). Best effort.
-pub(super) fn remove_stale(staging: &Path) {
-    let Ok(entries) = std::fs::read_dir(staging) else {
-        return;
-    };
-    let day = Duration::from_secs(24 * 60 * 60);
-    for entry in entries.flatten() {
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > day);
-        if old {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
 pub(super) fn write_package(dir: &Path, package: &Materialized) -> Result<(), ModuleError> {
     package
         .write_to(dir)
