@@ -26,7 +26,7 @@ use regex::Regex;
 
 use super::cli::{Format, MatchArg, StrategyArg, UpgradeCommand, UpgradeOptions};
 use super::lock::{FatalError, Targets};
-use super::settings::{LockSettings, Services};
+use super::settings::{Services, UpgradeSettings};
 use super::{exit, note, EXIT_FAILED, EXIT_USAGE};
 use crate::config::edit::{
     is_editable, is_version_tag, Edited, ModuleMatch, ProviderName, Scope, Site, Subject, Target,
@@ -46,6 +46,7 @@ use crate::stages::write::prepared::{prepare, Prepared};
 use crate::stages::write::{self, RootOutcome, LOCK_FILE_NAME};
 use crate::stages::{hash, resolve};
 use crate::vocab::addr::ProviderAddr;
+use crate::vocab::lockfile::Flavor;
 use crate::vocab::paths::{normalize_path, slash_path};
 use crate::vocab::progress::Progress;
 use crate::vocab::version::strategy::{rewrite, Strategy};
@@ -105,12 +106,15 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         Ok(parts) => parts,
         Err(message) => return exit(EXIT_USAGE, message),
     };
-    let settings = match super::settings_here(&options.as_lock_args(paths)) {
+    let layer = |options: &UpgradeOptions, env: &_, cwd: &_| {
+        super::settings::upgrade(options, &paths, env, cwd)
+    };
+    let settings = match super::settings_here(&options, layer) {
         Ok(settings) => settings,
         Err(code) => return code,
     };
     crate::disk::atomic::set_test_delay(settings.write_delay);
-    if !request.no_lock && !options.check && settings.platforms_defaulted {
+    if !request.no_lock && !settings.check && settings.platforms_defaulted {
         let current = &settings.platforms[0];
         note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); relocking for this machine's platform, {current}"));
     }
@@ -123,12 +127,12 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         Ok(Err(e)) if e.is_usage() => return exit(EXIT_USAGE, e),
         Ok(Err(e)) => return exit(EXIT_FAILED, format!("{e}\n(nothing was written)")),
     };
-    if let (Format::Text, Some(lock)) = (options.format, &report.lock) {
+    if let (Format::Text, Some(lock)) = (settings.format, &report.lock) {
         // Best effort, as the notes: stderr that cannot be written changes nothing.
         let _ = crate::report::print_environment_warnings(lock, verbosity, &mut std::io::stderr());
     }
     let mut stdout = super::report_stdout();
-    let printed = match options.format {
+    let printed = match settings.format {
         Format::Text => upgrade::print_upgrade_text(&report, verbosity, &mut stdout),
         Format::Json => upgrade::print_upgrade_json(&report, &mut stdout),
         Format::Markdown => upgrade::print_upgrade_markdown(&report, &mut stdout),
@@ -305,7 +309,7 @@ fn check_constraint(subject: &Subject, constraint: &str) -> Result<(), String> {
 
 /// Runs `tfsum upgrade`.
 pub(crate) async fn run(
-    settings: &LockSettings,
+    settings: &UpgradeSettings,
     request: &Request,
     progress: Arc<dyn Progress>,
 ) -> Result<UpgradeReport, UpgradeError> {
@@ -317,7 +321,12 @@ pub(crate) async fn run(
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)
         .map_err(FatalError::from)?;
-    let scope = read_scope(settings, &targets, &discovery)?;
+    let scope = read_scope(
+        settings.sources.flavor,
+        &settings.ignore,
+        &targets,
+        &discovery,
+    )?;
     let (sites, notes) = scope.sites(&request.subject);
     let mut lists = Lists::default();
     let values = new_values(request, &sites, &services, &mut lists).await?;
@@ -401,12 +410,13 @@ pub(crate) async fn run(
 /// discovered directory and the local modules they call, transitively, minus what
 /// `--ignore-path` or `.terraform/` excludes.
 pub(crate) fn read_scope(
-    settings: &LockSettings,
+    flavor: Option<Flavor>,
+    ignore: &[Regex],
     targets: &Targets,
     discovery: &Discovery,
 ) -> Result<Scope, UpgradeError> {
     let host = |dir: &Path| {
-        let flavor = settings.sources.flavor.unwrap_or_else(|| {
+        let flavor = flavor.unwrap_or_else(|| {
             let old = std::fs::read(dir.join(LOCK_FILE_NAME)).ok();
             detect_flavor(dir, old.as_deref())
         });
@@ -446,15 +456,11 @@ pub(crate) fn read_scope(
                 .any(|rel| {
                     let full = slash_path(&root.join(rel));
                     let rel = slash_path(rel);
-                    settings
-                        .ignore
+                    ignore
                         .iter()
                         .any(|re| re.is_match(&rel) || re.is_match(&full))
                 })
-        }) || settings
-            .ignore
-            .iter()
-            .any(|re| re.is_match(&slash_path(&path)))
+        }) || ignore.iter().any(|re| re.is_match(&slash_path(&path)))
     };
     let keep_file = |path: &Path| is_editable(path) && !ignored(path);
     let keep_dir = |dir: &Path| is_editable(&dir.join("x.tf")) && !ignored(dir) && dir.is_dir();
@@ -743,7 +749,7 @@ fn edit_of(site: &Site, new: &str) -> ConstraintEdit {
 /// The relock: the lock pipeline over the edited configuration, for the roots whose
 /// module tree holds an edit.
 struct Relock<'a> {
-    settings: &'a LockSettings,
+    settings: &'a UpgradeSettings,
     services: &'a Services,
     targets: &'a Targets,
     discovery: Discovery,
