@@ -4,7 +4,11 @@
 //! # The map
 //!
 //! The code is in layers (docs/design.md, "Layers"); a module uses only the layers below
-//! its own, and `tests/it/architecture.rs` checks that. From the top:
+//! its own, and the stages only the ones before them. `tests/it/architecture.rs` checks
+//! that on the syntax tree (`syn`): every leaf of every `use` tree at any depth of
+//! groups, and every `crate::`, `super::` and `self::` path in code, types, macro calls
+//! and attributes, resolved through re-exports to the module that defines the item; it
+//! also checks that the module graph has no cycle. From the top:
 //!
 //! | layer | module | what |
 //! |---|---|---|
