@@ -7,6 +7,7 @@
 //!   `X-Terraform-Get` pages; [`git_http`]: git repositories over smart HTTP, served by
 //!   the real `git http-backend`.
 //! - [`dirhash`]: an independent `h1:` implementation for expectations.
+//! - [`deadline`]: a child killed at its deadline, so a hang fails the test.
 //! - [`go_zip`] and [`signing`]: how the fake builds its packages and signs SHA256SUMS.
 //! - [`tls_listener`]: HTTPS for the fake, with the test certificate.
 //! - [`fake_gitea`]: the forge API Renovate's `gitea` platform calls.
@@ -18,6 +19,7 @@
 //! Each user of this module compiles it separately and uses only part of it.
 #![allow(dead_code)]
 
+pub mod deadline;
 pub mod dirhash;
 pub mod fake_gitea;
 pub mod fake_modules;
