@@ -55,9 +55,10 @@ mod vocab;
 pub use commands::main;
 
 /// Parsers and mechanisms that the fuzz targets and the library-level tests drive
-/// directly. Not a stable interface: it is exactly what they use.
+/// directly. Not a stable interface: it is exactly what they use, item by item (a whole
+/// module here would hide its dead items from the compiler).
 pub mod internals {
-    pub use crate::config::terragrunt;
+    pub use crate::config::terragrunt::{find_units, load_unit, unit_requirements};
     pub use crate::config::tree::LocalModules;
     pub use crate::config::{check_file, ConfigError};
     pub use crate::net::cliconfig::{load_file, Env};
@@ -68,6 +69,6 @@ pub mod internals {
     };
     pub use crate::net::registry::{Http, HttpConfig, RegistryClient, RetryPolicy};
     pub use crate::vocab::hash::zipstream::{hash_zip_stream, ZipLimits};
-    pub use crate::vocab::lockfile;
+    pub use crate::vocab::lockfile::parse as parse_lock_file;
     pub use crate::vocab::version::Constraints;
 }
