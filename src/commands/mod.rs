@@ -13,6 +13,7 @@ pub(crate) mod lock;
 pub(crate) mod merge;
 pub(crate) mod mirror;
 pub(crate) mod outdated;
+pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod upgrade;
 pub(crate) mod verify;

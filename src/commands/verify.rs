@@ -125,7 +125,7 @@ pub(crate) async fn run(
         })
         .collect();
     let mut warnings = services.warnings.clone();
-    warnings.extend(super::lock::refused_entries(&services));
+    warnings.extend(super::run::refused_entries(&services));
     Ok(VerifyReport {
         files,
         warnings,
