@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::run::{Finish, Pipeline};
-use crate::commands::settings::{LockSettings, SetupError};
+use crate::commands::settings::{LockSettings, Services, SetupError};
 use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
 use crate::disk::provider_dir::{Layout, ProviderDir};
 use crate::report::mirror::MirrorReport;
@@ -30,7 +30,8 @@ use crate::stages::install;
 use crate::stages::load::{LoadOptions, Loaded};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
-use crate::stages::write::{self, LOCK_FILE_NAME};
+use crate::stages::write::{self, RootReport, LOCK_FILE_NAME};
+use crate::vocab::addr::Platform;
 use crate::vocab::paths::normalize_path;
 use crate::vocab::progress::Progress;
 
@@ -113,30 +114,47 @@ pub(crate) async fn run(
     let driven = pipeline.run(discovery, keep, Finish::Write { check }).await;
     let mirror = match mirror_dir {
         Some(dir) => {
-            let written = driven
-                .roots
-                .iter()
-                .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
-                .map(|r| r.dir.clone());
-            let locked = install::lock_files_of(written);
-            let platforms = &settings.platforms;
-            let filled = install::fill(dir, &services.sources, kept, &locked, platforms).await;
-            Some(MirrorReport::of(filled, platforms))
+            Some(fill_mirror(dir, &services, kept, &driven.roots, &settings.platforms).await)
         }
         None => None,
     };
     let fail_on_write = settings.fail_on_write;
     let mut report = driven.report(&services, check, fail_on_write, started, mirror);
-    if services.cache.root().is_some() {
-        let record = run_record::RunState::from_report(&settings.cwd, &report);
-        if let Err(e) = run_record::save(&services.cache, &record) {
-            report.warnings.push(Warning::RunRecord {
-                file: run_record::path(&services.cache, &settings.cwd),
-                error: e.to_string(),
-            });
-        }
-    }
+    save_record(settings, &services, &mut report);
     Ok(report)
+}
+
+/// `--mirror`: every package the lock files of the roots that did not fail lock, for
+/// the platforms locked, placed in `dir` (unpacking what the hash stage kept).
+async fn fill_mirror(
+    dir: Arc<ProviderDir>,
+    services: &Services,
+    kept: Option<Arc<KeptPackages>>,
+    roots: &[RootReport],
+    platforms: &[Platform],
+) -> MirrorReport {
+    let written = roots
+        .iter()
+        .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
+        .map(|r| r.dir.clone());
+    let locked = install::lock_files_of(written);
+    let filled = install::fill(dir, &services.sources, kept, &locked, platforms).await;
+    MirrorReport::of(filled, platforms)
+}
+
+/// Records which roots failed, for `--retry-failed`; a record that cannot be saved is a
+/// warning of the run.
+fn save_record(settings: &LockSettings, services: &Services, report: &mut RunReport) {
+    if services.cache.root().is_none() {
+        return;
+    }
+    let record = run_record::RunState::from_report(&settings.cwd, report);
+    if let Err(e) = run_record::save(&services.cache, &record) {
+        report.warnings.push(Warning::RunRecord {
+            file: run_record::path(&services.cache, &settings.cwd),
+            error: e.to_string(),
+        });
+    }
 }
 
 /// The roots that failed in the last run from `settings.cwd`, for `--retry-failed`,
