@@ -4,11 +4,15 @@
 //! # The map
 //!
 //! The code is in layers (docs/design.md, "Layers"); a module uses only the layers below
-//! its own, and `tests/it/architecture.rs` checks that. From the top:
+//! its own, and the stages only the ones before them. `tests/it/architecture.rs` checks
+//! that on the syntax tree (`syn`): every leaf of every `use` tree at any depth of
+//! groups, and every `crate::`, `super::` and `self::` path in code, types, macro calls
+//! and attributes, resolved through re-exports to the module that defines the item; it
+//! also checks that the module graph has no cycle. From the top:
 //!
 //! | layer | module | what |
 //! |---|---|---|
-//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`], [`commands::upgrade`], [`commands::outdated`], [`commands::mirror`] |
+//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`], [`commands::upgrade`], [`commands::outdated`], [`commands::mirror`]; the one driver of the stages, for `lock` and `upgrade`: [`commands::run`] |
 //! | report | [`report`] | what a command did, as text, JSON or markdown; progress bars; the run record |
 //! | stages | [`stages`] | the `lock` pipeline, below |
 //! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]), constraint edits in place ([`config::edit`]) |
@@ -51,9 +55,10 @@ mod vocab;
 pub use commands::main;
 
 /// Parsers and mechanisms that the fuzz targets and the library-level tests drive
-/// directly. Not a stable interface: it is exactly what they use.
+/// directly. Not a stable interface: it is exactly what they use, item by item (a whole
+/// module here would hide its dead items from the compiler).
 pub mod internals {
-    pub use crate::config::terragrunt;
+    pub use crate::config::terragrunt::{find_units, load_unit, unit_requirements};
     pub use crate::config::tree::LocalModules;
     pub use crate::config::{check_file, ConfigError};
     pub use crate::net::cliconfig::{load_file, Env};
@@ -64,6 +69,6 @@ pub mod internals {
     };
     pub use crate::net::registry::{Http, HttpConfig, RegistryClient, RetryPolicy};
     pub use crate::vocab::hash::zipstream::{hash_zip_stream, ZipLimits};
-    pub use crate::vocab::lockfile;
+    pub use crate::vocab::lockfile::parse as parse_lock_file;
     pub use crate::vocab::version::Constraints;
 }

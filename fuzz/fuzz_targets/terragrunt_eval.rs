@@ -13,8 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tfsum::internals::LocalModules;
-use tfsum::internals::terragrunt;
+use tfsum::internals::{find_units, load_unit, unit_requirements, LocalModules};
 
 const FILES: [&str; 4] = [
     "live/unit/terragrunt.hcl",
@@ -55,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let unit = repo.join("live/unit");
-    if let Ok(config) = terragrunt::load_unit(&unit, repo) {
+    if let Ok(config) = load_unit(&unit, repo) {
         // Whatever the files say, the lock file stays beside terragrunt.hcl and generated
         // files stay in the working directory.
         assert_eq!(config.lock_file(), unit.join(".terraform.lock.hcl"));
@@ -65,8 +64,7 @@ fuzz_target!(|data: &[u8]| {
                 "{file:?}"
             );
         }
-        let _ =
-            terragrunt::unit_requirements(&config, HOST, &mut LocalModules { default_host: HOST });
+        let _ = unit_requirements(&config, HOST, &mut LocalModules { default_host: HOST });
     }
-    let _ = terragrunt::find_units(&[repo.join("live")], true);
+    let _ = find_units(&[repo.join("live")], true);
 });

@@ -721,50 +721,6 @@ pub(crate) struct UpgradeOptions {
     pub sources: SourceArgs,
 }
 
-impl UpgradeOptions {
-    /// The `lock` arguments of the relock over `paths` (one settings layer for both).
-    pub(crate) fn as_lock_args(&self, paths: Vec<PathBuf>) -> LockArgs {
-        LockArgs {
-            check: self.check,
-            platforms: self.platforms.clone(),
-            ..plain_lock_args(
-                paths,
-                self.recursive,
-                self.format,
-                &self.ignore_paths,
-                self.flavor,
-                &self.sources,
-            )
-        }
-    }
-}
-
-/// `lock` arguments that only find roots and build the run's services: no platform, no
-/// check, no upgrade.
-fn plain_lock_args(
-    paths: Vec<PathBuf>,
-    recursive: bool,
-    format: Format,
-    ignore_paths: &[String],
-    flavor: Option<FlavorArg>,
-    sources: &SourceArgs,
-) -> LockArgs {
-    LockArgs {
-        paths,
-        recursive,
-        check: false,
-        fail_on_write: false,
-        retry_failed: false,
-        format,
-        platforms: Vec::new(),
-        ignore_paths: ignore_paths.to_vec(),
-        upgrade: false,
-        flavor,
-        mirror: None,
-        sources: sources.clone(),
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum StrategyArg {
     /// Write the version: ~> 5.31 becomes 6.2.0
@@ -811,20 +767,6 @@ pub(crate) struct OutdatedArgs {
 
     #[command(flatten)]
     pub sources: SourceArgs,
-}
-
-impl OutdatedArgs {
-    /// The `lock` arguments that build the same settings.
-    pub(crate) fn as_lock_args(&self) -> LockArgs {
-        plain_lock_args(
-            self.paths.clone(),
-            self.recursive,
-            self.format,
-            &self.ignore_paths,
-            self.flavor,
-            &self.sources,
-        )
-    }
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
-//! The `lock` command: the pipeline, stage by stage, over every root module and
-//! Terragrunt unit of the given paths.
+//! The `lock` command: the pipeline, stage by stage ([`super::run`], the driver it
+//! shares with `upgrade`), over every root module and Terragrunt unit of the given
+//! paths; then, with `--mirror`, the install stage, and the run record.
 //!
 //! ```text
 //! discover ──▶ load ──▶ resolve ──▶ hash ──▶ write
@@ -16,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::commands::settings::{LockSettings, SetupError};
+use super::run::{Finish, Pipeline};
+use crate::commands::settings::{LockSettings, Services, SetupError};
 use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
 use crate::disk::provider_dir::{Layout, ProviderDir};
 use crate::report::mirror::MirrorReport;
@@ -24,14 +26,12 @@ use crate::report::run_record;
 use crate::report::RunReport;
 use crate::sources::kept::KeptPackages;
 use crate::stages::discover;
-use crate::stages::hash;
 use crate::stages::install;
-use crate::stages::load::{self, LoadOptions, Loaded};
-use crate::stages::parallel;
-use crate::stages::resolve;
+use crate::stages::load::{LoadOptions, Loaded};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
-use crate::stages::write::{self, LOCK_FILE_NAME};
+use crate::stages::write::{self, RootReport, LOCK_FILE_NAME};
+use crate::vocab::addr::Platform;
 use crate::vocab::paths::normalize_path;
 use crate::vocab::progress::Progress;
 
@@ -95,57 +95,66 @@ pub(crate) async fn run(
     let services = settings
         .sources
         .services_keeping(progress.clone(), kept.clone())?;
-    let mut warnings = services.warnings.clone();
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
-    let within = trees(&targets.search);
-    let options = LoadOptions {
-        flavor: settings.sources.flavor,
-        recursive: targets.recursive,
-        within,
+    let pipeline = Pipeline {
+        services: &services,
+        options: LoadOptions {
+            flavor: settings.sources.flavor,
+            recursive: targets.recursive,
+            within: trees(&targets.search),
+        },
+        edited: Arc::default(),
+        upgrade: settings.upgrade,
+        platforms: &settings.platforms,
+        progress: progress.as_ref(),
     };
-    let (mut roots, found) = load::roots(&discovery, &options, &services.modules).await;
-    parallel::drop_aside(discovery);
-    warnings.extend(found);
-    targets.keep_affected(&mut roots);
-    let plan = resolve::plan(roots, &services.sources, settings.upgrade).await;
-    warnings.extend(plan.warnings);
-    let hashes = hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
-    let reports = write::write(plan.roots, &hashes, settings.check, progress.as_ref());
+    let check = settings.check;
+    let keep = |root: &Root<Loaded>| targets.affects(root);
+    let driven = pipeline.run(discovery, keep, Finish::Write { check }).await;
     let mirror = match mirror_dir {
         Some(dir) => {
-            let written = reports
-                .iter()
-                .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
-                .map(|r| r.dir.clone());
-            let locked = install::lock_files_of(written);
-            let platforms = &settings.platforms;
-            let filled = install::fill(dir, &services.sources, kept, &locked, platforms).await;
-            Some(MirrorReport::of(filled, platforms))
+            Some(fill_mirror(dir, &services, kept, &driven.roots, &settings.platforms).await)
         }
         None => None,
     };
-    let mut report = RunReport {
-        check: settings.check,
-        fail_on_write: settings.fail_on_write,
-        roots: reports,
-        warnings,
-        stats: services.sources.stats(),
-        modules: services.modules.stats(),
-        elapsed: started.elapsed(),
-        mirror,
-    };
-    report.warnings.extend(refused_entries(&services));
-    if services.cache.root().is_some() {
-        let record = run_record::RunState::from_report(&settings.cwd, &report);
-        if let Err(e) = run_record::save(&services.cache, &record) {
-            report.warnings.push(Warning::RunRecord {
-                file: run_record::path(&services.cache, &settings.cwd),
-                error: e.to_string(),
-            });
-        }
-    }
+    let fail_on_write = settings.fail_on_write;
+    let mut report = driven.report(&services, check, fail_on_write, started, mirror);
+    save_record(settings, &services, &mut report);
     Ok(report)
+}
+
+/// `--mirror`: every package the lock files of the roots that did not fail lock, for
+/// the platforms locked, placed in `dir` (unpacking what the hash stage kept).
+async fn fill_mirror(
+    dir: Arc<ProviderDir>,
+    services: &Services,
+    kept: Option<Arc<KeptPackages>>,
+    roots: &[RootReport],
+    platforms: &[Platform],
+) -> MirrorReport {
+    let written = roots
+        .iter()
+        .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
+        .map(|r| r.dir.clone());
+    let locked = install::lock_files_of(written);
+    let filled = install::fill(dir, &services.sources, kept, &locked, platforms).await;
+    MirrorReport::of(filled, platforms)
+}
+
+/// Records which roots failed, for `--retry-failed`; a record that cannot be saved is a
+/// warning of the run.
+fn save_record(settings: &LockSettings, services: &Services, report: &mut RunReport) {
+    if services.cache.root().is_none() {
+        return;
+    }
+    let record = run_record::RunState::from_report(&settings.cwd, report);
+    if let Err(e) = run_record::save(&services.cache, &record) {
+        report.warnings.push(Warning::RunRecord {
+            file: run_record::path(&services.cache, &settings.cwd),
+            error: e.to_string(),
+        });
+    }
 }
 
 /// The roots that failed in the last run from `settings.cwd`, for `--retry-failed`,
@@ -244,52 +253,37 @@ impl Targets {
         })
     }
 
-    /// In changed-files mode, drops the roots no changed file belongs to: a file in one
-    /// of the root's module directories, its lock file, its Terragrunt unit, or a test
-    /// file in its test directory. A test file selects its root by name even when the
-    /// root ignores test files or the file was deleted: locking again is then a no-op
-    /// or drops what only that file needed.
-    pub(crate) fn keep_affected(&self, roots: &mut Vec<Root<Loaded>>) {
+    /// Whether `root` is to be locked: always, but in changed-files mode only when a
+    /// changed file belongs to it: a file in one of the root's module directories, its
+    /// lock file, its Terragrunt unit, or a test file in its test directory. A test file
+    /// selects its root by name even when the root ignores test files or the file was
+    /// deleted: locking again is then a no-op or drops what only that file needed.
+    pub(crate) fn affects(&self, root: &Root<Loaded>) -> bool {
         let Some(files) = &self.changed else {
-            return;
+            return true;
         };
-        roots.retain(|root| {
-            let root_dir = normalize_path(&root.dir);
-            let test_dir = normalize_path(&root_dir.join(DEFAULT_TEST_DIRECTORY));
-            let modules = match &root.stage {
-                Ok(loaded) => loaded.modules.as_slice(),
-                Err(_) => &[],
-            };
-            files.iter().any(|file| {
-                let dir = normalize_path(file.parent().unwrap_or(Path::new(".")));
-                let is_test = file
-                    .file_name()
-                    .and_then(|name| name.to_str())
-                    .is_some_and(is_test_file_name);
-                dir == root_dir
-                    || modules.iter().any(|m| normalize_path(m) == dir)
-                    || (is_test && dir == test_dir)
-            })
-        });
+        let root_dir = normalize_path(&root.dir);
+        let test_dir = normalize_path(&root_dir.join(DEFAULT_TEST_DIRECTORY));
+        let modules = match &root.stage {
+            Ok(loaded) => loaded.modules.as_slice(),
+            Err(_) => &[],
+        };
+        files.iter().any(|file| {
+            let dir = normalize_path(file.parent().unwrap_or(Path::new(".")));
+            let is_test = file
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(is_test_file_name);
+            dir == root_dir
+                || modules.iter().any(|m| normalize_path(m) == dir)
+                || (is_test && dir == test_dir)
+        })
     }
-}
 
-/// How the caches degraded: one warning for the entries the local cache (provider and
-/// module namespaces together) refused, one if it could not be written, and the
-/// shared cache's own.
-pub(crate) fn refused_entries(
-    services: &super::settings::Services,
-) -> impl Iterator<Item = Warning> {
-    let mut health = services.cache.health();
-    health.absorb(services.modules.cache_health());
-    let shared = services.sources.shared_warnings().into_iter();
-    let unwritable = health.unwritable_warning(services.cache.root());
-    health
-        .refused_warning()
-        .map(Warning::Cache)
-        .into_iter()
-        .chain(unwritable.map(Warning::CacheUnwritable))
-        .chain(shared.map(Warning::SharedCache))
+    /// Drops the roots this run is not to lock ([`Targets::affects`]).
+    pub(crate) fn keep_affected(&self, roots: &mut Vec<Root<Loaded>>) {
+        roots.retain(|root| self.affects(root));
+    }
 }
 
 #[cfg(test)]
@@ -297,6 +291,7 @@ mod tests {
     use super::*;
     use crate::net::modules::{FetcherOptions, ModuleFetcher};
     use crate::stages::discover::Discovery;
+    use crate::stages::load;
 
     /// Discovery's result is all `load` needs; an empty one loads nothing.
     #[tokio::test]

@@ -80,7 +80,7 @@ pub(crate) async fn run(
         let written = write_cli_config(settings, opentofu, &report, file);
         report.cli_config = Some((file.clone(), written));
     }
-    warnings.extend(super::lock::refused_entries(&services));
+    warnings.extend(super::run::refused_entries(&services));
     report.warnings = warnings;
     report.stats = services.sources.stats();
     report.elapsed = started.elapsed();

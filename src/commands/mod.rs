@@ -13,6 +13,7 @@ pub(crate) mod lock;
 pub(crate) mod merge;
 pub(crate) mod mirror;
 pub(crate) mod outdated;
+pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod upgrade;
 pub(crate) mod verify;
@@ -31,7 +32,7 @@ use cli::{
     MirrorFormat, VerifyArgs,
 };
 use fmt::{self as lockfmt, FmtOptions};
-use settings::{Environment, LockSettings, VerifySettings};
+use settings::{Environment, LockSettings};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -129,7 +130,7 @@ fn note(verbosity: Verbosity, msg: impl std::fmt::Display) {
 }
 
 fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
-    let mut settings = match settings_here(&args) {
+    let mut settings = match settings_here(&args, settings::lock) {
         Ok(settings) => settings,
         Err(code) => return code,
     };
@@ -205,16 +206,14 @@ fn print_written(written: &[std::path::PathBuf]) {
     }
 }
 
-/// The run's settings from `args`, the environment and the settings files, relative to
-/// the current directory; a usage error exits 2.
-fn settings_here(args: &LockArgs) -> Result<LockSettings, ExitCode> {
-    settings::lock(args, &Environment::capture(), &current_dir()?).map_err(|e| exit(EXIT_USAGE, e))
-}
-
-/// As [`settings_here`], for `tfsum verify`.
-fn verify_settings_here(args: &VerifyArgs) -> Result<VerifySettings, ExitCode> {
-    settings::verify(args, &Environment::capture(), &current_dir()?)
-        .map_err(|e| exit(EXIT_USAGE, e))
+/// A mode's settings, layered by `layer` (one of [`settings`]' functions) from `args`,
+/// the environment and the settings files, relative to the current directory; a usage
+/// error exits 2.
+fn settings_here<A: ?Sized, S>(
+    args: &A,
+    layer: impl FnOnce(&A, &Environment, &std::path::Path) -> Result<S, settings::SettingsError>,
+) -> Result<S, ExitCode> {
+    layer(args, &Environment::capture(), &current_dir()?).map_err(|e| exit(EXIT_USAGE, e))
 }
 
 fn current_dir() -> Result<std::path::PathBuf, ExitCode> {
@@ -249,7 +248,7 @@ fn finish(printed: std::io::Result<()>, failed: bool) -> ExitCode {
 /// `tfsum verify`: exit 0 when every hash is vouched for, 1 when not (or a file cannot
 /// be read or checked), 2 on a usage error.
 fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
-    let settings = match verify_settings_here(&args) {
+    let settings = match settings_here(&args, settings::verify) {
         Ok(settings) => settings,
         Err(code) => return code,
     };
@@ -265,9 +264,11 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
     };
     let mut stdout = report_stdout();
     let printed = match settings.format {
-        Format::Text => verify::print_text(&report, verbosity == Verbosity::Quiet, &mut stdout),
-        Format::Json => verify::print_json(&report, &mut stdout),
-        Format::Markdown => verify::print_markdown(&report, &mut stdout),
+        Format::Text => {
+            report::verify::print_text(&report, verbosity == Verbosity::Quiet, &mut stdout)
+        }
+        Format::Json => report::verify::print_json(&report, &mut stdout),
+        Format::Markdown => report::verify::print_markdown(&report, &mut stdout),
     };
     finish(printed.and_then(|()| stdout.flush()), report.is_failure())
 }
@@ -275,9 +276,7 @@ fn verify(args: VerifyArgs, verbosity: Verbosity) -> ExitCode {
 /// `tfsum mirror`: exit 0 when every package is in place and matches every lock file
 /// locking it, 1 when not, 2 on a usage error.
 fn mirror_command(args: MirrorArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
-    let settings = match current_dir().and_then(|cwd| {
-        settings::mirror(&args, &Environment::capture(), &cwd).map_err(|e| exit(EXIT_USAGE, e))
-    }) {
+    let settings = match settings_here(&args, settings::mirror) {
         Ok(settings) => settings,
         Err(code) => return code,
     };

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::cli::{Format, OutdatedArgs};
 use super::lock::{FatalError, Targets};
-use super::settings::{LockSettings, Services};
+use super::settings::{self, OutdatedSettings, Services};
 use super::upgrade::read_scope;
 use super::{exit, EXIT_FAILED, EXIT_USAGE};
 use crate::config::edit::RemoteCall;
@@ -31,7 +31,7 @@ use crate::vocab::version::{newest_allowed, Version};
 /// `tfsum outdated`: exit 0, or 1 when a root or a version list could not be read or
 /// (with `--exit-code`) something is behind; 2 on a usage error.
 pub(crate) fn main(args: OutdatedArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
-    let settings = match super::settings_here(&args.as_lock_args()) {
+    let settings = match super::settings_here(&args, settings::outdated) {
         Ok(settings) => settings,
         Err(code) => return code,
     };
@@ -45,18 +45,18 @@ pub(crate) fn main(args: OutdatedArgs, verbosity: Verbosity, logging: bool) -> E
         Ok(Err(e)) => return exit(EXIT_FAILED, e),
     };
     let mut stdout = super::report_stdout();
-    let printed = match args.format {
+    let printed = match settings.format {
         Format::Text => outdated::print_outdated_text(&report, &mut stdout),
-        Format::Json => outdated::print_outdated_json(&report, args.exit_code, &mut stdout),
+        Format::Json => outdated::print_outdated_json(&report, settings.exit_code, &mut stdout),
         Format::Markdown => outdated::print_outdated_markdown(&report, &mut stdout),
     };
     let printed = std::io::Write::flush(&mut stdout).and(printed);
-    super::finish(printed, report.is_failure(args.exit_code))
+    super::finish(printed, report.is_failure(settings.exit_code))
 }
 
 /// Runs `tfsum outdated`.
 pub(crate) async fn run(
-    settings: &LockSettings,
+    settings: &OutdatedSettings,
     progress: Arc<dyn Progress>,
 ) -> Result<OutdatedReport, FatalError> {
     let services = settings.sources.services(progress)?;
@@ -84,11 +84,16 @@ pub(crate) async fn run(
         }
     }
     providers(&services, &loaded, &mut report).await;
-    match read_scope(settings, &targets, &discovery) {
+    match read_scope(
+        settings.sources.flavor,
+        &settings.ignore,
+        &targets,
+        &discovery,
+    ) {
         Ok(scope) => modules(&services, &scope.remote_calls(), &loaded, &mut report).await,
         Err(e) => report.warnings.push(format!("module calls not read: {e}")),
     }
-    let cache = super::lock::refused_entries(&services);
+    let cache = super::run::refused_entries(&services);
     report.warnings.extend(cache.map(|w| w.to_string()));
     report.sort();
     Ok(report)

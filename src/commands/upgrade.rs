@@ -11,10 +11,11 @@
 //! the subject names ([`crate::config::edit`]); this file decides the new values (the
 //! given constraint, or the newest published version through the run's cache and
 //! `--strategy`), checks that a published version satisfies each, and runs the `lock`
-//! pipeline over the configuration as edited (one load, one resolve, one hash stage) for
-//! the roots whose module tree holds an edit. Nothing is written until every edit and
-//! every relocked root succeeded; then every file is replaced, all or none
-//! ([`crate::disk::atomic::replace_all`]).
+//! pipeline over the configuration as edited (the one driver, [`super::run`]: one load,
+//! one resolve, one hash stage) for the roots whose module tree holds an edit. Nothing
+//! is written until every edit and every relocked root succeeded; then every file is
+//! replaced, all or none ([`crate::disk::atomic::replace_all`]). [`run`] reads as those
+//! phases: [`edit`], [`Relock`], [`write_all`].
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -24,12 +25,17 @@ use std::time::Instant;
 
 use regex::Regex;
 
-use super::cli::{Format, MatchArg, StrategyArg, UpgradeCommand, UpgradeOptions};
+use super::cli::{
+    Format, MatchArg, StrategyArg, UpgradeCommand, UpgradeCoreArgs, UpgradeModuleArgs,
+    UpgradeOptions, UpgradeProviderArgs,
+};
 use super::lock::{FatalError, Targets};
-use super::settings::{LockSettings, Services};
+use super::run::{Finish, Pipeline};
+use super::settings::{Services, UpgradeSettings};
 use super::{exit, note, EXIT_FAILED, EXIT_USAGE};
 use crate::config::edit::{
-    is_editable, is_version_tag, Edited, ModuleMatch, ProviderName, Scope, Site, Subject, Target,
+    is_editable, is_version_tag, Edited, EditedFile, ModuleMatch, ProviderName, Scope, Site,
+    Subject, Target,
 };
 use crate::config::files::Dialect;
 use crate::config::{ConfigError, Location};
@@ -40,12 +46,12 @@ use crate::report::upgrade::{self, ConstraintEdit, UpgradeNote, UpgradeReport};
 use crate::report::{RunReport, Verbosity};
 use crate::sources::VersionsError;
 use crate::stages::discover::{self, Discovery};
-use crate::stages::load::{self, detect_flavor, LoadOptions};
+use crate::stages::load::{detect_flavor, LoadOptions, Loaded};
+use crate::stages::root::Root;
 use crate::stages::warning::Warning;
-use crate::stages::write::prepared::{prepare, Prepared};
-use crate::stages::write::{self, RootOutcome, LOCK_FILE_NAME};
-use crate::stages::{hash, resolve};
+use crate::stages::write::LOCK_FILE_NAME;
 use crate::vocab::addr::ProviderAddr;
+use crate::vocab::lockfile::Flavor;
 use crate::vocab::paths::{normalize_path, slash_path};
 use crate::vocab::progress::Progress;
 use crate::vocab::version::strategy::{rewrite, Strategy};
@@ -105,12 +111,15 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         Ok(parts) => parts,
         Err(message) => return exit(EXIT_USAGE, message),
     };
-    let settings = match super::settings_here(&options.as_lock_args(paths)) {
+    let layer = |options: &UpgradeOptions, env: &_, cwd: &_| {
+        super::settings::upgrade(options, &paths, env, cwd)
+    };
+    let settings = match super::settings_here(&options, layer) {
         Ok(settings) => settings,
         Err(code) => return code,
     };
     crate::disk::atomic::set_test_delay(settings.write_delay);
-    if !request.no_lock && !options.check && settings.platforms_defaulted {
+    if !request.no_lock && !settings.check && settings.platforms_defaulted {
         let current = &settings.platforms[0];
         note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); relocking for this machine's platform, {current}"));
     }
@@ -123,12 +132,12 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         Ok(Err(e)) if e.is_usage() => return exit(EXIT_USAGE, e),
         Ok(Err(e)) => return exit(EXIT_FAILED, format!("{e}\n(nothing was written)")),
     };
-    if let (Format::Text, Some(lock)) = (options.format, &report.lock) {
+    if let (Format::Text, Some(lock)) = (settings.format, &report.lock) {
         // Best effort, as the notes: stderr that cannot be written changes nothing.
         let _ = crate::report::print_environment_warnings(lock, verbosity, &mut std::io::stderr());
     }
     let mut stdout = super::report_stdout();
-    let printed = match options.format {
+    let printed = match settings.format {
         Format::Text => upgrade::print_upgrade_text(&report, verbosity, &mut stdout),
         Format::Json => upgrade::print_upgrade_json(&report, &mut stdout),
         Format::Markdown => upgrade::print_upgrade_markdown(&report, &mut stdout),
@@ -142,97 +151,111 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
 
 /// The request, the shared options and the paths of one `upgrade` subcommand.
 fn request(command: UpgradeCommand) -> Result<(Request, UpgradeOptions, Vec<PathBuf>), String> {
-    let strategy = |arg: Option<StrategyArg>, constraint: &Option<String>| {
-        if arg.is_some() && constraint.as_deref().is_some_and(|c| c != "latest") {
-            return Err(
-                "--strategy applies only when CONSTRAINT is omitted or `latest`".to_string(),
-            );
-        }
-        Ok(match arg {
-            None | Some(StrategyArg::Pin) => Strategy::Pin,
-            Some(StrategyArg::Bump) => Strategy::Bump,
-            Some(StrategyArg::Widen) => Strategy::Widen,
-        })
+    let parts = match command {
+        UpgradeCommand::Provider(args) => provider_parts(args)?,
+        UpgradeCommand::Module(args) => module_parts(args)?,
+        UpgradeCommand::Terraform(args) => core_parts(args, Dialect::Terraform)?,
+        UpgradeCommand::Opentofu(args) => core_parts(args, Dialect::OpenTofu)?,
     };
-    let command_dialect = match &command {
-        UpgradeCommand::Opentofu(_) => Dialect::OpenTofu,
-        _ => Dialect::Terraform,
-    };
-    let (title, subject, constraint, strategy, options, paths) = match command {
-        UpgradeCommand::Provider(args) => {
-            let (constraint, paths) = split_positionals(args.constraint, args.paths);
-            let subject = if args.name.contains('/') {
-                ProviderAddr::parse(&args.name, crate::vocab::addr::TERRAFORM_REGISTRY)
-                    .map_err(|e| format!("NAME {:?} is not a provider address: {e}", args.name))?;
-                ProviderName::Address(args.name.clone())
-            } else {
-                ProviderName::Local(args.name.clone())
-            };
-            let strategy = strategy(args.strategy, &constraint)?;
-            (
-                format!("tfsum upgrade provider {}", args.name),
-                Subject::Provider(subject),
-                constraint,
-                strategy,
-                args.options,
-                paths,
-            )
-        }
-        UpgradeCommand::Module(args) => {
-            let (constraint, paths) = split_positionals(args.constraint, args.paths);
-            let matcher = match args.match_type {
-                MatchArg::Regex => {
-                    ModuleMatch::Regex(Regex::new(&args.source).map_err(|e| {
-                        format!("invalid --match regex SOURCE {:?}: {e}", args.source)
-                    })?)
-                }
-                MatchArg::Full => {
-                    check_module_source(&args.source)?;
-                    ModuleMatch::Source(args.source.clone())
-                }
-            };
-            let strategy = strategy(args.strategy, &constraint)?;
-            (
-                format!("tfsum upgrade module {}", args.source),
-                Subject::Module(matcher),
-                constraint,
-                strategy,
-                args.options,
-                paths,
-            )
-        }
-        UpgradeCommand::Terraform(args) | UpgradeCommand::Opentofu(args)
-            if args.constraint == "latest" =>
-        {
-            return Err("upgrade terraform/opentofu needs a CONSTRAINT: tfsum does not look up CLI releases".to_string());
-        }
-        UpgradeCommand::Terraform(args) | UpgradeCommand::Opentofu(args) => {
-            let word = match command_dialect {
-                Dialect::Terraform => "terraform",
-                Dialect::OpenTofu => "opentofu",
-            };
-            (
-                format!("tfsum upgrade {word}"),
-                Subject::RequiredVersion(command_dialect),
-                Some(args.constraint),
-                Strategy::Pin,
-                args.options,
-                args.paths,
-            )
-        }
-    };
-    let constraint = constraint.filter(|c| c != "latest");
+    let constraint = parts.constraint.filter(|c| c != "latest");
     if let Some(c) = &constraint {
-        check_constraint(&subject, c)?;
+        check_constraint(&parts.subject, c)?;
     }
     let request = Request {
-        title,
-        subject,
+        title: parts.title,
+        subject: parts.subject,
         constraint,
-        strategy,
-        no_lock: options.no_lock,
+        strategy: parts.strategy,
+        no_lock: parts.options.no_lock,
     };
-    Ok((request, options, paths))
+    Ok((request, parts.options, parts.paths))
+}
+
+/// One subcommand's arguments, read, before the checks every subcommand shares.
+struct Parts {
+    title: String,
+    subject: Subject,
+    constraint: Option<String>,
+    strategy: Strategy,
+    options: UpgradeOptions,
+    paths: Vec<PathBuf>,
+}
+
+/// `--strategy`, which only a constraint omitted or `latest` takes.
+fn strategy(arg: Option<StrategyArg>, constraint: &Option<String>) -> Result<Strategy, String> {
+    if arg.is_some() && constraint.as_deref().is_some_and(|c| c != "latest") {
+        return Err("--strategy applies only when CONSTRAINT is omitted or `latest`".to_string());
+    }
+    Ok(match arg {
+        None | Some(StrategyArg::Pin) => Strategy::Pin,
+        Some(StrategyArg::Bump) => Strategy::Bump,
+        Some(StrategyArg::Widen) => Strategy::Widen,
+    })
+}
+
+/// `upgrade provider NAME [CONSTRAINT] [PATH]...`
+fn provider_parts(args: UpgradeProviderArgs) -> Result<Parts, String> {
+    let (constraint, paths) = split_positionals(args.constraint, args.paths);
+    let name = if args.name.contains('/') {
+        ProviderAddr::parse(&args.name, crate::vocab::addr::TERRAFORM_REGISTRY)
+            .map_err(|e| format!("NAME {:?} is not a provider address: {e}", args.name))?;
+        ProviderName::Address(args.name.clone())
+    } else {
+        ProviderName::Local(args.name.clone())
+    };
+    Ok(Parts {
+        title: format!("tfsum upgrade provider {}", args.name),
+        subject: Subject::Provider(name),
+        strategy: strategy(args.strategy, &constraint)?,
+        constraint,
+        options: args.options,
+        paths,
+    })
+}
+
+/// `upgrade module SOURCE [CONSTRAINT] [PATH]...`
+fn module_parts(args: UpgradeModuleArgs) -> Result<Parts, String> {
+    let (constraint, paths) = split_positionals(args.constraint, args.paths);
+    let matcher = match args.match_type {
+        MatchArg::Regex => ModuleMatch::Regex(
+            Regex::new(&args.source)
+                .map_err(|e| format!("invalid --match regex SOURCE {:?}: {e}", args.source))?,
+        ),
+        MatchArg::Full => {
+            check_module_source(&args.source)?;
+            ModuleMatch::Source(args.source.clone())
+        }
+    };
+    Ok(Parts {
+        title: format!("tfsum upgrade module {}", args.source),
+        subject: Subject::Module(matcher),
+        strategy: strategy(args.strategy, &constraint)?,
+        constraint,
+        options: args.options,
+        paths,
+    })
+}
+
+/// `upgrade terraform|opentofu CONSTRAINT [PATH]...`
+fn core_parts(args: UpgradeCoreArgs, dialect: Dialect) -> Result<Parts, String> {
+    if args.constraint == "latest" {
+        return Err(
+            "upgrade terraform/opentofu needs a CONSTRAINT: tfsum does not look up CLI releases"
+                .to_string(),
+        );
+    }
+    let word = match dialect {
+        Dialect::Terraform => "terraform",
+        Dialect::OpenTofu => "opentofu",
+    };
+    Ok(Parts {
+        title: format!("tfsum upgrade {word}"),
+        subject: Subject::RequiredVersion(dialect),
+        constraint: Some(args.constraint),
+        strategy: Strategy::Pin,
+        options: args.options,
+        paths: args.paths,
+    })
 }
 
 /// `[CONSTRAINT] [PATH]...`: a first word that does not read as a constraint (or
@@ -303,9 +326,10 @@ fn check_constraint(subject: &Subject, constraint: &str) -> Result<(), String> {
     }
 }
 
-/// Runs `tfsum upgrade`.
+/// Runs `tfsum upgrade`: the edits, then the relock of the roots they touch, then every
+/// file written, all or none.
 pub(crate) async fn run(
-    settings: &LockSettings,
+    settings: &UpgradeSettings,
     request: &Request,
     progress: Arc<dyn Progress>,
 ) -> Result<UpgradeReport, UpgradeError> {
@@ -317,17 +341,68 @@ pub(crate) async fn run(
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)
         .map_err(FatalError::from)?;
-    let scope = read_scope(settings, &targets, &discovery)?;
+    let Edits {
+        mut report,
+        mut writes,
+        edited,
+    } = edit(settings, request, &services, &targets, &discovery).await?;
+    if !request.no_lock && !edited.is_empty() {
+        let relock = Relock {
+            settings,
+            services: &services,
+            targets: &targets,
+            progress: progress.as_ref(),
+        };
+        let (lock, lock_writes) = relock.run(discovery, edited, started).await;
+        if lock.failed() > 0 {
+            report.aborted = Some(format!(
+                "nothing was written: {} {} could not be relocked with the new constraints",
+                lock.failed(),
+                crate::report::plural(lock.failed(), "root", "roots")
+            ));
+        }
+        writes.extend(lock_writes);
+        report.lock = Some(lock);
+    }
+    if !settings.check && report.aborted.is_none() && !writes.is_empty() {
+        write_all(&mut report, &writes);
+    }
+    Ok(report)
+}
+
+/// What the edit phase decided: its report so far, the configuration files to write and
+/// the configuration as edited (for the relock).
+struct Edits {
+    report: UpgradeReport,
+    writes: Vec<Replacement>,
+    edited: Arc<Edited>,
+}
+
+/// The edit phase: the sites the request names in scope, their new values, each checked
+/// against the published versions, applied in memory.
+async fn edit(
+    settings: &UpgradeSettings,
+    request: &Request,
+    services: &Services,
+    targets: &Targets,
+    discovery: &Discovery,
+) -> Result<Edits, UpgradeError> {
+    let scope = read_scope(
+        settings.sources.flavor,
+        &settings.ignore,
+        targets,
+        discovery,
+    )?;
     let (sites, notes) = scope.sites(&request.subject);
     let mut lists = Lists::default();
-    let values = new_values(request, &sites, &services, &mut lists).await?;
+    let values = new_values(request, &sites, services, &mut lists).await?;
     if !request.no_lock || request.constraint.is_none() {
         for (site, new) in &values {
-            satisfiable(site, new, &services, &mut lists).await?;
+            satisfiable(site, new, services, &mut lists).await?;
         }
     }
     let edited_files = scope.apply(&values);
-    let mut report = UpgradeReport {
+    let report = UpgradeReport {
         title: request.title.clone(),
         check: settings.check,
         edits: values
@@ -345,9 +420,19 @@ pub(crate) async fn run(
         written: false,
         aborted: None,
     };
-    let trees = link_trees(&settings.paths);
+    Ok(Edits {
+        report,
+        writes: replacements(&edited_files, &settings.paths)?,
+        edited: Arc::new(Edited::new(&edited_files, &scope.aliases)),
+    })
+}
+
+/// The edited files as replacements, each at its own path or, for a link within the
+/// trees of `paths`, at its target.
+fn replacements(files: &[EditedFile], paths: &[PathBuf]) -> Result<Vec<Replacement>, UpgradeError> {
+    let trees = link_trees(paths);
     let mut writes = Vec::new();
-    for file in &edited_files {
+    for file in files {
         let path = link_target(&file.path, &trees).map_err(|e| UpgradeError::Site {
             at: Location {
                 file: file.path.clone(),
@@ -361,31 +446,13 @@ pub(crate) async fn run(
             old: Some(file.old.clone().into_bytes()),
         });
     }
-    let edited = Arc::new(Edited::new(&edited_files, &scope.aliases));
-    if !request.no_lock && !edited.is_empty() {
-        let relock = Relock {
-            settings,
-            services: &services,
-            targets: &targets,
-            discovery,
-            edited,
-            progress: progress.as_ref(),
-        };
-        let (lock, lock_writes) = relock.run(started).await;
-        if lock.failed() > 0 {
-            report.aborted = Some(format!(
-                "nothing was written: {} {} could not be relocked with the new constraints",
-                lock.failed(),
-                crate::report::plural(lock.failed(), "root", "roots")
-            ));
-        }
-        writes.extend(lock_writes);
-        report.lock = Some(lock);
-    }
-    if settings.check || report.aborted.is_some() || writes.is_empty() {
-        return Ok(report);
-    }
-    match replace_all(&writes) {
+    Ok(writes)
+}
+
+/// The write phase: every edited file and lock file replaced, all or none; the report
+/// says which.
+fn write_all(report: &mut UpgradeReport, writes: &[Replacement]) {
+    match replace_all(writes) {
         Ok(()) => report.written = true,
         Err(e) => {
             report.aborted = Some(format!("nothing was written: {e}"));
@@ -394,68 +461,29 @@ pub(crate) async fn run(
             }
         }
     }
-    Ok(report)
 }
 
 /// The module directories an upgrade may edit: with file PATHs, those files; else every
 /// discovered directory and the local modules they call, transitively, minus what
 /// `--ignore-path` or `.terraform/` excludes.
 pub(crate) fn read_scope(
-    settings: &LockSettings,
+    flavor: Option<Flavor>,
+    ignore: &[Regex],
     targets: &Targets,
     discovery: &Discovery,
 ) -> Result<Scope, UpgradeError> {
     let host = |dir: &Path| {
-        let flavor = settings.sources.flavor.unwrap_or_else(|| {
+        let flavor = flavor.unwrap_or_else(|| {
             let old = std::fs::read(dir.join(LOCK_FILE_NAME)).ok();
             detect_flavor(dir, old.as_deref())
         });
         flavor.default_registry()
     };
-    let mut scope = Scope::default();
     if let Some(files) = &targets.changed {
-        for file in files {
-            if !is_editable(file) {
-                return Err(UpgradeError::Usage(format!(
-                    "{}: not a configuration file tfsum edits (*.tf, *.tofu, *.tf.json, *.tofu.json, outside .terraform/)",
-                    file.display()
-                )));
-            }
-            let dir = file.parent().unwrap_or(Path::new("."));
-            scope.add_file(file, host(dir))?;
-        }
-        return Ok(scope);
+        return scope_of_files(files, host);
     }
-    // As the walk prunes: a path is ignored when it, or a directory above it below a
-    // searched path, matches (relative to that searched path, or as a whole).
-    let ignored = |path: &Path| {
-        let path = normalize_path(path);
-        targets.search.iter().any(|root| {
-            let root = normalize_path(root);
-            let relative = if root == Path::new(".") && path.is_relative() {
-                path.as_path()
-            } else {
-                match path.strip_prefix(&root) {
-                    Ok(relative) => relative,
-                    Err(_) => return false,
-                }
-            };
-            relative
-                .ancestors()
-                .filter(|a| !a.as_os_str().is_empty())
-                .any(|rel| {
-                    let full = slash_path(&root.join(rel));
-                    let rel = slash_path(rel);
-                    settings
-                        .ignore
-                        .iter()
-                        .any(|re| re.is_match(&rel) || re.is_match(&full))
-                })
-        }) || settings
-            .ignore
-            .iter()
-            .any(|re| re.is_match(&slash_path(&path)))
-    };
+    let mut scope = Scope::default();
+    let ignored = |path: &Path| is_ignored(path, &targets.search, ignore);
     let keep_file = |path: &Path| is_editable(path) && !ignored(path);
     let keep_dir = |dir: &Path| is_editable(&dir.join("x.tf")) && !ignored(dir) && dir.is_dir();
     for dir in &discovery.dirs {
@@ -482,6 +510,53 @@ pub(crate) fn read_scope(
         }
     }
     Ok(scope)
+}
+
+/// The scope of changed-files mode: exactly the files given, each a configuration file.
+fn scope_of_files(
+    files: &[PathBuf],
+    host: impl Fn(&Path) -> &'static str,
+) -> Result<Scope, UpgradeError> {
+    let mut scope = Scope::default();
+    for file in files {
+        if !is_editable(file) {
+            return Err(UpgradeError::Usage(format!(
+                "{}: not a configuration file tfsum edits (*.tf, *.tofu, *.tf.json, *.tofu.json, outside .terraform/)",
+                file.display()
+            )));
+        }
+        let dir = file.parent().unwrap_or(Path::new("."));
+        scope.add_file(file, host(dir))?;
+    }
+    Ok(scope)
+}
+
+/// Whether `--ignore-path` excludes `path`, as the walk prunes: when it, or a directory
+/// above it below a searched path, matches (relative to that searched path, or as a
+/// whole).
+fn is_ignored(path: &Path, search: &[PathBuf], ignore: &[Regex]) -> bool {
+    let path = normalize_path(path);
+    search.iter().any(|root| {
+        let root = normalize_path(root);
+        let relative = if root == Path::new(".") && path.is_relative() {
+            path.as_path()
+        } else {
+            match path.strip_prefix(&root) {
+                Ok(relative) => relative,
+                Err(_) => return false,
+            }
+        };
+        relative
+            .ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .any(|rel| {
+                let full = slash_path(&root.join(rel));
+                let rel = slash_path(rel);
+                ignore
+                    .iter()
+                    .any(|re| re.is_match(&rel) || re.is_match(&full))
+            })
+    }) || ignore.iter().any(|re| re.is_match(&slash_path(&path)))
 }
 
 /// Published versions fetched in this run, each list once.
@@ -580,80 +655,96 @@ async fn new_values<'s>(
 ) -> Result<Vec<(&'s Site, String)>, UpgradeError> {
     let mut out = Vec::new();
     for site in sites {
-        let new = match (&request.constraint, &site.target) {
-            (Some(given), Target::ModuleRef { .. }) => {
-                let bare = given.strip_prefix('v').unwrap_or(given);
-                if !is_version_tag(bare) {
-                    return Err(UpgradeError::Usage(format!(
-                        "{}: module git ref {:?}: a ref pins one version; give one (1.3.0), not {given:?}",
-                        site.value.at,
-                        site.current()
-                    )));
-                }
-                bare.to_string()
-            }
-            (Some(given), _) => given.clone(),
-            (None, Target::ModuleRef { git, .. }) => {
-                let shape = tag_of(site, "");
-                let tags = lists.tags(services, &git.url).await?;
-                let newest = tags
-                    .iter()
-                    .filter_map(|tag| tag.strip_prefix(shape.as_str()))
-                    .filter(|bare| is_version_tag(bare))
-                    .filter_map(|bare| Some((Version::parse(bare).ok()?, bare)))
-                    .filter(|(v, _)| !v.is_prerelease())
-                    .max_by(|a, b| a.0.cmp(&b.0));
-                match newest {
-                    Some((_, bare)) => bare.to_string(),
-                    None => {
-                        return Err(UpgradeError::Site {
-                            at: site.value.at.clone(),
-                            message: format!(
-                                "{} has no release tag spelled like {:?}",
-                                site.target.subject(),
-                                tag_of(site, site.current())
-                            ),
-                        })
-                    }
-                }
-            }
-            (None, target) => {
-                let newest = match target {
-                    Target::Provider { addr, .. } => {
-                        newest_stable(lists.provider(services, addr).await?).cloned()
-                    }
-                    Target::ModuleVersion { module, .. } => {
-                        let listed = lists.module(services, module).await?;
-                        let parsed: Vec<Version> = listed
-                            .texts()
-                            .filter_map(|v| Version::parse(v).ok())
-                            .collect();
-                        newest_stable(&parsed).cloned()
-                    }
-                    Target::RequiredVersion | Target::ModuleRef { .. } => None,
-                };
-                let Some(newest) = newest else {
-                    return Err(UpgradeError::Site {
-                        at: site.value.at.clone(),
-                        message: format!(
-                            "{} has no published stable version",
-                            site.target.subject()
-                        ),
-                    });
-                };
-                rewrite(request.strategy, site.current(), &newest).map_err(|e| {
-                    UpgradeError::Site {
-                        at: site.value.at.clone(),
-                        message: format!("{}: {e}", site.target.subject()),
-                    }
-                })?
-            }
+        let new = match &request.constraint {
+            Some(given) => given_value(site, given)?,
+            None => newest_value(request.strategy, site, services, lists).await?,
         };
         if new != site.current() {
             out.push((site, new));
         }
     }
     Ok(out)
+}
+
+/// The given constraint as `site` takes it: as written, or one bare version for a git
+/// ref.
+fn given_value(site: &Site, given: &str) -> Result<String, UpgradeError> {
+    let Target::ModuleRef { .. } = &site.target else {
+        return Ok(given.to_string());
+    };
+    let bare = given.strip_prefix('v').unwrap_or(given);
+    if !is_version_tag(bare) {
+        return Err(UpgradeError::Usage(format!(
+            "{}: module git ref {:?}: a ref pins one version; give one (1.3.0), not {given:?}",
+            site.value.at,
+            site.current()
+        )));
+    }
+    Ok(bare.to_string())
+}
+
+/// The newest published stable version for `site`, through `strategy` (a git ref: the
+/// newest release tag spelled as the ref is).
+async fn newest_value(
+    strategy: Strategy,
+    site: &Site,
+    services: &Services,
+    lists: &mut Lists,
+) -> Result<String, UpgradeError> {
+    let newest = match &site.target {
+        Target::ModuleRef { git, .. } => return newest_tag(site, &git.url, services, lists).await,
+        Target::Provider { addr, .. } => {
+            newest_stable(lists.provider(services, addr).await?).cloned()
+        }
+        Target::ModuleVersion { module, .. } => {
+            let listed = lists.module(services, module).await?;
+            let parsed: Vec<Version> = listed
+                .texts()
+                .filter_map(|v| Version::parse(v).ok())
+                .collect();
+            newest_stable(&parsed).cloned()
+        }
+        Target::RequiredVersion => None,
+    };
+    let Some(newest) = newest else {
+        return Err(UpgradeError::Site {
+            at: site.value.at.clone(),
+            message: format!("{} has no published stable version", site.target.subject()),
+        });
+    };
+    rewrite(strategy, site.current(), &newest).map_err(|e| UpgradeError::Site {
+        at: site.value.at.clone(),
+        message: format!("{}: {e}", site.target.subject()),
+    })
+}
+
+/// The newest release tag of the repository at `url` spelled as `site`'s ref is, bare.
+async fn newest_tag(
+    site: &Site,
+    url: &str,
+    services: &Services,
+    lists: &mut Lists,
+) -> Result<String, UpgradeError> {
+    let shape = tag_of(site, "");
+    let tags = lists.tags(services, url).await?;
+    let newest = tags
+        .iter()
+        .filter_map(|tag| tag.strip_prefix(shape.as_str()))
+        .filter(|bare| is_version_tag(bare))
+        .filter_map(|bare| Some((Version::parse(bare).ok()?, bare)))
+        .filter(|(v, _)| !v.is_prerelease())
+        .max_by(|a, b| a.0.cmp(&b.0));
+    match newest {
+        Some((_, bare)) => Ok(bare.to_string()),
+        None => Err(UpgradeError::Site {
+            at: site.value.at.clone(),
+            message: format!(
+                "{} has no release tag spelled like {:?}",
+                site.target.subject(),
+                tag_of(site, site.current())
+            ),
+        }),
+    }
 }
 
 /// Fails, naming the place, when no published version satisfies the new constraint on
@@ -740,77 +831,57 @@ fn edit_of(site: &Site, new: &str) -> ConstraintEdit {
     }
 }
 
-/// The relock: the lock pipeline over the edited configuration, for the roots whose
-/// module tree holds an edit.
+/// The relock phase: the lock pipeline ([`Pipeline`]) over the edited configuration,
+/// for the roots whose module tree holds an edit.
 struct Relock<'a> {
-    settings: &'a LockSettings,
+    settings: &'a UpgradeSettings,
     services: &'a Services,
     targets: &'a Targets,
-    discovery: Discovery,
-    edited: Arc<Edited>,
     progress: &'a dyn Progress,
 }
 
 impl Relock<'_> {
     /// The relock's report and, unless in check mode, the lock files to write.
-    async fn run(self, started: Instant) -> (RunReport, Vec<Replacement>) {
+    async fn run(
+        self,
+        discovery: Discovery,
+        edited: Arc<Edited>,
+        started: Instant,
+    ) -> (RunReport, Vec<Replacement>) {
         let settings = self.settings;
-        let services = self.services;
-        let mut warnings = services.warnings.clone();
-        let options = LoadOptions {
-            flavor: settings.sources.flavor,
-            recursive: self.targets.recursive,
-            within: link_trees(&self.targets.search),
-        };
+        let targets = self.targets;
         // File PATHs: the roots are those of the current directory holding an edit.
-        let discovery = match &self.targets.changed {
-            Some(_) => discover::discover(&self.targets.search, true, &settings.ignore)
-                .unwrap_or(self.discovery),
-            None => self.discovery,
-        };
-        let (mut roots, found) =
-            load::roots_edited(&discovery, &options, &services.modules, self.edited.clone()).await;
-        warnings.extend(found);
-        roots.retain(|root| match &root.stage {
-            Ok(loaded) => loaded.modules.iter().any(|m| self.edited.touches_dir(m)),
-            Err(_) => self.edited.touches_dir(&root.dir),
-        });
-        let plan = resolve::plan(roots, &services.sources, false).await;
-        warnings.extend(plan.warnings);
-        let hashes =
-            hash::hash_packages(&services.sources, &plan.packages, &settings.platforms).await;
-        let (reports, writes) = if settings.check {
-            let reports = write::write(plan.roots, &hashes, true, self.progress);
-            (reports, Vec::new())
-        } else {
-            let prepared = prepare(plan.roots, &hashes, self.progress);
-            let mut reports = Vec::new();
-            let mut writes = Vec::new();
-            for Prepared { report, write } in prepared {
-                if let (Some(write), RootOutcome::Done { .. }) = (write, &report.outcome) {
-                    writes.push(Replacement {
-                        path: write.path,
-                        contents: write.content.into_bytes(),
-                        old: write.old,
-                    });
-                }
-                reports.push(report);
+        let discovery = match &targets.changed {
+            Some(_) => {
+                discover::discover(&targets.search, true, &settings.ignore).unwrap_or(discovery)
             }
-            (reports, writes)
+            None => discovery,
         };
-        let mut report = RunReport {
-            check: settings.check,
-            fail_on_write: false,
-            roots: reports,
-            warnings,
-            stats: services.sources.stats(),
-            modules: services.modules.stats(),
-            elapsed: started.elapsed(),
-            mirror: None,
+        let pipeline = Pipeline {
+            services: self.services,
+            options: LoadOptions {
+                flavor: settings.sources.flavor,
+                recursive: targets.recursive,
+                within: link_trees(&targets.search),
+            },
+            edited: edited.clone(),
+            upgrade: false,
+            platforms: &settings.platforms,
+            progress: self.progress,
         };
-        report
-            .warnings
-            .extend(super::lock::refused_entries(services));
+        let keep = |root: &Root<Loaded>| match &root.stage {
+            Ok(loaded) => loaded.modules.iter().any(|m| edited.touches_dir(m)),
+            Err(_) => edited.touches_dir(&root.dir),
+        };
+        // In check mode nothing is written; else every lock file waits for the edits.
+        let finish = if settings.check {
+            Finish::Write { check: true }
+        } else {
+            Finish::Prepare
+        };
+        let mut driven = pipeline.run(discovery, keep, finish).await;
+        let writes = std::mem::take(&mut driven.writes);
+        let report = driven.report(self.services, settings.check, false, started, None);
         (report, writes)
     }
 }

@@ -25,7 +25,7 @@ mod json;
 pub(crate) mod manifest;
 pub(crate) mod parsed;
 mod reqs;
-pub mod terragrunt;
+pub(crate) mod terragrunt;
 pub(crate) mod test_files;
 pub(crate) mod tree;
 

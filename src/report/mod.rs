@@ -1,6 +1,10 @@
-//! The outcome of a run as values ([`RunReport`], one [`RootReport`] per root, built by
-//! the write stage from what the stages returned), and their printing: the `lock` report
-//! as text or JSON, and the `fmt` report.
+//! What every command did, as values, and its printing: the one place reports are
+//! written. This file holds the `lock` report ([`RunReport`], one [`RootReport`] per root,
+//! built by the write stage from what the stages returned) and its text and markdown;
+//! [`json`] its JSON (and `mirror`'s); each other command's report is a file of its own
+//! ([`fmt`], [`verify`], [`upgrade`], [`outdated`], [`mirror`]). Beside them:
+//! [`progress_bar`] (progress on a terminal or in the log) and [`run_record`] (the
+//! failed roots that `--retry-failed` reads).
 //!
 //! Text is for people and logs: one line per root in path order (the reason indented
 //! below a failure; below a changed root what changed, in check mode then the diff), then
@@ -19,6 +23,7 @@ pub(crate) mod outdated;
 pub(crate) mod progress_bar;
 pub(crate) mod run_record;
 pub(crate) mod upgrade;
+pub(crate) mod verify;
 
 pub(crate) use json::print_json;
 

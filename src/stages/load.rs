@@ -616,6 +616,18 @@ mod tests {
         )
     }
 
+    /// The roots of `discovery`, found below `base`, recursively, with no remote module
+    /// fetched.
+    async fn load_tree(base: &Path, discovery: &Discovery) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+        let options = LoadOptions {
+            flavor: None,
+            recursive: true,
+            within: vec![std::fs::canonicalize(base).unwrap()],
+        };
+        let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
+        roots(discovery, &options, &fetcher).await
+    }
+
     /// From a discovery to roots in path order: a module another one calls is not a
     /// root, a root's requirements span its module tree, a `.tofu` file makes a root
     /// OpenTofu's, a broken lock file stops its root with a typed error, and the
@@ -644,13 +656,7 @@ mod tests {
             message: "skipped, cannot read: permission denied".to_string(),
         };
         discovery.warnings.push(unreadable.clone());
-        let options = LoadOptions {
-            flavor: None,
-            recursive: true,
-            within: vec![std::fs::canonicalize(base).unwrap()],
-        };
-        let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
-        let (roots, warnings) = roots(&discovery, &options, &fetcher).await;
+        let (roots, warnings) = load_tree(base, &discovery).await;
 
         let dirs: Vec<PathBuf> = roots.iter().map(|r| r.dir.clone()).collect();
         assert_eq!(dirs, [base.join("a"), base.join("b"), base.join("c")]);
@@ -692,6 +698,65 @@ mod tests {
             warnings[1].to_string().contains("module \"empty\""),
             "{}",
             warnings[1]
+        );
+    }
+
+    /// Two roots on disk, one calling a local module, the other with a lock file: the
+    /// module is no root but its requirements are its caller's, and the lock file comes
+    /// back parsed with the root that has it.
+    #[tokio::test]
+    async fn two_roots_a_local_module_and_a_lock_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path();
+        let call = "module \"net\" {\n  source = \"../modules/net\"\n}\n";
+        write(
+            base,
+            "app/main.tf",
+            &format!("{}{call}", requires("null", "~> 3.1")),
+        );
+        write(base, "modules/net/main.tf", &requires("random", ">= 3.0"));
+        write(base, "db/main.tf", &requires("null", "~> 3.1"));
+        let lock = "provider \"registry.terraform.io/hashicorp/null\" {\n  version     = \"3.2.1\"\n  constraints = \"~> 3.1\"\n  hashes = [\n    \"zh:0000000000000000000000000000000000000000000000000000000000000000\",\n  ]\n}\n";
+        write(base, "db/.terraform.lock.hcl", lock);
+        let discovery =
+            crate::stages::discover::discover(&[base.to_path_buf()], true, &[]).unwrap();
+        let (roots, warnings) = load_tree(base, &discovery).await;
+        assert!(warnings.is_empty(), "{warnings:?}");
+
+        let dirs: Vec<PathBuf> = roots.iter().map(|r| r.dir.clone()).collect();
+        assert_eq!(dirs, [base.join("app"), base.join("db")]);
+        let app = roots[0].stage.as_ref().expect("app loads");
+        let providers: Vec<String> = app.reqs.keys().map(ToString::to_string).collect();
+        assert_eq!(
+            providers,
+            [
+                format!("{TERRAFORM_REGISTRY}/hashicorp/null"),
+                format!("{TERRAFORM_REGISTRY}/hashicorp/random"),
+            ]
+        );
+        assert!(
+            app.modules.contains(&base.join("modules/net")),
+            "{:?}",
+            app.modules
+        );
+        assert!(app.old.is_none());
+
+        let db = roots[1].stage.as_ref().expect("db loads");
+        assert_eq!(db.lock_path, base.join("db").join(LOCK_FILE_NAME));
+        let old = db.old.as_ref().expect("db's lock file is read");
+        assert_eq!(old.bytes, lock.as_bytes());
+        let locked: Vec<(String, String)> = old
+            .lock
+            .providers
+            .iter()
+            .map(|(addr, entry)| (addr.to_string(), entry.version.to_string()))
+            .collect();
+        assert_eq!(
+            locked,
+            [(
+                format!("{TERRAFORM_REGISTRY}/hashicorp/null"),
+                "3.2.1".to_string()
+            )]
         );
     }
 

@@ -3,7 +3,7 @@
 pub(crate) mod addr;
 pub(crate) mod hash;
 pub(crate) mod json;
-pub mod lockfile;
+pub(crate) mod lockfile;
 pub(crate) mod paths;
 pub(crate) mod progress;
 pub(crate) mod version;

@@ -9,7 +9,7 @@
 use std::path::{Component, Path, PathBuf};
 
 /// The file that makes a directory a Terragrunt unit.
-pub const UNIT_FILE_NAME: &str = "terragrunt.hcl";
+pub(crate) const UNIT_FILE_NAME: &str = "terragrunt.hcl";
 
 /// Editor and hidden files Terraform skips whatever their extension (`IsIgnoredFile`):
 /// dot files, `~` backups, `#…#` autosaves.

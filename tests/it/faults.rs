@@ -244,19 +244,19 @@ fn permanent_faults_fail_only_the_affected_root() {
 }
 
 /// A response slower than the timeout on every attempt gives up after the configured
-/// number of attempts instead of hanging.
+/// number of attempts instead of hanging (within 20 s: a watchdog kills a run that
+/// takes longer).
 #[test]
 fn a_stalled_registry_times_out_and_gives_up() {
     let registry = harness::registry();
     registry.inject(ZIP, Fault::Delay(Duration::from_secs(30)));
     let repo = Repo::two_roots(&registry);
-    let started = Instant::now();
-    let out = repo.lock_all(
+    let out = repo.lock_all_within(
+        Some(Duration::from_secs(20)),
         PLATFORMS,
         &[],
         &[("TFSUM_HTTP_TIMEOUT_SECS", "0.3"), ("TFSUM_RETRIES", "1")],
     );
-    let took = started.elapsed();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let report_a = root_report(&out, "a");
     for word in [
@@ -272,7 +272,6 @@ fn a_stalled_registry_times_out_and_gives_up() {
         );
     }
     assert_eq!(registry.count(ZIP), 2);
-    assert!(took < Duration::from_secs(20), "took {took:?}");
     assert!(repo.lock("b").is_some(), "{}", text(&out));
 }
 

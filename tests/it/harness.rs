@@ -116,17 +116,31 @@ impl Repo {
     /// `tfsum lock -r --platform … .` with [`FAST_RETRIES`], the repository's cache and
     /// `env` on top.
     pub fn lock_all(&self, platforms: &[&str], extra: &[&str], env: &[(&str, &str)]) -> Output {
+        self.lock_all_within(None, platforms, extra, env)
+    }
+
+    /// As [`Repo::lock_all`]; with a `limit`, tfsum is killed and the test fails once it
+    /// runs longer (a time bound enforced while the test runs).
+    pub fn lock_all_within(
+        &self,
+        limit: Option<std::time::Duration>,
+        platforms: &[&str],
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Output {
         let mut args = vec!["lock".to_string(), "-r".to_string()];
         args.extend(platforms.iter().map(|p| format!("--platform={p}")));
         args.extend(extra.iter().map(|a| a.to_string()));
         args.push(".".to_string());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run(
+        let env = [FAST_RETRIES, env].concat();
+        run_within(
             self.path(),
             &self.cli_config(),
             &self.cache(),
             &args,
-            &[FAST_RETRIES, env].concat(),
+            &env,
+            limit,
         )
     }
 
@@ -146,11 +160,23 @@ pub fn run(
     args: &[&str],
     env: &[(&str, &str)],
 ) -> Output {
+    run_within(dir, cli_config, cache, args, env, None)
+}
+
+/// As [`run`]; with a `limit`, tfsum is killed and the test fails once it runs longer.
+fn run_within(
+    dir: &Path,
+    cli_config: &Path,
+    cache: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: Option<std::time::Duration>,
+) -> Output {
     let scratch = cache.parent().unwrap_or(cache);
     let cache = cache.to_string_lossy();
     let mut all = vec![("TFSUM_CACHE_DIR", cache.as_ref())];
     all.extend_from_slice(env);
-    crate::tfsum::run_with(dir, cli_config, scratch, args, &all)
+    crate::tfsum::run_within(dir, cli_config, scratch, args, &all, limit)
 }
 
 /// Exit status, stdout and stderr, for assertion messages.

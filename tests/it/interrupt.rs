@@ -97,7 +97,7 @@ fn interrupt_during_a_write_finishes_it_and_starts_no_other() {
             .map(|i| {
                 let text = std::fs::read_to_string(lock(i)).unwrap();
                 if text != OLD_LOCK {
-                    tfsum::internals::lockfile::parse(&text, "registry.terraform.io")
+                    tfsum::internals::parse_lock_file(&text, "registry.terraform.io")
                         .unwrap_or_else(|e| panic!("r{i} holds a broken lock file: {e}\n{text}"));
                 }
                 text != OLD_LOCK

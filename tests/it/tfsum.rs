@@ -34,12 +34,28 @@ pub fn run_with(
     args: &[&str],
     env: &[(&str, &str)],
 ) -> Output {
+    run_within(dir, cli_config, scratch, args, env, None)
+}
+
+/// As [`run_with`]; with a `limit`, tfsum is killed and the test fails once it runs
+/// longer (a watchdog: a hang fails instead of hanging the suite).
+pub fn run_within(
+    dir: &Path,
+    cli_config: &Path,
+    scratch: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: Option<std::time::Duration>,
+) -> Output {
     let mut command = command(dir, cli_config, scratch);
     command.args(args);
     for (name, value) in env {
         command.env(name, value);
     }
-    command.output().expect("run tfsum")
+    match limit {
+        None => command.output().expect("run tfsum"),
+        Some(limit) => crate::support::deadline::output_within(&mut command, limit),
+    }
 }
 
 pub fn text(output: &Output) -> String {

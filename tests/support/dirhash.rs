@@ -25,8 +25,3 @@ pub fn h1<N: AsRef<str>, C: AsRef<[u8]>>(files: &[(N, C)]) -> String {
         base64::engine::general_purpose::STANDARD.encode(summary)
     )
 }
-
-/// `zh:` of a zip archive: lowercase hex SHA-256 of its bytes (spec §2.2).
-pub fn zh(zip: &[u8]) -> String {
-    format!("zh:{}", hex::encode(Sha256::digest(zip)))
-}

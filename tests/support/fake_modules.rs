@@ -11,9 +11,8 @@
 //! - `GET /archives/:ns/:name/:system/:version.(tar.gz|zip)` — the built package
 //! - any path registered with [`ModuleRegistryHandle::serve`] — fixed bytes and headers
 //!
-//! Every request is recorded (path, query, headers) for counting; [`ModuleRegistryHandle::
-//! fail`] makes a path answer with a status. The server runs on its own thread and
-//! runtime, so blocking tests and Terraform runs can use it.
+//! Every request is recorded (path and headers) for counting. The server runs on its own
+//! thread and runtime, so blocking tests and Terraform runs can use it.
 
 use std::collections::BTreeMap;
 use std::future::IntoFuture as _;
@@ -374,7 +373,6 @@ impl Drop for FakeModuleRegistry {
 #[derive(Clone, Debug)]
 pub struct Seen {
     pub path: String,
-    pub query: Option<String>,
     pub authorization: Option<String>,
     pub terraform_version: Option<String>,
 }
@@ -400,7 +398,6 @@ impl Served {
 struct Mutable {
     seen: Vec<Seen>,
     files: BTreeMap<String, Served>,
-    failures: Vec<(String, u16)>,
     required_token: Option<String>,
 }
 
@@ -484,14 +481,6 @@ impl ModuleRegistryHandle {
             .clone()
     }
 
-    /// Every request whose path ends with `suffix` answers `status` from now on.
-    pub fn fail(&self, suffix: &str, status: u16) {
-        self.shared
-            .state()
-            .failures
-            .push((suffix.to_string(), status));
-    }
-
     /// Registry endpoints answer 401 unless this bearer token comes with the request.
     pub fn require_token(&self, token: Option<&str>) {
         self.shared.state().required_token = token.map(str::to_string);
@@ -542,7 +531,6 @@ fn respond(status: u16, headers: &[(String, String)], body: Vec<u8>) -> Response
 
 async fn serve(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let path = request.uri().path().to_string();
-    let query = request.uri().query().map(str::to_string);
     let header = |name: &str| {
         request
             .headers()
@@ -555,17 +543,9 @@ async fn serve(State(shared): State<Arc<Shared>>, request: Request) -> Response 
         let mut state = shared.state();
         state.seen.push(Seen {
             path: path.clone(),
-            query: query.clone(),
             authorization: authorization.clone(),
             terraform_version: header("x-terraform-version"),
         });
-        if let Some((_, status)) = state
-            .failures
-            .iter()
-            .find(|(s, _)| path.ends_with(s.as_str()))
-        {
-            return respond(*status, &[], Vec::new());
-        }
         if path.starts_with("/v1/") {
             if let Some(token) = &state.required_token {
                 if authorization.as_deref() != Some(&format!("Bearer {token}")) {

@@ -205,11 +205,6 @@ impl RegistryBuilder {
         self.push_file(Some(name.to_owned()), Content::Bytes(content.into()))
     }
 
-    /// Adds a file with any [`Content`].
-    pub fn file_with(self, name: &str, content: Content) -> Self {
-        self.push_file(Some(name.to_owned()), content)
-    }
-
     /// The zip layout of the current version's packages.
     pub fn zip_style(mut self, style: ZipStyle) -> Self {
         self.current_version().zip_style = style;
@@ -233,7 +228,7 @@ impl RegistryBuilder {
     }
 
     /// Serve https with `testdata/registry/tls/server.pem` (valid for `127.0.0.1` and
-    /// `localhost`), signed by the test CA [`TEST_CA_PEM`].
+    /// `localhost`), signed by the test CA ([`test_ca_path`]).
     pub fn tls(mut self) -> Self {
         self.tls = true;
         self
@@ -740,11 +735,6 @@ impl RegistryHandle {
             .entry(format!("{namespace}/{type_}"))
             .or_default()
             .push(message.to_string());
-    }
-
-    /// Replaces the `/.well-known/terraform.json` document.
-    pub fn set_discovery(&self, document: Value) {
-        self.state().discovery = document;
     }
 
     // ---- internals --------------------------------------------------------------------
@@ -1446,11 +1436,7 @@ fn shaped_body(body: Bytes, drop_after: Option<usize>, bandwidth: Option<u64>) -
     Body::from_stream(stream)
 }
 
-/// The test CA that signed the fake's TLS certificate (for `SSL_CERT_FILE` and
-/// `ClientConfig::extra_root_certs`).
-pub const TEST_CA_PEM: &[u8] = include_bytes!("../../testdata/registry/tls/ca.pem");
-
-/// The path of [`TEST_CA_PEM`], for `SSL_CERT_FILE`.
+/// The test CA that signed the fake's TLS certificate, for `SSL_CERT_FILE`.
 pub fn test_ca_path() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/registry/tls/ca.pem")
 }

@@ -196,14 +196,6 @@ impl GitServer {
             .count()
     }
 
-    /// `fetch` commands for any repository.
-    pub fn fetches(&self) -> usize {
-        self.requests()
-            .iter()
-            .filter(|s| s.kind == GitRequest::Fetch)
-            .count()
-    }
-
     /// The next `count` requests answer `status` (a flaky server).
     pub fn fail_next(&self, count: usize, status: u16) {
         let mut failures = self.failures.lock().unwrap_or_else(|p| p.into_inner());
@@ -247,18 +239,6 @@ impl Repo {
         let file = self.work.join(path);
         std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
         std::fs::write(file, content).expect("write");
-        self
-    }
-
-    pub fn symlink(&self, path: &str, target: &str) -> &Repo {
-        let link = self.work.join(path);
-        std::fs::create_dir_all(link.parent().expect("parent")).expect("mkdir");
-        std::os::unix::fs::symlink(target, link).expect("symlink");
-        self
-    }
-
-    pub fn remove(&self, path: &str) -> &Repo {
-        git(&self.work, &["rm", "-q", "-r", path]);
         self
     }
 

@@ -16,9 +16,6 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-/// The version the oracle must report.
-pub const VERSION: &str = "1.0.3";
-
 /// How long one Terraform run may take before the harness kills it.
 const TIMEOUT: Duration = Duration::from_secs(180);
 

@@ -9,10 +9,12 @@
 //!
 //! - [`mod@file`]: the two settings files;
 //! - [`mod@env`]: the process environment ([`Environment`]) and every variable tfsum reads;
-//! - this file: [`LockSettings`] and [`lock`], which layer them for `tfsum lock`, and
-//!   [`VerifySettings`] and [`verify`] for `tfsum verify`. What both commands share, where
-//!   packages come from and how they are fetched and cached, is [`SourceSettings`], layered
-//!   by the same code for both.
+//! - this file: one settings value per mode, each layered by its own function from its
+//!   own flags (as ripgrep's `HiArgs`, never a fabricated set of another mode's flags):
+//!   [`LockSettings`] ([`lock`]), [`VerifySettings`] ([`verify`]), [`MirrorSettings`]
+//!   ([`mirror`]), [`UpgradeSettings`] ([`upgrade`]) and [`OutdatedSettings`]
+//!   ([`outdated`]). What they share, where packages come from and how they are fetched
+//!   and cached, is [`SourceSettings`], layered by the same code for all of them.
 //!
 //! [`SourceSettings`] also knows how to make what a run needs: the hash cache, the
 //! registry client, the package sources ([`build::Services`] builds them from it).
@@ -26,7 +28,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::commands::cli::{
-    FlavorArg, Format, LayoutArg, LockArgs, MirrorArgs, MirrorFormat, SourceArgs, VerifyArgs,
+    FlavorArg, Format, LayoutArg, LockArgs, MirrorArgs, MirrorFormat, OutdatedArgs, SourceArgs,
+    UpgradeOptions, VerifyArgs,
 };
 use crate::disk::provider_dir::Layout;
 use crate::net::registry::HttpConfig;
@@ -154,8 +157,41 @@ pub(crate) struct MirrorSettings {
     pub sources: SourceSettings,
 }
 
-/// Where provider packages come from and how they are fetched and cached: what `lock`
-/// and `verify` share.
+/// Everything `tfsum upgrade` runs on besides what it moves (`commands::upgrade::Request`):
+/// where to search and edit, and the relock's platforms.
+#[derive(Debug)]
+pub(crate) struct UpgradeSettings {
+    /// Directories to search, or configuration files; `.` when none were given.
+    pub paths: Vec<PathBuf>,
+    pub recursive: bool,
+    pub ignore: Vec<regex::Regex>,
+    /// Write nothing; exit 1 when a constraint or a lock file would change.
+    pub check: bool,
+    pub format: Format,
+    /// The relock's platforms: sorted, deduplicated; this machine's when nothing says.
+    pub platforms: Vec<Platform>,
+    /// True when `platforms` is this machine's because nothing said which.
+    pub platforms_defaulted: bool,
+    pub sources: SourceSettings,
+    /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
+    pub write_delay: Duration,
+}
+
+/// Everything `tfsum outdated` runs on, resolved and validated.
+#[derive(Debug)]
+pub(crate) struct OutdatedSettings {
+    /// Root module directories, or directories to search; `.` when none were given.
+    pub paths: Vec<PathBuf>,
+    pub recursive: bool,
+    pub ignore: Vec<regex::Regex>,
+    pub format: Format,
+    /// Exit 1 when something is behind its newest published version.
+    pub exit_code: bool,
+    pub sources: SourceSettings,
+}
+
+/// Where provider packages come from and how they are fetched and cached: what every
+/// mode that reaches a package source shares.
 #[derive(Debug)]
 pub(crate) struct SourceSettings {
     pub offline: bool,
@@ -257,6 +293,49 @@ pub(crate) fn mirror(
     })
 }
 
+/// Layers `options`, `environment` and the settings files into the settings of one
+/// `tfsum upgrade` run over `paths` in `cwd`: the root finding, platforms and package
+/// sources of `lock`.
+pub(crate) fn upgrade(
+    options: &UpgradeOptions,
+    paths: &[PathBuf],
+    environment: &Environment,
+    cwd: &Path,
+) -> Result<UpgradeSettings, SettingsError> {
+    let (file, files) = read_files(&options.sources, environment, cwd)?;
+    let env = environment;
+    let (platforms, platforms_defaulted) = platforms(&options.platforms, env, &file)?;
+    Ok(UpgradeSettings {
+        paths: paths_or_here(paths),
+        recursive: options.recursive,
+        ignore: ignore(&options.ignore_paths, &file)?,
+        check: options.check,
+        format: options.format,
+        platforms,
+        platforms_defaulted,
+        sources: sources(&options.sources, options.flavor, &file, files, env, cwd)?,
+        write_delay: env.write_delay()?,
+    })
+}
+
+/// Layers `args`, `environment` and the settings files into the settings of one
+/// `tfsum outdated` run in `cwd`: the root finding and package sources of `lock`.
+pub(crate) fn outdated(
+    args: &OutdatedArgs,
+    environment: &Environment,
+    cwd: &Path,
+) -> Result<OutdatedSettings, SettingsError> {
+    let (file, files) = read_files(&args.sources, environment, cwd)?;
+    Ok(OutdatedSettings {
+        paths: paths_or_here(&args.paths),
+        recursive: args.recursive,
+        ignore: ignore(&args.ignore_paths, &file)?,
+        format: args.format,
+        exit_code: args.exit_code,
+        sources: sources(&args.sources, args.flavor, &file, files, environment, cwd)?,
+    })
+}
+
 fn paths_or_here(paths: &[PathBuf]) -> Vec<PathBuf> {
     if paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -265,8 +344,8 @@ fn paths_or_here(paths: &[PathBuf]) -> Vec<PathBuf> {
     }
 }
 
-/// The package-source settings from their flags (`flavor` is only `lock`'s), the
-/// environment and the settings file.
+/// The package-source settings from their flags (`flavor`: the mode's `--flavor`, which
+/// `verify` has not), the environment and the settings file.
 fn sources(
     args: &SourceArgs,
     flavor_flag: Option<FlavorArg>,
@@ -506,6 +585,67 @@ flavor = \"opentofu\"\n",
         let env = Environment::from_vars(vars);
         assert!(lock(&lock_args(&[]), &env, &repo).is_err());
         assert!(verify(&verify_args(&[]), &env, &repo).is_ok());
+    }
+
+    /// `outdated`, `upgrade` and `mirror` layer the package-source settings as `lock`
+    /// does, each from its own flags; `outdated` reads no platform, so a bad
+    /// `TFSUM_PLATFORMS` is no error for it, while `upgrade` relocks for the platforms
+    /// `lock` would.
+    #[test]
+    fn every_mode_shares_the_source_settings_of_lock() {
+        use crate::commands::cli::{Command, UpgradeCommand};
+        let tmp = tempfile::TempDir::new().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::write(
+            repo.join(FILE_NAME),
+            "jobs = 3\nplatforms = [\"linux_arm64\"]\n",
+        )
+        .unwrap();
+        let home = tmp.path().to_str().unwrap();
+        let env = Environment::from_vars([("HOME", home), ("TFSUM_PER_HOST", "2")]);
+        let flags = ["--flavor=opentofu", "--net-mirror=https://m/", "-i", "^x/"];
+        let locked = lock(&lock_args(&flags), &env, &repo).unwrap();
+        let outdated_args = match parse("outdated", &flags) {
+            Command::Outdated(args) => args,
+            other => panic!("not outdated: {other:?}"),
+        };
+        let mut upgrade_flags = vec!["provider", "aws", "~> 6.0"];
+        upgrade_flags.extend_from_slice(&flags);
+        let options = match parse("upgrade", &upgrade_flags) {
+            Command::Upgrade(UpgradeCommand::Provider(args)) => args.options,
+            other => panic!("not upgrade provider: {other:?}"),
+        };
+        let mut mirror_flags = vec!["dir"];
+        mirror_flags.extend_from_slice(&flags);
+        let mirror_args = match parse("mirror", &mirror_flags) {
+            Command::Mirror(args) => args,
+            other => panic!("not mirror: {other:?}"),
+        };
+        let behind = outdated(&outdated_args, &env, &repo).unwrap();
+        let upgraded = upgrade(&options, &[], &env, &repo).unwrap();
+        let mirrored = mirror(&mirror_args, &env, &repo).unwrap();
+        let want = format!("{:?}", locked.sources);
+        assert_eq!(format!("{:?}", behind.sources), want);
+        assert_eq!(format!("{:?}", upgraded.sources), want);
+        assert_eq!(format!("{:?}", mirrored.sources), want);
+        assert_eq!(locked.sources.flavor, Some(Flavor::OpenTofu));
+        assert_eq!(behind.paths, [PathBuf::from(".")]);
+        assert_eq!(upgraded.paths, [PathBuf::from(".")]);
+        assert_eq!(
+            format!("{:?}", behind.ignore),
+            format!("{:?}", locked.ignore)
+        );
+        assert_eq!(
+            format!("{:?}", upgraded.ignore),
+            format!("{:?}", locked.ignore)
+        );
+        assert_eq!(upgraded.platforms, locked.platforms);
+        assert!(!upgraded.platforms_defaulted);
+
+        let env = Environment::from_vars([("HOME", home), ("TFSUM_PLATFORMS", "nonsense")]);
+        assert!(upgrade(&options, &[], &env, &repo).is_err());
+        assert!(outdated(&outdated_args, &env, &repo).is_ok());
     }
 
     fn lock_args(flags: &[&str]) -> LockArgs {

@@ -1,7 +1,7 @@
 //! Terragrunt units: the Terraform configuration a `terragrunt.hcl` stands for, so each
 //! unit gets a complete lock file of its own (issue 8).
 //!
-//! A **unit** is a directory holding `terragrunt.hcl` ([`is_unit`], [`find_units`]). When
+//! A **unit** is a directory holding `terragrunt.hcl` ([`find_units`]). When
 //! Terragrunt runs one it builds a working directory: the module named by
 //! `terraform { source = … }` (from the unit or an included parent), the unit directory's
 //! own files copied over it, and the files of `generate` blocks written into it. Then it
@@ -74,24 +74,15 @@ use parse::{parse_file, Expr, TgFile};
 use paths::{absolute, in_style_of};
 use source::Classified;
 
-pub use crate::vocab::paths::UNIT_FILE_NAME;
+pub(crate) use crate::vocab::paths::UNIT_FILE_NAME;
 pub use units::find_units;
-
-/// Terragrunt's download directory inside a unit.
-pub const CACHE_DIR_NAME: &str = ".terragrunt-cache";
-
-/// Whether `dir` holds a `terragrunt.hcl`, i.e. could be a unit. [`find_units`] also
-/// leaves out directories whose `terragrunt.hcl` only serves as an include parent.
-pub fn is_unit(dir: &Path) -> bool {
-    dir.join(UNIT_FILE_NAME).is_file()
-}
 
 /// The repository root for `get_repo_root()`: the nearest directory at or above `start`
 /// that holds `.git` (a directory, or a file for worktrees and submodules), else `start`.
 /// Returned in the style of `start` (relative stays relative to the current directory).
 /// Terragrunt asks `git rev-parse --show-toplevel`; looking for `.git` gives the same
 /// answer without running git.
-pub fn find_repo_root(start: &Path) -> PathBuf {
+pub(crate) fn find_repo_root(start: &Path) -> PathBuf {
     match crate::disk::walk::repository_root(&absolute(start)) {
         Some(root) => in_style_of(&root, start),
         None => normalize_path(start),

@@ -1,8 +1,10 @@
 //! Talking to registries over HTTP (spec §5, §6, §8): everything the `resolve` and `hash`
 //! stages need from the network, and nothing else.
 //!
-//! - [`transport`] is [`Http`]: the one HTTP client of a run (TLS trust, proxies,
-//!   timeouts, size caps, retries, the per-host bound) and plain downloads.
+//! - [`transport`] is [`Http`]: the HTTP client of a run (TLS trust, proxies, timeouts,
+//!   size caps, retries, the per-host bound) and plain downloads, and
+//!   [`HttpConfig::client_builder`], where every client starts (the shared cache's
+//!   object store builds its own from it: `crate::net::shared_store`).
 //! - [`disco`] finds a host's `providers.v1` base URL by service discovery (spec §5.1).
 //! - [`client`] is the [`RegistryClient`]: the provider registry protocol (version lists,
 //!   package metadata, spec §5.2, §5.3) and network-mirror JSON, with credentials.

@@ -1,8 +1,12 @@
-//! HTTP for everything tfsum fetches: one connection pool per run, the TLS roots and
-//! proxies Terraform would use, timeouts, body-size caps, the retry loop and a bound on
-//! concurrent requests per host. The registry protocol ([`super::client`]), service
-//! discovery, network mirrors and package downloads all go through [`Http`]; none of them
-//! build a request of their own.
+//! HTTP for what tfsum fetches from registries, mirrors and remote module sources: one
+//! connection pool per run, the TLS roots and proxies Terraform would use, timeouts,
+//! body-size caps, the retry loop and a bound on concurrent requests per host. The
+//! registry protocol ([`super::client`]), service discovery, network mirrors, package
+//! downloads and module archives all go through [`Http`]; none of them build a request
+//! of their own. The shared cache's object store (`crate::net::shared_store`) is the one
+//! other client: `object_store` drives it with its own deadlines and retries, but it is
+//! built from the same [`HttpConfig::client_builder`], so it has the same user agent,
+//! trust roots, proxies and connect timeout.
 //!
 //! - **Trust** ([`Trust`]): the Mozilla roots built into tfsum, plus what a Go program
 //!   such as Terraform trusts: `SSL_CERT_FILE` (else the operating system's store: the

@@ -18,7 +18,7 @@ mod tests;
 
 /// The file name Terraform and OpenTofu both use, in the root module directory
 /// (spec §1.1).
-pub const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
+pub(crate) const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,8 +26,9 @@ use crate::vocab::addr::{ProviderAddr, OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
 use crate::vocab::hash::Hash;
 use crate::vocab::version::{Constraints, Version};
 
-pub use parse::{parse, parse_located, Lines, LockFileError, Problem};
-pub use read::{read, read_as, read_noting_form, ReadError};
+pub use parse::parse;
+pub(crate) use parse::{parse_located, Lines, LockFileError};
+pub(crate) use read::{read, read_noting_form, ReadError};
 
 /// Which tool the file is written for. Only the header comment differs (spec §10), but the
 /// flavor also decides the registry that short provider sources default to.
@@ -122,7 +123,7 @@ impl LockFile {
 /// for a different version contributes nothing: its hashes describe other packages.
 /// The constraints are kept in canonical form ([`Constraints::canonicalized`]), so an
 /// entry equal to one read from a file compares equal.
-pub fn merge_providers_lock(
+pub(crate) fn merge_providers_lock(
     old: Option<&ProviderLock>,
     version: Version,
     constraints: Constraints,

@@ -75,7 +75,7 @@ pub(super) fn parse_noting_form(
 /// Where each provider block and each hash of a lock file is, for messages that name a
 /// line (`tfsum verify`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Lines {
+pub(crate) struct Lines {
     /// The 1-based line of each `provider` block.
     pub providers: BTreeMap<ProviderAddr, usize>,
     /// The 1-based line of each hash string (the first, when a hash is listed twice).
@@ -83,7 +83,10 @@ pub struct Lines {
 }
 
 /// [`parse`], also giving the line of each provider block and hash.
-pub fn parse_located(src: &str, default_host: &str) -> Result<(LockFile, Lines), LockFileError> {
+pub(crate) fn parse_located(
+    src: &str,
+    default_host: &str,
+) -> Result<(LockFile, Lines), LockFileError> {
     let lines = LineIndex::new(src);
     let body = hcl_edit::parser::parse_body(src).map_err(|e| LockFileError {
         problems: vec![Problem {

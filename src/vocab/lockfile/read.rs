@@ -7,7 +7,7 @@ use super::{Flavor, LockFile, LockFileError};
 
 /// Why the bytes of a lock file are not a lock file.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("not valid UTF-8 at line {line}")]
     NotUtf8 { line: usize },
     /// Detected before parsing: HCL would only report a syntax error, which hides the
@@ -20,19 +20,19 @@ pub enum ReadError {
 
 /// The checks a file must pass before it may be read or rewritten, then the lock-file
 /// parser.
-pub fn read(bytes: &[u8]) -> Result<LockFile, ReadError> {
+pub(crate) fn read(bytes: &[u8]) -> Result<LockFile, ReadError> {
     read_as(bytes, None)
 }
 
 /// [`read`] for a root whose flavor is known: `flavor` decides the default registry of
 /// short labels (`None`: the file's header decides).
-pub fn read_as(bytes: &[u8], flavor: Option<Flavor>) -> Result<LockFile, ReadError> {
+fn read_as(bytes: &[u8], flavor: Option<Flavor>) -> Result<LockFile, ReadError> {
     read_noting_form(bytes, flavor).map(|(lock, _)| lock)
 }
 
 /// [`read_as`], and whether `bytes` are exactly the lock file's rendering: a root whose
 /// new lock file equals such a file is unchanged without rendering it again.
-pub fn read_noting_form(
+pub(crate) fn read_noting_form(
     bytes: &[u8],
     flavor: Option<Flavor>,
 ) -> Result<(LockFile, bool), ReadError> {

@@ -1,0 +1,154 @@
+//! The one driver of the lock pipeline, for `lock` and for `upgrade`'s relock:
+//!
+//! ```text
+//! Discovery ──▶ load ──▶ (keep) ──▶ resolve ──▶ hash ──▶ write now, or prepare
+//!               Root<Loaded>        Plan         Hashes   RootReport (+ the writes)
+//! ```
+//!
+//! The caller discovers (an upgrade reads the scope of its edits from the same
+//! discovery), says which loaded roots to keep (changed-files mode, the roots an edit
+//! touches) and how the write stage ends: each lock file written as its root is done
+//! (`lock`), or every one prepared, to be written with the edited configuration, all
+//! or none (`upgrade`). What happens around it (the mirror, the run record, the edits)
+//! stays with the command.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::settings::Services;
+use crate::config::edit::Edited;
+use crate::disk::atomic::Replacement;
+use crate::report::mirror::MirrorReport;
+use crate::report::RunReport;
+use crate::stages::discover::Discovery;
+use crate::stages::load::{self, LoadOptions, Loaded};
+use crate::stages::root::Root;
+use crate::stages::warning::Warning;
+use crate::stages::write::prepared::{prepare, Prepared};
+use crate::stages::write::{self, RootOutcome, RootReport};
+use crate::stages::{hash, parallel, resolve};
+use crate::vocab::addr::Platform;
+use crate::vocab::progress::Progress;
+
+/// What one run of the pipeline works with.
+pub(crate) struct Pipeline<'a> {
+    pub services: &'a Services,
+    pub options: LoadOptions,
+    /// The configuration as an upgrade leaves it; empty for `lock`.
+    pub edited: Arc<Edited>,
+    /// Choose the newest allowed version even when the locked one still satisfies.
+    pub upgrade: bool,
+    pub platforms: &'a [Platform],
+    pub progress: &'a dyn Progress,
+}
+
+/// How the write stage ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Finish {
+    /// Each lock file written as its root is done (with `check`: compared only).
+    Write { check: bool },
+    /// Every lock file prepared and returned, to be written together with other files.
+    Prepare,
+}
+
+/// What the pipeline did: every kept root's report, in path order, the lock files still
+/// to be written ([`Finish::Prepare`]) and the warnings met on the way.
+pub(crate) struct Driven {
+    pub roots: Vec<RootReport>,
+    pub writes: Vec<Replacement>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Pipeline<'_> {
+    /// Runs load, resolve, hash and write over the roots of `discovery` that `keep`
+    /// keeps once loaded.
+    pub(crate) async fn run(
+        &self,
+        discovery: Discovery,
+        keep: impl FnMut(&Root<Loaded>) -> bool,
+        finish: Finish,
+    ) -> Driven {
+        let services = self.services;
+        let mut warnings = services.warnings.clone();
+        let edited = self.edited.clone();
+        let (mut roots, found) =
+            load::roots_edited(&discovery, &self.options, &services.modules, edited).await;
+        parallel::drop_aside(discovery);
+        warnings.extend(found);
+        roots.retain(keep);
+        let plan = resolve::plan(roots, &services.sources, self.upgrade).await;
+        warnings.extend(plan.warnings);
+        let hashes = hash::hash_packages(&services.sources, &plan.packages, self.platforms).await;
+        let (roots, writes) = match finish {
+            Finish::Write { check } => {
+                let reports = write::write(plan.roots, &hashes, check, self.progress);
+                (reports, Vec::new())
+            }
+            Finish::Prepare => pending(prepare(plan.roots, &hashes, self.progress)),
+        };
+        Driven {
+            roots,
+            writes,
+            warnings,
+        }
+    }
+}
+
+impl Driven {
+    /// The run's report: what the pipeline did, the services' counts and the cache
+    /// entries they refused.
+    pub(crate) fn report(
+        self,
+        services: &Services,
+        check: bool,
+        fail_on_write: bool,
+        started: Instant,
+        mirror: Option<MirrorReport>,
+    ) -> RunReport {
+        let mut report = RunReport {
+            check,
+            fail_on_write,
+            roots: self.roots,
+            warnings: self.warnings,
+            stats: services.sources.stats(),
+            modules: services.modules.stats(),
+            elapsed: started.elapsed(),
+            mirror,
+        };
+        report.warnings.extend(refused_entries(services));
+        report
+    }
+}
+
+/// How the caches degraded: one warning for the entries the local cache (provider and
+/// module namespaces together) refused, one if it could not be written, and the
+/// shared cache's own.
+pub(crate) fn refused_entries(services: &Services) -> impl Iterator<Item = Warning> {
+    let mut health = services.cache.health();
+    health.absorb(services.modules.cache_health());
+    let shared = services.sources.shared_warnings().into_iter();
+    let unwritable = health.unwritable_warning(services.cache.root());
+    health
+        .refused_warning()
+        .map(Warning::Cache)
+        .into_iter()
+        .chain(unwritable.map(Warning::CacheUnwritable))
+        .chain(shared.map(Warning::SharedCache))
+}
+
+/// The reports of prepared roots, and the lock files of those that succeeded.
+fn pending(prepared: Vec<Prepared>) -> (Vec<RootReport>, Vec<Replacement>) {
+    let mut reports = Vec::with_capacity(prepared.len());
+    let mut writes = Vec::new();
+    for Prepared { report, write } in prepared {
+        if let (Some(write), RootOutcome::Done { .. }) = (write, &report.outcome) {
+            writes.push(Replacement {
+                path: write.path,
+                contents: write.content.into_bytes(),
+                old: write.old,
+            });
+        }
+        reports.push(report);
+    }
+    (reports, writes)
+}
