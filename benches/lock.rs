@@ -48,7 +48,9 @@
 //! | `TFSUM_BIN`              |         | the tfsum binary; default: `cargo build --release`   |
 //! | `TFSUM_TERRAFORM`        |         | the Terraform binary (see `tests/support/terraform.rs`) |
 
+// The benchmark uses part of the tests' support; the `it` binary checks it all is used.
 #[path = "../tests/support/mod.rs"]
+#[allow(dead_code)]
 mod support;
 
 #[path = "lock/fan_out.rs"]

@@ -16,13 +16,10 @@
 //! - [`shared_stores`]: an S3-compatible server (moto) and an HTTP object store, for the
 //!   shared cache.
 //!
-//! Each user of this module compiles it separately. The `it` binary uses every item
-//! but the [`go_zip`] knobs only the zip-hash unit tests turn (checked with this allow
-//! lifted, issue 36); the benchmark uses only part. Both are
-//! built in test mode by `clippy --all-targets`, so nothing here tells them apart: the
-//! allow belongs on the benchmark's `mod support;` (`benches/lock.rs`), and this one
-//! goes once it is there.
-#![allow(dead_code)]
+//!
+//! Each user of this module compiles it separately: the `it` binary uses every item but
+//! the [`go_zip`] knobs only the zip-hash unit tests turn (allowed on that module alone);
+//! the benchmark uses only part, and its `mod support;` allows the rest.
 
 pub mod deadline;
 pub mod dirhash;
@@ -30,6 +27,8 @@ pub mod fake_gitea;
 pub mod fake_modules;
 pub mod fake_registry;
 pub mod git_http;
+// Its knobs are turned by the zip-hash unit tests in `src/`, not by `it`.
+#[allow(dead_code)]
 pub mod go_zip;
 pub mod loopback;
 pub mod proxy;
