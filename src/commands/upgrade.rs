@@ -181,6 +181,27 @@ struct Parts {
     paths: Vec<PathBuf>,
 }
 
+impl Parts {
+    /// The parts of `upgrade provider|module`: `[CONSTRAINT] [PATH]...` after the subject,
+    /// and `--strategy` checked against the constraint.
+    fn of_subject(
+        title: String,
+        subject: Subject,
+        strategy_arg: Option<StrategyArg>,
+        (constraint, paths): (Option<String>, Vec<PathBuf>),
+        options: UpgradeOptions,
+    ) -> Result<Parts, String> {
+        Ok(Parts {
+            title,
+            subject,
+            strategy: strategy(strategy_arg, &constraint)?,
+            constraint,
+            options,
+            paths,
+        })
+    }
+}
+
 /// `--strategy`, which only a constraint omitted or `latest` takes.
 fn strategy(arg: Option<StrategyArg>, constraint: &Option<String>) -> Result<Strategy, String> {
     if arg.is_some() && constraint.as_deref().is_some_and(|c| c != "latest") {
@@ -195,7 +216,7 @@ fn strategy(arg: Option<StrategyArg>, constraint: &Option<String>) -> Result<Str
 
 /// `upgrade provider NAME [CONSTRAINT] [PATH]...`
 fn provider_parts(args: UpgradeProviderArgs) -> Result<Parts, String> {
-    let (constraint, paths) = split_positionals(args.constraint, args.paths);
+    let positionals = split_positionals(args.constraint, args.paths);
     let name = if args.name.contains('/') {
         ProviderAddr::parse(&args.name, crate::vocab::addr::TERRAFORM_REGISTRY)
             .map_err(|e| format!("NAME {:?} is not a provider address: {e}", args.name))?;
@@ -203,19 +224,14 @@ fn provider_parts(args: UpgradeProviderArgs) -> Result<Parts, String> {
     } else {
         ProviderName::Local(args.name.clone())
     };
-    Ok(Parts {
-        title: format!("tfsum upgrade provider {}", args.name),
-        subject: Subject::Provider(name),
-        strategy: strategy(args.strategy, &constraint)?,
-        constraint,
-        options: args.options,
-        paths,
-    })
+    let title = format!("tfsum upgrade provider {}", args.name);
+    let subject = Subject::Provider(name);
+    Parts::of_subject(title, subject, args.strategy, positionals, args.options)
 }
 
 /// `upgrade module SOURCE [CONSTRAINT] [PATH]...`
 fn module_parts(args: UpgradeModuleArgs) -> Result<Parts, String> {
-    let (constraint, paths) = split_positionals(args.constraint, args.paths);
+    let positionals = split_positionals(args.constraint, args.paths);
     let matcher = match args.match_type {
         MatchArg::Regex => ModuleMatch::Regex(
             Regex::new(&args.source)
@@ -226,14 +242,9 @@ fn module_parts(args: UpgradeModuleArgs) -> Result<Parts, String> {
             ModuleMatch::Source(args.source.clone())
         }
     };
-    Ok(Parts {
-        title: format!("tfsum upgrade module {}", args.source),
-        subject: Subject::Module(matcher),
-        strategy: strategy(args.strategy, &constraint)?,
-        constraint,
-        options: args.options,
-        paths,
-    })
+    let title = format!("tfsum upgrade module {}", args.source);
+    let subject = Subject::Module(matcher);
+    Parts::of_subject(title, subject, args.strategy, positionals, args.options)
 }
 
 /// `upgrade terraform|opentofu CONSTRAINT [PATH]...`

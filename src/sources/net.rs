@@ -233,13 +233,7 @@ impl NetMirror {
             wanted.push(archive);
         }
         let results = futures::future::join_all(wanted.into_iter().map(|archive| async move {
-            let _permit = self
-                .jobs
-                .acquire()
-                .await
-                .map_err(|_| MirrorError::Cancelled {
-                    url: archive.url.clone(),
-                })?;
+            let _permit = self.permit(archive).await?;
             self.hash_archive(archive).await
         }))
         .await;
@@ -257,13 +251,7 @@ impl NetMirror {
     ) -> Result<ZipHashes, MirrorError> {
         let archives = self.archives(provider, version).await?.unwrap_or_default();
         let archive = self.archive(&archives, provider, version, platform)?;
-        let _permit = self
-            .jobs
-            .acquire()
-            .await
-            .map_err(|_| MirrorError::Cancelled {
-                url: archive.url.clone(),
-            })?;
+        let _permit = self.permit(archive).await?;
         let url = &archive.url;
         let label = url.as_str();
         let hashed = download_hash_and_keep(
@@ -283,6 +271,19 @@ impl NetMirror {
             verify(archive, &hashed.h1, &hashed.zh())?;
         }
         Ok(hashed)
+    }
+
+    /// One of the run's download slots, for `archive`.
+    async fn permit(
+        &self,
+        archive: &Archive,
+    ) -> Result<tokio::sync::SemaphorePermit<'_>, MirrorError> {
+        self.jobs
+            .acquire()
+            .await
+            .map_err(|_| MirrorError::Cancelled {
+                url: archive.url.clone(),
+            })
     }
 
     /// The archive the mirror lists for `platform`, or why it is not available.

@@ -122,6 +122,20 @@ fn h1_of_dir(dir: &Path) -> String {
     crate::support::dirhash::h1(&files)
 }
 
+/// Each (type, version) of `hashicorp` is in `dir` for linux_amd64, whole.
+fn assert_placed(dir: &Path, handle: &RegistryHandle, packages: &[(&str, &str)]) {
+    for (ty, v) in packages {
+        let entry = dir
+            .join(handle.host())
+            .join("hashicorp")
+            .join(ty)
+            .join(v)
+            .join("linux_amd64");
+        let want = handle.expected_h1("hashicorp", ty, v, "linux_amd64");
+        assert_eq!(h1_of_dir(&entry), want, "{ty} {v}");
+    }
+}
+
 /// Every entry below `dir` (relative paths of files), for "nothing half-made" checks.
 fn files_below(dir: &Path) -> Vec<String> {
     crate::harness::snapshot(dir)
@@ -159,20 +173,11 @@ fn parallel_init_reads_the_filled_directory_without_downloads_or_registry() {
         "{summary}"
     );
     assert_eq!(handle.count(".zip"), 0, "{:?}", handle.requests());
-    for (ns, ty, v) in [
-        ("hashicorp", "null", "3.2.1"),
-        ("hashicorp", "random", "3.6.0"),
-        ("hashicorp", "aws", "5.31.0"),
-    ] {
-        let entry = dir
-            .join(handle.host())
-            .join(ns)
-            .join(ty)
-            .join(v)
-            .join("linux_amd64");
-        let got = h1_of_dir(&entry);
-        assert_eq!(got, handle.expected_h1(ns, ty, v, "linux_amd64"));
-    }
+    assert_placed(
+        &dir,
+        &handle,
+        &[("null", "3.2.1"), ("random", "3.6.0"), ("aws", "5.31.0")],
+    );
     assert!(
         leftovers(scratch.path()).is_empty(),
         "{:?}",
@@ -363,18 +368,7 @@ fn lock_with_mirror_downloads_each_package_once() {
         out.contains("2 packages for linux_amd64") && out.contains("2 installed"),
         "{out}"
     );
-    for (ty, v) in [("null", "3.2.1"), ("aws", "5.31.0")] {
-        let entry = dir
-            .join(handle.host())
-            .join("hashicorp")
-            .join(ty)
-            .join(v)
-            .join("linux_amd64");
-        assert_eq!(
-            h1_of_dir(&entry),
-            handle.expected_h1("hashicorp", ty, v, "linux_amd64")
-        );
-    }
+    assert_placed(&dir, &handle, &[("null", "3.2.1"), ("aws", "5.31.0")]);
     assert!(repo.lock("r0").is_some());
     assert!(
         leftovers(scratch.path()).is_empty(),
@@ -433,18 +427,7 @@ fn opentofu_roots_and_terragrunt_units_are_mirrored() {
         stdout.contains("2 packages for linux_amd64") && stdout.contains("2 installed"),
         "{stdout}"
     );
-    for (ty, v) in [("null", "3.2.1"), ("random", "3.6.0")] {
-        let entry = dir
-            .join(handle.host())
-            .join("hashicorp")
-            .join(ty)
-            .join(v)
-            .join("linux_amd64");
-        assert_eq!(
-            h1_of_dir(&entry),
-            handle.expected_h1("hashicorp", ty, v, "linux_amd64")
-        );
-    }
+    assert_placed(&dir, &handle, &[("null", "3.2.1"), ("random", "3.6.0")]);
 }
 
 /// `--layout packed` writes what `terraform providers mirror` (v1.0.3) writes for the
