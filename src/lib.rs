@@ -16,10 +16,10 @@
 //! | report | [`report`] | what a command did, as text, JSON or markdown; progress bars; the run record |
 //! | stages | [`stages`] | the `lock` pipeline, below |
 //! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]), constraint edits in place ([`config::edit`]) |
-//! | package sources | [`sources`] | the registry through the hash cache, filesystem and network mirrors |
-//! | network | [`net`] | HTTP ([`net::registry`]), retries ([`net::retry`]), downloads ([`net::download`]), the CLI configuration ([`net::cliconfig`]), remote modules ([`net::modules`]) |
+//! | package sources | [`sources`] | providers: the registry through the hash cache, filesystem and network mirrors; remote modules ([`sources::modules`]): fetching, package checks, archives, their cache namespace |
+//! | network | [`net`] | transports: HTTP ([`net::http`]), the `git` command ([`net::git`]), the registry protocols ([`net::registry`]), retries ([`net::retry`]), downloads ([`net::download`]), the CLI configuration ([`net::cliconfig`]), the shared cache's object store ([`net::shared_store`]) |
 //! | disk | [`disk`] | the one directory walker, atomic writes, the persistent cache, the provider directory `mirror` fills ([`disk::provider_dir`]), claimed temporary entries ([`disk::leftovers`]) |
-//! | vocabulary | [`vocab`] | addresses and platforms, versions and constraints, hashes and signatures, the lock-file format, file names |
+//! | vocabulary | [`vocab`] | addresses and platforms, versions and constraints, module source addresses ([`vocab::module_source`]) and module versions ([`vocab::goversion`]), hashes and signatures, the lock-file format, file names |
 //!
 //! # The pipeline
 //!
@@ -62,13 +62,15 @@ pub mod internals {
     pub use crate::config::tree::LocalModules;
     pub use crate::config::{check_file, ConfigError};
     pub use crate::net::cliconfig::{load_file, Env};
-    pub use crate::net::modules::archive::{unpack_archive, ArchiveLimits};
-    pub use crate::net::modules::{
-        parse_source, parse_terragrunt_source, resolve_in_package, FetchedModule, FetcherOptions,
-        GitOptions, ModuleFetcher, ModuleStats,
+    pub use crate::net::git::GitOptions;
+    pub use crate::net::http::{Http, HttpConfig};
+    pub use crate::net::registry::{RegistryClient, RetryPolicy};
+    pub use crate::sources::modules::archive::{unpack_archive, ArchiveLimits};
+    pub use crate::sources::modules::{
+        resolve_in_package, FetchedModule, FetcherOptions, ModuleFetcher, ModuleStats,
     };
-    pub use crate::net::registry::{Http, HttpConfig, RegistryClient, RetryPolicy};
     pub use crate::vocab::hash::zipstream::{hash_zip_stream, ZipLimits};
     pub use crate::vocab::lockfile::parse as parse_lock_file;
+    pub use crate::vocab::module_source::{parse_source, parse_terragrunt_source};
     pub use crate::vocab::version::Constraints;
 }

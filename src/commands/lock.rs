@@ -289,7 +289,7 @@ impl Targets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::modules::{FetcherOptions, ModuleFetcher};
+    use crate::sources::modules::{FetcherOptions, ModuleFetcher};
     use crate::stages::discover::Discovery;
     use crate::stages::load;
 

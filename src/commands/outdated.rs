@@ -15,8 +15,6 @@ use super::settings::{self, OutdatedSettings, Services};
 use super::upgrade::read_scope;
 use super::{exit, EXIT_FAILED, EXIT_USAGE};
 use crate::config::edit::RemoteCall;
-use crate::net::modules::goversion::{select_version, VersionList};
-use crate::net::modules::ModuleSource;
 use crate::report::outdated::{
     self, Behind, DeclaredAt, FailedRoot, Item, ItemKind, OutdatedReport,
 };
@@ -24,6 +22,8 @@ use crate::report::Verbosity;
 use crate::stages::discover;
 use crate::stages::load::{self, LoadOptions};
 use crate::vocab::addr::ProviderAddr;
+use crate::vocab::goversion::{select_version, VersionList};
+use crate::vocab::module_source::ModuleSource;
 use crate::vocab::paths::normalize_path;
 use crate::vocab::progress::Progress;
 use crate::vocab::version::{newest_allowed, Version};
@@ -273,7 +273,7 @@ async fn modules(
                 (key, (picked.clone(), picked), latest)
             }
             ModuleSource::Git(git) => {
-                let name = format!("git::{}", crate::net::modules::source::redacted(&git.url));
+                let name = format!("git::{}", crate::vocab::module_source::redacted(&git.url));
                 if !tag_lists.contains_key(&git.url) {
                     let tags = match services.modules.git_tags(&git.url).await {
                         Ok(tags) => Some(tags),

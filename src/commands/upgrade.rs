@@ -40,10 +40,9 @@ use crate::config::edit::{
 use crate::config::files::Dialect;
 use crate::config::{ConfigError, Location};
 use crate::disk::atomic::{link_target, link_trees, replace_all, Replacement};
-use crate::net::modules::goversion::{select_version, GoConstraints, VersionList};
-use crate::net::modules::ModuleError;
 use crate::report::upgrade::{self, ConstraintEdit, UpgradeNote, UpgradeReport};
 use crate::report::{RunReport, Verbosity};
+use crate::sources::modules::ModuleError;
 use crate::sources::VersionsError;
 use crate::stages::discover::{self, Discovery};
 use crate::stages::load::{detect_flavor, LoadOptions, Loaded};
@@ -51,6 +50,7 @@ use crate::stages::root::Root;
 use crate::stages::warning::Warning;
 use crate::stages::write::LOCK_FILE_NAME;
 use crate::vocab::addr::ProviderAddr;
+use crate::vocab::goversion::{select_version, GoConstraints, VersionList};
 use crate::vocab::lockfile::Flavor;
 use crate::vocab::paths::{normalize_path, slash_path};
 use crate::vocab::progress::Progress;
@@ -294,8 +294,8 @@ fn reads_as_constraint(word: &str) -> bool {
 /// A `SOURCE` must name something with a version: a registry module or a git
 /// repository.
 fn check_module_source(source: &str) -> Result<(), String> {
-    use crate::net::modules::ModuleSource;
-    match crate::net::modules::parse_source(source) {
+    use crate::vocab::module_source::ModuleSource;
+    match crate::vocab::module_source::parse_source(source) {
         Ok(ModuleSource::Registry(_) | ModuleSource::Git(_)) => Ok(()),
         Ok(ModuleSource::Local(_)) => Err(format!(
             "SOURCE {source:?} is a local module: it has no version to upgrade"
@@ -603,7 +603,7 @@ impl Lists {
     async fn module(
         &mut self,
         services: &Services,
-        module: &crate::net::modules::source::RegistryModule,
+        module: &crate::vocab::module_source::RegistryModule,
     ) -> Result<Arc<VersionList>, UpgradeError> {
         let key = module.package_id();
         if let Some(list) = self.modules.get(&key) {
@@ -625,7 +625,7 @@ impl Lists {
         if !self.tags.contains_key(url) {
             let tags = services.modules.git_tags(url).await.map_err(|source| {
                 UpgradeError::ModuleVersions {
-                    subject: crate::net::modules::source::redacted(url),
+                    subject: crate::vocab::module_source::redacted(url),
                     source: Box::new(source),
                 }
             })?;

@@ -17,7 +17,7 @@
 //!   string as written), or both name the same module once parsed (v1.1 and later record
 //!   the normalised address, `registry.terraform.io/ns/name/system`);
 //! - when the entry has a `Version`, the call's `version` constraint (go-version rules,
-//!   [`crate::net::modules::goversion`]) still allows it; no constraint allows anything;
+//!   [`crate::vocab::goversion`]) still allows it; no constraint allows anything;
 //! - the entry's `Dir` exists and is a directory.
 //!
 //! When a module is reinstalled, `init` also discards the entries of every module below
@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::ConfigError;
-use crate::net::modules::goversion::{GoConstraints, GoVersion};
+use crate::vocab::goversion::{GoConstraints, GoVersion};
 
 /// One installed module.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -138,7 +138,7 @@ pub(crate) fn manifest_entry_for_call(
     default_host: &str,
 ) -> Option<PathBuf> {
     let entry = manifest.modules.iter().find(|m| m.key == key)?;
-    let parsed = |s: &str| crate::net::modules::parse_source_for(s, default_host).ok();
+    let parsed = |s: &str| crate::vocab::module_source::parse_source_for(s, default_host).ok();
     if entry.source != source && (parsed(&entry.source)? != parsed(source)?) {
         return None;
     }

@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 
 use crate::config::parsed::ParsedFiles;
 use crate::disk::walk::Listings;
-use crate::net::modules::redacted_source;
 use crate::vocab::addr::{AddrError, ProviderAddr};
+use crate::vocab::module_source::redacted_source;
 
 pub(crate) use files::{Dialect, FileSet};
 pub(crate) use hcl::PARSE_STACK;
@@ -105,7 +105,7 @@ impl ModuleCall {
     /// Terraform's `addrs.ParseModuleSource` tells them), lexically cleaned; `None` for
     /// any other source.
     pub fn local_dir(&self, caller_dir: &Path) -> Option<PathBuf> {
-        (self.literal && crate::net::modules::source::is_local_source(&self.source)).then(|| {
+        (self.literal && crate::vocab::module_source::is_local_source(&self.source)).then(|| {
             crate::vocab::paths::normalize_path(&caller_dir.join(self.source.replace('\\', "/")))
         })
     }
@@ -234,7 +234,7 @@ pub enum ConfigError {
         at: Location,
         name: String,
         module_source: String,
-        error: Box<crate::net::modules::ModuleError>,
+        error: Box<crate::sources::modules::ModuleError>,
     },
     /// A module call whose directory could not be loaded; wraps the reason.
     #[error(

@@ -446,8 +446,8 @@ mod tests {
     use super::*;
     use crate::config::load_module;
     use crate::config::tree::{module_tree_requirements, ModuleReader, Remote};
-    use crate::net::modules::ModuleSource as RemoteSource;
     use crate::vocab::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
+    use crate::vocab::module_source::ModuleSource as RemoteSource;
 
     /// The tree walk's reader as the load stage builds it: the root in `.0` with its
     /// tests, every other module plain, nothing remote.

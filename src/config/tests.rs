@@ -14,9 +14,10 @@ use super::tree::{
     MAX_MODULE_INSTANCES,
 };
 use super::*;
-use crate::net::modules::{FetchedModule, ModuleError, ModuleSource as RemoteSource};
+use crate::sources::modules::{FetchedModule, ModuleError};
 use crate::vocab::addr::OPENTOFU_REGISTRY;
 use crate::vocab::addr::TERRAFORM_REGISTRY;
+use crate::vocab::module_source::ModuleSource as RemoteSource;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/config")

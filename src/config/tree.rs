@@ -5,7 +5,7 @@
 //! [`module_tree_requirements`] gathers that union: local calls (`./…`, `../…`) are
 //! followed relative to the calling module's directory, remote calls through the root's
 //! `.terraform/modules/modules.json` while an earlier `init`'s entries still stand, and
-//! otherwise through a [`ModuleReader`] that fetches them (`crate::net::modules`).
+//! otherwise through a [`ModuleReader`] that fetches them (`crate::sources::modules`).
 //!
 //! [`find_roots`] decides which discovered directories get a lock file (docs/design.md,
 //! stage "load"): a directory is a root when it has a `.terraform.lock.hcl`, a backend or cloud
@@ -23,11 +23,10 @@ use super::{
     manifest_entry_for_call, read_modules_manifest, ConfigError, Location, Module, ModuleCall,
     ModulesManifest, Requirement, DATA_DIR,
 };
-use crate::net::modules::redacted_source;
-use crate::net::modules::source::is_local_source;
-use crate::net::modules::{
-    parse_source_for, resolve_in_package, FetchedModule, ModuleError, ModuleSource as RemoteSource,
-};
+use crate::sources::modules::{resolve_in_package, FetchedModule, ModuleError};
+use crate::vocab::module_source::is_local_source;
+use crate::vocab::module_source::redacted_source;
+use crate::vocab::module_source::{parse_source_for, ModuleSource as RemoteSource};
 use crate::vocab::paths::{is_config_file_name, normalize_path};
 
 pub(crate) use crate::vocab::lockfile::LOCK_FILE_NAME;

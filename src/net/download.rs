@@ -18,9 +18,9 @@
 //! bounded whatever the zip's size and hashing overlaps the network. No credentials are
 //! sent: package URLs are plain downloads (spec §11 item 12).
 //!
-//! [`HttpConfig::min_download_rate`]: crate::net::registry::HttpConfig::min_download_rate
-//! [`HttpConfig::stream_idle_timeout`]: crate::net::registry::HttpConfig::stream_idle_timeout
-//! [`HttpConfig::download_deadline`]: crate::net::registry::HttpConfig::download_deadline
+//! [`HttpConfig::min_download_rate`]: crate::net::http::HttpConfig::min_download_rate
+//! [`HttpConfig::stream_idle_timeout`]: crate::net::http::HttpConfig::stream_idle_timeout
+//! [`HttpConfig::download_deadline`]: crate::net::http::HttpConfig::download_deadline
 
 use std::future::Future;
 use std::io::Read;
@@ -31,10 +31,12 @@ use futures::StreamExt as _;
 use tokio::sync::mpsc;
 use url::Url;
 
-use crate::net::registry::{Http, RegistryError, SafeUrl, TransportKind};
+use crate::net::http::Http;
+use crate::net::http::{HttpError, TransportKind};
 use crate::net::retry::{self, Retryable};
 use crate::vocab::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
 use crate::vocab::progress::Progress;
+use crate::vocab::url::SafeUrl;
 
 /// The most zip bytes accepted for one package: its allowed unpacked size, plus room
 /// for deflate's worst-case growth (well under 1/64), local headers and the directory.
@@ -64,7 +66,7 @@ pub(crate) trait Sink: Send {
 #[derive(Debug, Clone)]
 pub(crate) enum DownloadError {
     Transport {
-        error: RegistryError,
+        error: HttpError,
         attempts: u32,
     },
     Content(String),
@@ -108,7 +110,7 @@ impl std::fmt::Display for DownloadError {
 
 /// One attempt's failure, for the retry loop.
 enum Failure {
-    Transport(RegistryError),
+    Transport(HttpError),
     Final(DownloadError),
 }
 
@@ -225,7 +227,7 @@ async fn attempt<S: Sink>(
         if window_start.elapsed() >= window {
             if in_window < floor {
                 sink.abandon().await;
-                return Err(Failure::Transport(RegistryError::Transport {
+                return Err(Failure::Transport(HttpError::Transport {
                     what: "downloading".to_string(),
                     url: SafeUrl::new(url),
                     kind: TransportKind::Timeout,
@@ -409,7 +411,7 @@ impl Read for ChannelReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::registry::test_support::{serve, test_config};
+    use crate::net::http::test_support::{serve, test_config};
     use crate::vocab::progress::NoProgress;
     use std::time::{Duration, Instant};
 

@@ -1,8 +1,12 @@
-//! The network: HTTP and registries, downloads, retries, Terraform's CLI configuration, remote modules.
+//! The network, transports only: HTTP ([`http`]), the `git` command ([`git`]), the registry
+//! protocols ([`registry`]), retries, downloads, Terraform's CLI configuration, the shared
+//! cache's object store. What is fetched over them, and why, is the package sources'
+//! (`crate::sources`).
 
 pub(crate) mod cliconfig;
 pub(crate) mod download;
-pub(crate) mod modules;
+pub(crate) mod git;
+pub(crate) mod http;
 pub(crate) mod registry;
 pub(crate) mod retry;
 pub(crate) mod shared_store;

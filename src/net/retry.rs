@@ -10,7 +10,7 @@
 //! answers are the server's final word and fail at once.
 //!
 //! JSON documents, SHA256SUMS and signatures are retried as whole requests by the
-//! transport ([`crate::net::registry::transport`]); a streamed zip download is retried as a whole
+//! transport ([`crate::net::http::transport`]); a streamed zip download is retried as a whole
 //! download-and-hash by [`crate::net::download`], because hashing must restart from the first
 //! byte. Both go through the one loop here, [`retrying`].
 

@@ -18,7 +18,7 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ClientConfigKey, ClientOptions, ObjectStore, PutMode, PutOptions, RetryConfig};
 use url::Url;
 
-use crate::net::registry::HttpConfig;
+use crate::net::http::HttpConfig;
 
 /// Largest object read: entries are a few KiB; a SHA256SUMS with its keys stays far below.
 const MAX_OBJECT_BYTES: usize = 4 << 20;
@@ -502,7 +502,7 @@ mod tests {
     #[test]
     fn the_store_client_takes_the_runs_trust_roots() {
         let http = HttpConfig {
-            trust: crate::net::registry::Trust {
+            trust: crate::net::http::Trust {
                 cert_file: Some("/nonexistent/tfsum-ca.pem".into()),
                 system: false,
                 ..Default::default()

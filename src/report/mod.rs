@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use indicatif::{HumanBytes, HumanDuration};
 
-use crate::net::modules::ModuleStats;
+use crate::sources::modules::ModuleStats;
 use crate::sources::SourceStats;
 use crate::stages::root::{RootError, RootKind};
 use crate::stages::warning::Warning;

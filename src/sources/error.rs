@@ -13,9 +13,10 @@ use std::sync::Arc;
 use url::Url;
 
 use crate::net::download::DownloadError;
-use crate::net::registry::{RegistryError, SafeUrl};
+use crate::net::registry::RegistryError;
 use crate::vocab::addr::{AddrError, Platform, ProviderAddr};
 use crate::vocab::hash::{Hash, HashError};
+use crate::vocab::url::SafeUrl;
 use crate::vocab::version::{Version, VersionError};
 
 use crate::vocab::hash::signature::SignatureError;
@@ -508,14 +509,5 @@ impl MirrorError {
 
 /// The URL a registry request failed on (without credentials).
 fn registry_url(error: &RegistryError) -> Option<String> {
-    match error {
-        RegistryError::ProviderNotFound { url, .. }
-        | RegistryError::PlatformNotAvailable { url, .. }
-        | RegistryError::Unauthorized { url, .. }
-        | RegistryError::Status { url, .. }
-        | RegistryError::Transport { url, .. }
-        | RegistryError::InvalidResponse { url, .. }
-        | RegistryError::TooLarge { url, .. } => Some(url.to_string()),
-        _ => None,
-    }
+    error.url().map(SafeUrl::to_string)
 }

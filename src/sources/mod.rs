@@ -1,6 +1,7 @@
 //! Package sources: where provider packages come from, and the hashes a lock entry gets
-//! from each. The sources answer the two questions the `lock` pipeline asks for every
-//! provider: *which versions exist* (for the resolve stage, `crate::stages::resolve`)
+//! from each; and where remote modules come from ([`modules`]). The sources answer the
+//! two questions the `lock` pipeline asks for every provider: *which versions exist* (for
+//! the resolve stage, `crate::stages::resolve`)
 //! and *which hashes does the lock entry for this version get for these platforms* (for
 //! the hash stage, [`crate::stages::hash`]); `tfsum verify` asks them too, and the
 //! install stage of `tfsum mirror` fetches checked packages from them.
@@ -9,6 +10,8 @@
 //!   cache and the organisation's shared cache: signed `zh:` lines and per-platform `h1:`
 //!   (spec §5).
 //! - [`kept`]: the zips a `lock --mirror` run keeps for the install stage.
+//! - [`modules`]: remote modules, the other kind of package: the code a `module` call
+//!   names, fetched once from a module registry, git or an archive, checked and cached.
 //! - [`fs`]: [`FsMirror`], a scanned directory in the packed or unpacked layout (spec §7).
 //! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol (spec §6).
 //! - this file: [`Source`] and [`Sources`], the routing between them that `--fs-mirror`,
@@ -23,6 +26,7 @@
 pub(crate) mod error;
 pub(crate) mod fs;
 pub(crate) mod kept;
+pub(crate) mod modules;
 pub(crate) mod net;
 pub(crate) mod registry;
 

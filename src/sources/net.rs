@@ -377,7 +377,7 @@ fn parse_base(base: &str) -> Result<Url, MirrorError> {
 
 fn invalid(url: &Url, problem: InvalidAnswer) -> MirrorError {
     MirrorError::Invalid {
-        url: crate::net::registry::SafeUrl::new(url),
+        url: crate::vocab::url::SafeUrl::new(url),
         problem,
     }
 }

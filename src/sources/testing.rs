@@ -8,10 +8,11 @@ use futures::future::BoxFuture;
 
 use super::error::{PackageError, PackageProblem, VersionsError};
 use super::{HashOrigin, PackageHashes, Provenance, Registry, RegistryStats, VersionsFound};
-use crate::net::registry::{RegistryError, SafeUrl};
+use crate::net::registry::RegistryError;
 use crate::vocab::addr::{Platform, ProviderAddr, TERRAFORM_REGISTRY};
 use crate::vocab::hash::zipstream::ZipHashes;
 use crate::vocab::hash::Hash;
+use crate::vocab::url::SafeUrl;
 use crate::vocab::version::Version;
 
 /// Versions per provider (a provider it does not list is unknown to it: a 404), packages

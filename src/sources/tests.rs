@@ -16,7 +16,8 @@ use super::testing::TableRegistry;
 use super::*;
 use crate::net::cliconfig::CliConfig;
 use crate::net::cliconfig::{ConfiguredToken, Env, Token};
-use crate::net::registry::{Http, HttpConfig, RetryPolicy};
+use crate::net::http::{Http, HttpConfig};
+use crate::net::registry::RetryPolicy;
 use crate::vocab::addr::TERRAFORM_REGISTRY;
 use crate::vocab::hash::dirhash::h1_dir;
 

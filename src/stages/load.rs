@@ -22,15 +22,14 @@ use crate::config::tree::{self, ModuleReader, Remote};
 use crate::config::{self, test_files, ConfigError, Module, ProviderReqs};
 use crate::disk::atomic::link_target;
 use crate::disk::walk::{EntryType, Listings};
-use crate::net::modules::{
-    FetchedModule, ModuleError, ModuleFetcher, ModuleSource as RemoteSource,
-};
+use crate::sources::modules::{FetchedModule, ModuleError, ModuleFetcher};
 use crate::stages::discover::Discovery;
 use crate::stages::parallel;
 use crate::stages::root::{LockProblem, Root, RootError, RootKind};
 use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
+use crate::vocab::module_source::ModuleSource as RemoteSource;
 use crate::vocab::paths::{is_tofu_file_name, normalize_path};
 
 /// A root whose configuration and lock file were read.
@@ -601,7 +600,7 @@ mod tests {
     use super::*;
     use crate::config::DATA_DIR;
     use crate::disk::walk::DiscoverWarning;
-    use crate::net::modules::FetcherOptions;
+    use crate::sources::modules::FetcherOptions;
     use crate::vocab::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
 
     fn write(base: &Path, rel: &str, text: &str) {

@@ -60,11 +60,11 @@ pub(crate) enum RootError {
     #[error(transparent)]
     Terragrunt(#[from] TerragruntError),
     /// A unit's remote `terraform.source` could not be fetched.
-    #[error("{}: terraform.source {:?}: {error}", unit.display(), crate::net::modules::redacted_source(module_source))]
+    #[error("{}: terraform.source {:?}: {error}", unit.display(), crate::vocab::module_source::redacted_source(module_source))]
     UnitSource {
         unit: PathBuf,
         module_source: String,
-        error: Box<crate::net::modules::ModuleError>,
+        error: Box<crate::sources::modules::ModuleError>,
     },
     /// The existing lock file could not be read or is not a valid lock file.
     #[error("{}: {problem}", path.display())]

@@ -1,6 +1,7 @@
 //! The shape of the code, checked: the layers of `src/` (docs/design.md, "Layers") are used
-//! only downward, the stages only in pipeline order, the module graph has no cycle, and
-//! every section a "spec §" citation list names exists in `docs/spec/`.
+//! only downward (and configuration never uses the network), the stages only in pipeline
+//! order, the module graph has no cycle, and every section a "spec §" citation list names
+//! exists in `docs/spec/`.
 //!
 //! The import graph is read from the syntax tree (`syn`), not from lines of text. Every
 //! file of `src/` is parsed, and two kinds of path become edges:
@@ -19,8 +20,9 @@
 //! ancestors and descendants are not edges.
 //!
 //! `every_import_form_is_seen` plants one violation of each form in a small in-memory tree,
-//! and `every_import_form_planted_in_src_is_found` the eight forms of issue 36 in a copy
-//! of `src/`; each fails if the checker lets any of them pass.
+//! and `every_import_form_planted_in_src_is_found` the eight forms of issue 36 (and a use
+//! of the network from configuration, which `APART` forbids) in a copy of `src/`; each
+//! fails if the checker lets any of them pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -38,6 +40,11 @@ use crate::support::terraform::repo_root;
 const LAYERS: [&str; 8] = [
     "commands", "report", "stages", "config", "sources", "net", "disk", "vocab",
 ];
+
+/// Pairs of layers kept apart although the first is above the second: configuration
+/// reads module sources through their grammar (`vocab::module_source`), never through
+/// the network.
+const APART: [(&str, &str); 1] = [("config", "net")];
 
 /// The pipeline, last stage first: a stage may use the ones after it. `install` (`lock
 /// --mirror`, `mirror`) takes the lock files `write` wrote. A root and the ways it stops,
@@ -587,6 +594,12 @@ fn wrong_way(edges: &Edges) -> Vec<String> {
                 wrong.push(format!("{at}: {from} uses {to}, a layer above it"));
             }
         }
+        if APART.contains(&(f[0], t[0])) {
+            wrong.push(format!(
+                "{at}: {from} uses {to}; {} must not use {}",
+                f[0], t[0]
+            ));
+        }
         if f[0] == "stages" && t[0] == "stages" && f.len() > 1 && t.len() > 1 {
             if let (Some(a), Some(b)) = (rank(&STAGES, f[1]), rank(&STAGES, t[1])) {
                 if b < a {
@@ -912,7 +925,7 @@ fn every_import_form_is_seen() {
     assert!(missed.is_empty(), "{}", missed.join("\n"));
 }
 
-/// The eight forms of issue 36, planted in a copy of `src/` (one file each; the items need
+/// The eight forms of issue 36 and a use of `net` from `config`, planted in a copy of `src/` (one file each; the items need
 /// not exist, a path ends in the deepest module on it).
 const PLANTED_IN_SRC: &[(&str, &str, &str)] = &[
     (
@@ -954,6 +967,11 @@ const PLANTED_IN_SRC: &[(&str, &str, &str)] = &[
         "vocab/progress.rs",
         "use crate::sources::{Planted as Renamed};\n",
         "vocab::progress uses sources, a layer above it",
+    ),
+    (
+        "config/tree.rs",
+        "use crate::net::{git::Planted};\n",
+        "config::tree uses net::git; config must not use net",
     ),
 ];
 

@@ -9,10 +9,12 @@ use tokio::sync::Semaphore;
 
 use crate::disk::cache::{Cache, CacheError};
 use crate::net::cliconfig::{self, CliConfigError, ProviderInstallation};
-use crate::net::modules::{ArchiveLimits, FetcherOptions, GitOptions, ModuleFetcher};
-use crate::net::registry::{Http, RegistryClient};
+use crate::net::git::GitOptions;
+use crate::net::http::Http;
+use crate::net::registry::RegistryClient;
 use crate::net::shared_store::{SharedStore, StoreError};
 use crate::sources::kept::KeptPackages;
+use crate::sources::modules::{ArchiveLimits, FetcherOptions, ModuleFetcher};
 use crate::sources::registry::shared::SharedCache;
 use crate::sources::{
     FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,

@@ -28,7 +28,7 @@ use std::time::Duration;
 use url::Url;
 
 use crate::net::cliconfig;
-use crate::net::registry::{HttpConfig, Proxies, Trust};
+use crate::net::http::{HttpConfig, Proxies, Trust};
 use crate::vocab::hash::ZipLimits;
 
 use super::SettingsError;

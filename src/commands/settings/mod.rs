@@ -32,7 +32,7 @@ use crate::commands::cli::{
     UpgradeOptions, VerifyArgs,
 };
 use crate::disk::provider_dir::Layout;
-use crate::net::registry::HttpConfig;
+use crate::net::http::HttpConfig;
 use crate::vocab::addr::Platform;
 use crate::vocab::hash::ZipLimits;
 use crate::vocab::lockfile::Flavor;

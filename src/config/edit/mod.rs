@@ -30,8 +30,8 @@ use regex::Regex;
 
 use super::files::{self, Dialect, FileSet};
 use super::{ConfigError, Location};
-use crate::net::modules::source::{parse_source_for, ModuleSource};
 use crate::vocab::addr::ProviderAddr;
+use crate::vocab::module_source::{parse_source_for, ModuleSource};
 use crate::vocab::paths::{is_config_file_name, normalize_path};
 
 /// A value in a file: where its bytes are and what it says.
@@ -170,12 +170,12 @@ pub(crate) enum Target {
     /// A registry module call's `version`.
     ModuleVersion {
         call: String,
-        module: crate::net::modules::source::RegistryModule,
+        module: crate::vocab::module_source::RegistryModule,
     },
     /// A git module call's `ref`, a version tag.
     ModuleRef {
         call: String,
-        git: crate::net::modules::source::GitSource,
+        git: crate::vocab::module_source::GitSource,
     },
     RequiredVersion,
 }
@@ -188,7 +188,7 @@ impl Target {
             Target::Provider { addr, .. } => addr.to_string(),
             Target::ModuleVersion { module, .. } => module.to_string(),
             Target::ModuleRef { git, .. } => {
-                crate::net::modules::source::redacted(&without_ref(&git.url))
+                crate::vocab::module_source::redacted(&without_ref(&git.url))
             }
             Target::RequiredVersion => "required_version".to_string(),
         }
@@ -300,7 +300,7 @@ impl Scope {
                     let Some(source) = call.source.as_ref().and_then(|v| v.text.as_deref()) else {
                         continue;
                     };
-                    if crate::net::modules::source::is_local_source(source) {
+                    if crate::vocab::module_source::is_local_source(source) {
                         let target = normalize_path(&dir.join(source.replace('\\', "/")));
                         if !self.dirs.contains_key(&target) {
                             out.insert(target);

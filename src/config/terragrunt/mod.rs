@@ -18,7 +18,7 @@
 //! * `eval` evaluates them with Terragrunt's functions (`get_repo_root()`,
 //!   `find_in_parent_folders()`, `path_relative_to_include()`, …);
 //! * `source` classifies the source: a local directory, or a remote source the load
-//!   stage fetches like a module source (`crate::net::modules`);
+//!   stage fetches like a module source (`crate::sources::modules`);
 //! * `generate` lays the unit's files and generated files over the module (`if_exists`);
 //! * `units` finds units under the given paths;
 //! * `limits` bounds what a hostile file can make evaluation do (stack, read depth,
@@ -63,7 +63,7 @@ use crate::config::tree::{
 };
 use crate::config::{load_module_with_overlay, ConfigError, Module, OverlayFile};
 use crate::disk::walk::Listings;
-use crate::net::modules::{ModuleSource as RemoteSource, TerragruntSource};
+use crate::vocab::module_source::{ModuleSource as RemoteSource, TerragruntSource};
 use crate::vocab::paths::normalize_path;
 
 use eval::{
@@ -194,7 +194,7 @@ pub enum TerragruntError {
     #[error(
         "{}:{line}: terraform.source {:?} points to {}, which is not a directory",
         file.display(),
-        crate::net::modules::redacted_source(module_source),
+        crate::vocab::module_source::redacted_source(module_source),
         dir.display()
     )]
     MissingSource {
@@ -203,12 +203,12 @@ pub enum TerragruntError {
         module_source: String,
         dir: PathBuf,
     },
-    #[error("{}:{line}: terraform.source {:?}: {error}", file.display(), crate::net::modules::redacted_source(module_source))]
+    #[error("{}:{line}: terraform.source {:?}: {error}", file.display(), crate::vocab::module_source::redacted_source(module_source))]
     BadSource {
         file: PathBuf,
         line: usize,
         module_source: String,
-        error: crate::net::modules::SourceError,
+        error: crate::vocab::module_source::SourceError,
     },
     #[error(
         "{}:{line}: generate {label:?}: {} already exists and if_exists = {if_exists:?}",

@@ -12,13 +12,15 @@
 //! subdirectory it runs Terraform in: `../modules//vpc` copies `../modules` and runs in
 //! its `vpc`; for tfsum the module directory is simply `../modules/vpc`.
 //!
-//! A remote source is fetched by the load stage like a module source (`crate::net::modules`
+//! A remote source is fetched by the load stage like a module source (`crate::sources::modules`
 //! parses it, `tfr://` included); Terragrunt's own `.terragrunt-cache` is never read, so a
 //! stale download there cannot change a lock file.
 
 use std::path::{Path, PathBuf};
 
-use crate::net::modules::{parse_terragrunt_source, ModuleSource, SourceError, TerragruntSource};
+use crate::vocab::module_source::{
+    parse_terragrunt_source, ModuleSource, SourceError, TerragruntSource,
+};
 use crate::vocab::paths::{is_config_file_name, normalize_path};
 
 /// A `terraform.source` after classification.
@@ -26,7 +28,7 @@ use crate::vocab::paths::{is_config_file_name, normalize_path};
 pub(crate) enum Classified {
     /// The module directory, absolute and normalised.
     Local(PathBuf),
-    /// A source to fetch (`crate::net::modules` parsed it as Terragrunt does).
+    /// A source to fetch (`crate::sources::modules` parsed it as Terragrunt does).
     Remote(TerragruntSource),
 }
 

@@ -30,8 +30,10 @@ use crate::vocab::addr::{Hostname, Platform, ProviderAddr};
 use crate::vocab::hash::Hash;
 
 use super::disco::{providers_url, Discovery, Services};
-use super::error::{RegistryError, SafeUrl};
-use super::transport::{is_json, refused, status_error, Fetched, Get, Http};
+use super::error::RegistryError;
+use crate::net::http::transport::{is_json, refused, status_error, Fetched, Get, Http};
+use crate::net::http::HttpError;
+use crate::vocab::url::SafeUrl;
 
 /// A generous cap for registry JSON: the version list of the largest providers is a few
 /// MiB because every version lists its platforms.
@@ -183,7 +185,7 @@ impl RegistryClient {
                 provider: Box::new(provider.clone()),
                 url: SafeUrl::new(&got.url),
             }),
-            status => Err(refused(&what, &provider.hostname, &got, status, credential)),
+            status => Err(refused(&what, &provider.hostname, &got, status, credential).into()),
         }
     }
 
@@ -220,7 +222,7 @@ impl RegistryClient {
                 platform: platform.clone(),
                 url: SafeUrl::new(&got.url),
             }),
-            status => Err(refused(&what, &provider.hostname, &got, status, credential)),
+            status => Err(refused(&what, &provider.hostname, &got, status, credential).into()),
         }
     }
 
@@ -256,9 +258,9 @@ impl RegistryClient {
             (200, _) => {}
             (404, _) => return Ok(None),
             (status @ (401 | 403), Some(host)) => {
-                return Err(refused(what, host, &got, status, credential))
+                return Err(refused(what, host, &got, status, credential).into())
             }
-            _ => return Err(status_error(what, &got)),
+            _ => return Err(status_error(what, &got).into()),
         }
         is_json(&got.headers).map_err(|reason| invalid(what, &got.url, reason))?;
         Ok(Some((got.url, got.body)))
@@ -285,6 +287,7 @@ impl RegistryClient {
                 discovery: false,
             })
             .await
+            .map_err(RegistryError::from)
     }
 }
 
@@ -300,22 +303,25 @@ fn url_hostname(url: &Url) -> Option<Hostname> {
 }
 
 fn invalid(what: &str, url: &Url, reason: impl fmt::Display) -> RegistryError {
-    RegistryError::InvalidResponse {
+    (HttpError::InvalidResponse {
         what: what.to_string(),
         url: SafeUrl::new(url),
         reason: reason.to_string(),
-    }
+    })
+    .into()
 }
 
 /// RFC 3986 reference resolution of `relative` against `base`, as Go's
 /// `ResolveReference`: a base without a trailing `/` loses its last segment (spec §5.1).
 pub(super) fn join(base: &Url, relative: &str, what: &str) -> Result<Url, RegistryError> {
-    base.join(relative).map_err(|e| RegistryError::InvalidUrl {
-        what: what.to_string(),
-        reason: format!(
-            "cannot resolve {relative:?} against {}: {e}",
-            SafeUrl::new(base)
-        ),
+    base.join(relative).map_err(|e| {
+        RegistryError::from(HttpError::InvalidUrl {
+            what: what.to_string(),
+            reason: format!(
+                "cannot resolve {relative:?} against {}: {e}",
+                SafeUrl::new(base)
+            ),
+        })
     })
 }
 
@@ -329,10 +335,11 @@ fn check_segment(segment: &str, what: &str) -> Result<(), RegistryError> {
             matches!(c, '/' | '\\' | '?' | '#' | '%') || c.is_whitespace() || c.is_control()
         });
     if bad {
-        return Err(RegistryError::InvalidUrl {
+        return Err((HttpError::InvalidUrl {
             what: what.to_string(),
             reason: format!("{segment:?} cannot be used in a registry URL path"),
-        });
+        })
+        .into());
     }
     Ok(())
 }
@@ -482,7 +489,8 @@ mod tests {
     use axum::Router;
 
     use super::*;
-    use crate::net::registry::test_support::{client, env, forced, serve, test_config};
+    use crate::net::http::test_support::{env, serve, test_config};
+    use crate::net::registry::test_support::{client, forced};
     use futures::StreamExt as _;
 
     const SHASUM: &str = "5f9c7aa76b7c34d722fc9123208e26b22d60440cb47150dd04733b9b94f4541a";

@@ -17,9 +17,11 @@ use url::Url;
 
 use crate::vocab::addr::Hostname;
 
-use super::error::{RegistryError, SafeUrl};
-use super::transport::{is_json, refused, status_error, Get, Http};
+use super::error::RegistryError;
 use crate::net::cliconfig::{CliConfig, CredentialSource, Token};
+use crate::net::http::transport::{is_json, refused, status_error, Get, Http};
+use crate::net::http::HttpError;
+use crate::vocab::url::SafeUrl;
 
 /// The service this client speaks.
 const PROVIDERS_SERVICE: &str = "providers.v1";
@@ -108,10 +110,10 @@ async fn discover(
                 detail: format!("GET {} answered 404 Not Found", SafeUrl::new(&got.url)),
             })
         }
-        401 | 403 => return Err(refused(&what, host, &got, got.status, credential)),
-        _ => return Err(status_error(&what, &got)),
+        401 | 403 => return Err(refused(&what, host, &got, got.status, credential).into()),
+        _ => return Err(status_error(&what, &got).into()),
     }
-    let bad = |reason: String| RegistryError::InvalidResponse {
+    let bad = |reason: String| HttpError::InvalidResponse {
         what: what.clone(),
         url: SafeUrl::new(&got.url),
         reason,
@@ -120,7 +122,7 @@ async fn discover(
     let document: serde_json::Value = serde_json::from_slice(&got.body)
         .map_err(|e| bad(format!("discovery document is not valid JSON: {e}")))?;
     let serde_json::Value::Object(map) = document else {
-        return Err(bad("discovery document must be a JSON object".to_string()));
+        return Err(bad("discovery document must be a JSON object".to_string()).into());
     };
     Ok(Services { url: got.url, map })
 }
@@ -131,9 +133,11 @@ pub(crate) fn discovery_url(host: &Hostname) -> Result<Url, RegistryError> {
         "https://{}/.well-known/terraform.json",
         host.as_str()
     ))
-    .map_err(|e| RegistryError::InvalidUrl {
-        what: format!("discovering services of host {host}"),
-        reason: format!("cannot form the discovery URL: {e}"),
+    .map_err(|e| {
+        RegistryError::from(HttpError::InvalidUrl {
+            what: format!("discovering services of host {host}"),
+            reason: format!("cannot form the discovery URL: {e}"),
+        })
     })
 }
 
@@ -146,9 +150,11 @@ pub(super) fn providers_url(
     services: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<Url, RegistryError> {
     if let Some(serde_json::Value::String(value)) = services.get(PROVIDERS_SERVICE) {
-        return resolve_service_url(disco_url, value).map_err(|reason| RegistryError::InvalidUrl {
-            what: format!("discovering services of host {host}"),
-            reason: format!("service URL {PROVIDERS_SERVICE} {value:?}: {reason}"),
+        return resolve_service_url(disco_url, value).map_err(|reason| {
+            RegistryError::from(HttpError::InvalidUrl {
+                what: format!("discovering services of host {host}"),
+                reason: format!("service URL {PROVIDERS_SERVICE} {value:?}: {reason}"),
+            })
         });
     }
     let offered: Vec<&str> = services
@@ -208,7 +214,8 @@ pub(crate) fn resolve_service_url(base: &Url, value: &str) -> Result<Url, String
 mod tests {
     use super::*;
     use crate::net::cliconfig::CliConfig;
-    use crate::net::registry::test_support::{client, env, forced, serve_tls, test_config};
+    use crate::net::http::test_support::{env, serve_tls, test_config};
+    use crate::net::registry::test_support::{client, forced};
     use axum::http::{header, StatusCode};
     use axum::response::{IntoResponse, Redirect, Response};
     use axum::routing::get;

@@ -21,8 +21,10 @@ use url::Url;
 use crate::vocab::addr::Hostname;
 
 use super::client::{join, RegistryClient};
-use super::error::{RegistryError, SafeUrl};
-use super::transport::{refused, status_error, Get};
+use super::error::RegistryError;
+use crate::net::http::transport::{refused, status_error, Get};
+use crate::net::http::HttpError;
+use crate::vocab::url::SafeUrl;
 
 const MODULES_SERVICE: &str = "modules.v1";
 
@@ -70,7 +72,7 @@ impl RegistryClient {
         };
         let mut url =
             super::disco::resolve_service_url(&services.url, value).map_err(|reason| {
-                RegistryError::InvalidUrl {
+                HttpError::InvalidUrl {
                     what: format!("discovering services of host {host}"),
                     reason: format!("service URL {MODULES_SERVICE} {value:?}: {reason}"),
                 }
@@ -99,9 +101,9 @@ impl RegistryClient {
         match got.status {
             200 => {}
             404 => return Ok(None),
-            status => return Err(refused(&what, host, &got, status, credential)),
+            status => return Err(refused(&what, host, &got, status, credential).into()),
         }
-        let invalid = |reason: String| RegistryError::InvalidResponse {
+        let invalid = |reason: String| HttpError::InvalidResponse {
             what: what.clone(),
             url: SafeUrl::new(&got.url),
             reason,
@@ -135,10 +137,11 @@ impl RegistryClient {
     ) -> Result<Option<String>, RegistryError> {
         let what = format!("finding module {}/{path} v{version}", host.display());
         if version.contains(['/', '?', '#', '%']) || version.contains("..") {
-            return Err(RegistryError::InvalidUrl {
+            return Err((HttpError::InvalidUrl {
                 what,
                 reason: format!("{version:?} cannot be used in a registry URL path"),
-            });
+            })
+            .into());
         }
         let url = join(base, &format!("{path}/{version}/download"), &what)?;
         let credential = self.credential(host);
@@ -148,7 +151,7 @@ impl RegistryClient {
         match got.status {
             200 | 204 => {}
             404 => return Ok(None),
-            status => return Err(refused(&what, host, &got, status, credential)),
+            status => return Err(refused(&what, host, &got, status, credential).into()),
         }
         let location = got
             .headers
@@ -157,11 +160,12 @@ impl RegistryClient {
             .map(str::trim)
             .unwrap_or("");
         if location.is_empty() {
-            return Err(RegistryError::InvalidResponse {
+            return Err((HttpError::InvalidResponse {
                 what,
                 url: SafeUrl::new(&got.url),
                 reason: "no X-Terraform-Get header in the answer".to_string(),
-            });
+            })
+            .into());
         }
         Ok(Some(resolve_location(&url, location, &what)?))
     }
@@ -186,7 +190,7 @@ impl RegistryClient {
             })
             .await?;
         if got.status != 200 {
-            return Err(status_error(what, &got));
+            return Err(status_error(what, &got).into());
         }
         Ok(ModulePage {
             headers: got.headers,

@@ -700,7 +700,7 @@ impl RegistrySource {
         let document = http
             .get_bytes(&meta.shasums_url, MAX_SMALL_DOCUMENT)
             .await
-            .map_err(PackageProblem::Registry)?;
+            .map_err(|e| PackageProblem::Registry(e.into()))?;
         // OpenTofu's registry publishes no key for some providers; there is then no
         // signature to fetch (spec §10, and `sums::verify` allows it for that host only).
         let unsigned =
@@ -710,7 +710,7 @@ impl RegistrySource {
         } else {
             http.get_bytes(&meta.shasums_signature_url, MAX_SMALL_DOCUMENT)
                 .await
-                .map_err(PackageProblem::Registry)?
+                .map_err(|e| PackageProblem::Registry(e.into()))?
         };
         self.bump(|s| s.sums_fetched += 1);
         let signed = sums::signed(&document, &signature, meta);

@@ -446,7 +446,7 @@ MC4CAQAwBQYDK2VwBCIEII4pbeZKW5vAp7m0SR5T9kJAO1BiVeI3asPT7jGqYIMs
                 allow_http: false,
                 deadline: Duration::from_secs(5),
             },
-            &crate::net::registry::HttpConfig::default(),
+            &crate::net::http::HttpConfig::default(),
         )
         .unwrap();
         SharedCache::new(

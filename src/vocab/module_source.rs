@@ -755,7 +755,7 @@ impl fmt::Display for ModuleSource {
             ModuleSource::Http(h) => write!(
                 f,
                 "{}{}",
-                crate::net::registry::SafeUrl::new(&h.url),
+                crate::vocab::url::SafeUrl::new(&h.url),
                 sub(&h.subdir)
             ),
             ModuleSource::Directory { path, subdir } => {

@@ -13,13 +13,13 @@ use url::Url;
 use super::super::archive::read_archive;
 use super::super::cache::StoredPackage;
 use super::super::package::Materialized;
-use super::super::source::{
-    parse_package_location, redacted, ArchiveFormat, Checksum, HttpSource, ModuleSource,
-};
 use super::super::ModuleError;
 use super::store::{stored_base, write_package};
 use super::{join_subdir, ModuleFetcher};
 use crate::net::download::{download, Sink};
+use crate::vocab::module_source::{
+    parse_package_location, redacted, ArchiveFormat, Checksum, HttpSource, ModuleSource,
+};
 use crate::vocab::progress::NoProgress;
 
 /// What a go-getter address led to.

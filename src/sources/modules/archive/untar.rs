@@ -16,7 +16,7 @@ use std::rc::Rc;
 use tar::EntryType;
 
 use super::{read_exactly, utf8_name, ArchiveError, ArchiveLimits, MAX_PAX_BYTES};
-use crate::net::modules::package::{
+use crate::sources::modules::package::{
     clean_entry_path, is_kept, PackageError, PackageTree, MAX_PATH_BYTES,
 };
 

@@ -28,7 +28,7 @@ use std::io::{self, BufReader, Read, Seek};
 use std::path::Path;
 
 use super::package::{PackageError, PackageTree};
-use super::source::ArchiveFormat;
+use crate::vocab::module_source::ArchiveFormat;
 
 /// The largest pax extended header read (bytes): a few paths and times, or extended
 /// attributes, are far smaller.

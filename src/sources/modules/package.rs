@@ -761,7 +761,7 @@ mod tests {
     /// copies count toward the byte cap, and toward the entry cap.
     #[test]
     fn symlink_copies_count_toward_the_caps() {
-        let caps = crate::net::modules::ArchiveLimits::default();
+        let caps = crate::sources::modules::ArchiveLimits::default();
         let amplified = |links: usize, max_entries: usize, max_bytes: u64| {
             let mut t = PackageTree::new(max_entries, max_bytes);
             t.add_file("shared/big.tf", Some(vec![b'#'; 2 << 20]))

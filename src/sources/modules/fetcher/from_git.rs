@@ -8,7 +8,7 @@
 //!   the same commit from two URLs is the same package, and the `//subdir` is applied
 //!   after ([`super::finish`]).
 //!
-//! The commands themselves are the runner's ([`crate::net::modules::git`]).
+//! The commands themselves are the runner's ([`crate::sources::modules::git`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -16,13 +16,12 @@ use std::sync::Arc;
 use url::Url;
 
 use super::super::cache::{PackageKey, StoredPackage};
-use super::super::git::{
-    is_full_commit, resolve_ref, CommitObjects, GitError, RefTarget, RemoteRefs,
-};
+use super::super::git::{is_full_commit, resolve_ref, CommitObjects, RefTarget, RemoteRefs};
 use super::super::package::Materialized;
-use super::super::source::{redacted, scrub_credentials, GitSource};
 use super::super::ModuleError;
 use super::ModuleFetcher;
+use crate::net::git::GitError;
+use crate::vocab::module_source::{redacted, scrub_credentials, GitSource};
 
 /// Hosts known to serve `owner/repo` and `owner/repo.git` as one repository.
 const DOT_GIT_OPTIONAL: [&str; 4] = ["github.com", "gitlab.com", "bitbucket.org", "codeberg.org"];

@@ -9,13 +9,13 @@ use std::sync::Arc;
 use url::Url;
 
 use super::super::cache::{GitAlias, PackageKey, StoredPackage};
-use super::super::goversion::{select_version, VersionList};
-use super::super::source::{parse_package_location, RegistryModule};
 use super::super::ModuleError;
 use super::http::Got;
 use super::store::stored_base;
 use super::{finish, module_name, FetchedModule, ModuleFetcher};
 use crate::net::registry::RegistryError;
+use crate::vocab::goversion::{select_version, VersionList};
+use crate::vocab::module_source::{parse_package_location, RegistryModule};
 
 impl ModuleFetcher {
     pub(super) async fn fetch_registry(
@@ -163,7 +163,7 @@ impl ModuleFetcher {
             host: module.host.display(),
             module: module_name(module),
             version: version.to_string(),
-            location: crate::net::modules::source::redacted_source(&location),
+            location: crate::vocab::module_source::redacted_source(&location),
             reason,
         };
         let located = parse_package_location(&location).map_err(|e| bad_location(e.to_string()))?;
@@ -203,9 +203,9 @@ fn registry_error(module: &RegistryModule, error: RegistryError) -> ModuleError 
 #[cfg(test)]
 mod tests {
     use super::super::{FetcherOptions, ModuleFetcher};
-    use crate::net::modules::cache::{ModuleCache, PackageKey};
-    use crate::net::modules::package::Materialized;
-    use crate::net::modules::source::{parse_source, ModuleSource};
+    use crate::sources::modules::cache::{ModuleCache, PackageKey};
+    use crate::sources::modules::package::Materialized;
+    use crate::vocab::module_source::{parse_source, ModuleSource};
     use std::sync::atomic::Ordering;
     use std::sync::Arc;
 

@@ -49,9 +49,9 @@ use super::archive::ArchiveLimits;
 use super::git::CommitObjects;
 use super::git_objects::{object_id, parse_listing, verify_listing};
 use super::package::{is_kept, Materialized, PackageTree};
-use super::source::RegistryModule;
 use crate::disk::cache::{Cache, Health, StoredTree, LAYOUT};
 use crate::disk::leftovers::TempDir;
+use crate::vocab::module_source::RegistryModule;
 
 /// The immutable identity a package is stored under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -559,7 +559,7 @@ fn verify_git(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::modules::source::{parse_source, ModuleSource};
+    use crate::vocab::module_source::{parse_source, ModuleSource};
     use std::sync::Arc;
 
     fn package() -> Materialized {

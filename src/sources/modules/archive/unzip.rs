@@ -12,7 +12,7 @@
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
 
 use super::{read_exactly, utf8_name, ArchiveError, ArchiveLimits};
-use crate::net::modules::package::{is_kept, PackageError, PackageTree, MAX_PATH_BYTES};
+use crate::sources::modules::package::{is_kept, PackageError, PackageTree, MAX_PATH_BYTES};
 
 const END_SIG: u32 = 0x0605_4b50;
 const END_LEN: usize = 22;

@@ -1,7 +1,7 @@
 //! HTTP for what tfsum fetches from registries, mirrors and remote module sources: one
 //! connection pool per run, the TLS roots and proxies Terraform would use, timeouts,
 //! body-size caps, the retry loop and a bound on concurrent requests per host. The
-//! registry protocol ([`super::client`]), service discovery, network mirrors, package
+//! registry protocol (`crate::net::registry::client`), service discovery, network mirrors, package
 //! downloads and module archives all go through [`Http`]; none of them build a request
 //! of their own. The shared cache's object store (`crate::net::shared_store`) is the one
 //! other client: `object_store` drives it with its own deadlines and retries, but it is
@@ -34,10 +34,11 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, RETRY_AFTER
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use url::Url;
 
-use super::error::{RegistryError, SafeUrl, Status, TransportKind, TriedCredential};
+use super::error::{HttpError, Status, TransportKind, TriedCredential};
 use crate::net::cliconfig::{CredentialSource, Token};
 use crate::net::retry::{self, is_transient_status, RetryPolicy};
 use crate::vocab::addr::Hostname;
+use crate::vocab::url::SafeUrl;
 
 /// The `X-Terraform-Version` tfsum sends to registry and mirror JSON endpoints.
 ///
@@ -360,7 +361,7 @@ struct Inner {
     config: HttpConfig,
     /// Registry JSON and downloads (reqwest's default of 10 redirects, like Go's client)
     /// and discovery (3); built on first use.
-    clients: OnceLock<Result<(reqwest::Client, reqwest::Client), RegistryError>>,
+    clients: OnceLock<Result<(reqwest::Client, reqwest::Client), HttpError>>,
     hosts: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
 
@@ -387,7 +388,7 @@ impl Http {
         &self.inner.config
     }
 
-    fn client(&self, discovery: bool) -> Result<&reqwest::Client, RegistryError> {
+    fn client(&self, discovery: bool) -> Result<&reqwest::Client, HttpError> {
         let built = self
             .inner
             .clients
@@ -398,14 +399,14 @@ impl Http {
         }
     }
 
-    fn build(&self, redirects: usize) -> Result<reqwest::Client, RegistryError> {
+    fn build(&self, redirects: usize) -> Result<reqwest::Client, HttpError> {
         self.inner
             .config
             .client_builder()
-            .map_err(RegistryError::Setup)?
+            .map_err(HttpError::Setup)?
             .redirect(reqwest::redirect::Policy::limited(redirects))
             .build()
-            .map_err(|e| RegistryError::Setup(e.to_string()))
+            .map_err(|e| HttpError::Setup(e.to_string()))
     }
 
     /// The policy streaming callers use between their own attempts.
@@ -432,7 +433,7 @@ impl Http {
     /// One GET with retries. Transient failures (including transient statuses) are
     /// retried; the final answer is returned whatever its status, for the caller to
     /// interpret (404 and 401 mean different things to different endpoints).
-    pub async fn fetch(&self, get: &Get<'_>) -> Result<Fetched, RegistryError> {
+    pub async fn fetch(&self, get: &Get<'_>) -> Result<Fetched, HttpError> {
         retry::retrying(&self.inner.config.retry, || self.fetch_once(get))
             .await
             .map_err(|gave_up| gave_up.error)
@@ -440,7 +441,7 @@ impl Http {
 
     /// Fetches a small document (SHA256SUMS, a signature) whole, with retries. No
     /// credentials and no `X-Terraform-Version` (spec §5.3); any status but 200 fails.
-    pub async fn get_bytes(&self, url: &Url, max: usize) -> Result<Bytes, RegistryError> {
+    pub async fn get_bytes(&self, url: &Url, max: usize) -> Result<Bytes, HttpError> {
         let what = "downloading";
         let got = self
             .fetch(&Get {
@@ -459,7 +460,7 @@ impl Http {
         Ok(got.body)
     }
 
-    async fn fetch_once(&self, get: &Get<'_>) -> Result<Fetched, RegistryError> {
+    async fn fetch_once(&self, get: &Get<'_>) -> Result<Fetched, HttpError> {
         check_scheme(get.url, get.what)?;
         let mut request = self.client(get.discovery)?.get(get.url.clone());
         if get.accept_json {
@@ -477,7 +478,7 @@ impl Http {
             let mut response = request
                 .send()
                 .await
-                .map_err(|e| RegistryError::from_reqwest(get.what, get.url, &e))?;
+                .map_err(|e| HttpError::from_reqwest(get.what, get.url, &e))?;
             let mut got = Fetched {
                 url: response.url().clone(),
                 status: response.status().as_u16(),
@@ -490,7 +491,7 @@ impl Http {
                 }
                 return Ok(got);
             }
-            let too_large = |url: &Url| RegistryError::TooLarge {
+            let too_large = |url: &Url| HttpError::TooLarge {
                 what: get.what.to_string(),
                 url: SafeUrl::new(url),
                 limit: get.max,
@@ -505,7 +506,7 @@ impl Http {
             while let Some(chunk) = response
                 .chunk()
                 .await
-                .map_err(|e| RegistryError::from_reqwest(get.what, &got.url, &e))?
+                .map_err(|e| HttpError::from_reqwest(get.what, &got.url, &e))?
             {
                 if body.len() + chunk.len() > get.max {
                     return Err(too_large(&got.url));
@@ -531,9 +532,9 @@ impl Http {
     ) -> Result<
         (
             Option<u64>,
-            impl Stream<Item = Result<Bytes, RegistryError>> + Send + 'static,
+            impl Stream<Item = Result<Bytes, HttpError>> + Send + 'static,
         ),
-        RegistryError,
+        HttpError,
     > {
         let what = "downloading";
         check_scheme(url, what)?;
@@ -543,7 +544,7 @@ impl Http {
         let response = tokio::time::timeout(timeout, client.get(url.clone()).send())
             .await
             .map_err(|_| timed_out(what, url, timeout))?
-            .map_err(|e| RegistryError::from_reqwest(what, url, &e))?;
+            .map_err(|e| HttpError::from_reqwest(what, url, &e))?;
         let final_url = response.url().clone();
         let status = response.status().as_u16();
         if status != 200 {
@@ -564,7 +565,7 @@ impl Http {
                 let (mut body, permit) = state?;
                 match tokio::time::timeout(idle, body.next()).await {
                     Err(_) => Some((
-                        Err(RegistryError::Transport {
+                        Err(HttpError::Transport {
                             what: what.to_string(),
                             url: SafeUrl::new(&final_url),
                             kind: TransportKind::Timeout,
@@ -575,7 +576,7 @@ impl Http {
                     Ok(None) => None,
                     Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some((body, permit)))),
                     Ok(Some(Err(e))) => {
-                        Some((Err(RegistryError::from_reqwest(what, &final_url, &e)), None))
+                        Some((Err(HttpError::from_reqwest(what, &final_url, &e)), None))
                     }
                 }
             }
@@ -585,9 +586,9 @@ impl Http {
 }
 
 /// `Authorization: Bearer <token>`, marked sensitive so it never shows in debug output.
-fn bearer(token: &Token, what: &str) -> Result<HeaderValue, RegistryError> {
+fn bearer(token: &Token, what: &str) -> Result<HeaderValue, HttpError> {
     let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
-        RegistryError::InvalidUrl {
+        HttpError::InvalidUrl {
             what: what.to_string(),
             reason: "the configured token contains characters not allowed in an HTTP header"
                 .to_string(),
@@ -597,8 +598,8 @@ fn bearer(token: &Token, what: &str) -> Result<HeaderValue, RegistryError> {
     Ok(value)
 }
 
-fn timed_out(what: &str, url: &Url, after: Duration) -> RegistryError {
-    RegistryError::Transport {
+fn timed_out(what: &str, url: &Url, after: Duration) -> HttpError {
+    HttpError::Transport {
         what: what.to_string(),
         url: SafeUrl::new(url),
         kind: TransportKind::Timeout,
@@ -607,13 +608,13 @@ fn timed_out(what: &str, url: &Url, after: Duration) -> RegistryError {
 }
 
 /// A non-200 answer as an error, keeping `Retry-After` for the backoff.
-pub(crate) fn status_error(what: &str, got: &Fetched) -> RegistryError {
+pub(crate) fn status_error(what: &str, got: &Fetched) -> HttpError {
     let retry_after = got
         .headers
         .get(RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| retry::parse_retry_after(v, SystemTime::now()));
-    RegistryError::Status {
+    HttpError::Status {
         what: what.to_string(),
         url: SafeUrl::new(&got.url),
         status: Status(got.status),
@@ -621,10 +622,10 @@ pub(crate) fn status_error(what: &str, got: &Fetched) -> RegistryError {
     }
 }
 
-fn check_scheme(url: &Url, what: &str) -> Result<(), RegistryError> {
+fn check_scheme(url: &Url, what: &str) -> Result<(), HttpError> {
     match url.scheme() {
         "http" | "https" => Ok(()),
-        other => Err(RegistryError::InvalidUrl {
+        other => Err(HttpError::InvalidUrl {
             what: what.to_string(),
             reason: format!(
                 "{}: unsupported scheme {other:?}, must be http or https",
@@ -651,17 +652,17 @@ pub(crate) fn is_json(headers: &HeaderMap) -> Result<(), String> {
     }
 }
 
-/// 401/403 become [`RegistryError::Unauthorized`] naming the credential tried; other
+/// 401/403 become [`HttpError::Unauthorized`] naming the credential tried; other
 /// statuses a plain status error.
-pub(super) fn refused(
+pub(crate) fn refused(
     what: &str,
     host: &Hostname,
     got: &Fetched,
     status: u16,
     credential: Option<(Token, CredentialSource)>,
-) -> RegistryError {
+) -> HttpError {
     if status == 401 || status == 403 {
-        return RegistryError::Unauthorized {
+        return HttpError::Unauthorized {
             what: what.to_string(),
             host: host.clone(),
             url: SafeUrl::new(&got.url),
@@ -763,10 +764,9 @@ mod tests {
         use futures::StreamExt as _;
         use url::Url;
 
-        use crate::net::cliconfig::CliConfig;
-        use crate::net::registry::error::{is_transient, TransportKind};
-        use crate::net::registry::test_support::{client, env, serve, test_config};
-        use crate::net::registry::RegistryError;
+        use crate::net::http::error::{is_transient, TransportKind};
+        use crate::net::http::test_support::{serve, test_config};
+        use crate::net::http::{Http, HttpError};
 
         /// The client follows the classifier of `retry.rs`: transient statuses are tried
         /// `max_attempts` times, final ones once.
@@ -777,14 +777,14 @@ mod tests {
                 get(|Path(code): Path<u16>| async move { StatusCode::from_u16(code).unwrap() }),
             ))
             .await;
-            let client = client(test_config(), CliConfig::default(), env(&[]));
+            let http = Http::new(test_config());
             let mut table = Vec::new();
             for code in [
                 204, 304, 400, 401, 403, 404, 408, 410, 429, 500, 501, 502, 503, 504, 599,
             ] {
                 let path = format!("/status/{code}");
                 let url = Url::parse(&format!("http://{addr}{path}")).unwrap();
-                let err = client.http().get_bytes(&url, 1024).await.unwrap_err();
+                let err = http.get_bytes(&url, 1024).await.unwrap_err();
                 assert_eq!(err.status(), Some(code), "{err}");
                 table.push(format!("{code}: {} attempts", log.count(&path)));
             }
@@ -832,10 +832,9 @@ mod tests {
                 }),
             ))
             .await;
-            let client = client(test_config(), CliConfig::default(), env(&[]));
+            let http = Http::new(test_config());
             let started = Instant::now();
-            let body = client
-                .http()
+            let body = http
                 .get_bytes(&Url::parse(&format!("http://{addr}/busy")).unwrap(), 1024)
                 .await
                 .unwrap();
@@ -875,36 +874,32 @@ mod tests {
             let mut config = test_config();
             config.stream_idle_timeout = Duration::from_millis(200);
             config.request_timeout = Duration::from_millis(300);
-            let client = client(config, CliConfig::default(), env(&[]));
+            let http = Http::new(config);
             let url = |path: &str| Url::parse(&format!("http://{addr}{path}")).unwrap();
 
             for (path, kind) in [
                 ("/stall", TransportKind::Timeout),
                 ("/cut", TransportKind::Body),
             ] {
-                let (length, stream) = client.http().get_stream(&url(path)).await.unwrap();
+                let (length, stream) = http.get_stream(&url(path)).await.unwrap();
                 assert_eq!(length, Some(100));
-                let items: Vec<Result<Bytes, RegistryError>> = stream.collect().await;
+                let items: Vec<Result<Bytes, HttpError>> = stream.collect().await;
                 assert_eq!(items.len(), 2, "{path}: {items:?}");
                 assert_eq!(&items[0].as_ref().unwrap()[..], b"0123456789");
                 let err = items[1].as_ref().unwrap_err();
                 assert!(
-                    matches!(err, RegistryError::Transport { kind: k, .. } if *k == kind),
+                    matches!(err, HttpError::Transport { kind: k, .. } if *k == kind),
                     "{path}: {err}"
                 );
                 assert!(is_transient(err), "{path}");
             }
 
             // Whole-document fetches time out too, and are retried.
-            let err = client
-                .http()
-                .get_bytes(&url("/stall"), 1024)
-                .await
-                .unwrap_err();
+            let err = http.get_bytes(&url("/stall"), 1024).await.unwrap_err();
             assert!(
                 matches!(
                     err,
-                    RegistryError::Transport {
+                    HttpError::Transport {
                         kind: TransportKind::Timeout,
                         ..
                     }
@@ -918,9 +913,8 @@ mod tests {
         async fn oversized_documents_are_refused_once() {
             let (addr, log) =
                 serve(Router::new().route("/big", get(|| async { "x".repeat(100) }))).await;
-            let client = client(test_config(), CliConfig::default(), env(&[]));
-            let err = client
-                .http()
+            let http = Http::new(test_config());
+            let err = http
                 .get_bytes(&Url::parse(&format!("http://{addr}/big")).unwrap(), 10)
                 .await
                 .unwrap_err();

@@ -33,13 +33,14 @@ use url::Url;
 
 use super::archive::ArchiveLimits;
 use super::cache::{ModuleCache, PackageKey, StoredPackage};
-use super::git::{Git, GitOptions, RemoteRefs};
-use super::goversion::VersionList;
+use super::git::{Git, RemoteRefs};
 use super::package::find_subdir;
-use super::source::{redacted, ModuleSource, RegistryModule};
 use super::ModuleError;
 use crate::disk::leftovers;
+use crate::net::git::GitOptions;
 use crate::net::registry::RegistryClient;
+use crate::vocab::goversion::VersionList;
+use crate::vocab::module_source::{redacted, ModuleSource, RegistryModule};
 use memo::Memo;
 
 /// Plain values the caller fills from its settings.
@@ -360,7 +361,7 @@ mod tests {
             ),
         ];
         for (raw, version, want) in cases {
-            let source = super::super::parse_source(raw).unwrap();
+            let source = crate::vocab::module_source::parse_source(raw).unwrap();
             let err = fetcher
                 .fetch(&source, version)
                 .await
@@ -390,7 +391,8 @@ mod tests {
         };
         let fetcher = ModuleFetcher::new(None, options);
         let source =
-            super::super::parse_source("git::https://example.invalid/r.git?ref=v1").unwrap();
+            crate::vocab::module_source::parse_source("git::https://example.invalid/r.git?ref=v1")
+                .unwrap();
         let err = fetcher.fetch(&source, None).await.unwrap_err().to_string();
         assert!(
             err.contains("git command \"/nonexistent/git-for-tfsum\" was not found"),

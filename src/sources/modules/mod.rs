@@ -1,22 +1,22 @@
-//! Remote modules: where a `module` call's code comes from, and getting it once.
+//! Remote modules as a package source: getting the code a `module` call names, once.
 //!
 //! The load stage follows module calls to gather provider requirements. Local calls are
 //! directories next to the caller; remote ones (registry, git, archives) are fetched
 //! here, as `terraform init` would fetch them, but at most once per run and, when the
-//! identity is immutable, once ever (docs/spec/modules.md has the protocol facts):
+//! identity is immutable, once ever (docs/spec/modules.md has the protocol facts). The
+//! grammar they start from is the vocabulary's: source addresses (Terraform 1.0.3's
+//! rules and Terragrunt's `tfr://`) in [`crate::vocab::module_source`], module versions
+//! and the installer's version choice in [`crate::vocab::goversion`].
 //!
-//! - [`source`] parses source addresses with Terraform 1.0.3's rules (and Terragrunt's
-//!   `tfr://`), into a [`ModuleSource`].
-//! - [`goversion`] is hashicorp/go-version: module versions, constraints, and the
-//!   installer's version choice (prereleases only when requested exactly).
 //! - [`fetcher`] is the [`ModuleFetcher`]: dispatch by source kind, the shared download
 //!   semaphore, `--offline` and statistics in `fetcher/mod.rs`; the per-run memo
 //!   (`memo.rs`), registry modules (`registry.rs`, through
 //!   [`crate::net::registry::RegistryClient`]), git sources (`from_git.rs`), http(s)
-//!   archives and `X-Terraform-Get` pages (`http.rs`), and where packages are kept
-//!   (`store.rs`).
-//! - [`git`] runs the `git` command; [`archive`] reads archives; [`package`] checks
-//!   what they contain (no escapes) and keeps only configuration files.
+//!   archives and `X-Terraform-Get` pages (`http.rs`, through [`crate::net::http::Http`]),
+//!   and where packages are kept (`store.rs`).
+//! - [`git`] asks a repository for refs, a shallow fetch and the configuration files of
+//!   a commit, through the runner of [`crate::net::git`]; [`archive`] reads archives;
+//!   [`package`] checks what they contain (no escapes) and keeps only configuration files.
 //! - [`cache`] is the module namespace of the one persistent cache
 //!   ([`crate::disk::cache::Cache`]); [`git_objects`] checks cached git packages against
 //!   their commit id.
@@ -32,20 +32,14 @@ pub(crate) mod cache;
 pub(crate) mod fetcher;
 pub(crate) mod git;
 pub(crate) mod git_objects;
-pub(crate) mod goversion;
 pub(crate) mod package;
-pub(crate) mod source;
 
 pub(crate) use archive::ArchiveLimits;
 pub use fetcher::{FetchedModule, FetcherOptions, ModuleFetcher, ModuleStats};
-pub use git::GitOptions;
 pub use package::resolve_in_package;
-pub use source::{parse_source, parse_terragrunt_source};
-pub(crate) use source::{parse_source_for, ModuleSource, SourceError, TerragruntSource};
-
-pub(crate) use source::redacted_source;
 
 use crate::net::registry::RegistryError;
+use crate::vocab::module_source::{redacted_source, SourceError};
 
 /// Why a module source could not be fetched. Each message names the source (or the URL
 /// or registry module it led to) and the cause; the caller adds the module call and its
