@@ -130,9 +130,9 @@ pub(crate) fn refused_entries(services: &Services) -> impl Iterator<Item = Warni
     let unwritable = health.unwritable_warning(services.cache.root());
     health
         .refused_warning()
-        .map(Warning::Cache)
         .into_iter()
-        .chain(unwritable.map(Warning::CacheUnwritable))
+        .chain(unwritable)
+        .map(Warning::Cache)
         .chain(shared.map(Warning::SharedCache))
 }
 

@@ -32,6 +32,7 @@
 //! half-copied) is a miss and is rewritten, never trusted. A version list dated in the
 //! future counts as expired.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -106,15 +107,70 @@ struct Envelope<T> {
     entry: T,
 }
 
+/// An entry the cache refused: its file, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RefusedEntry {
+    pub file: PathBuf,
+    pub reason: String,
+}
+
+impl fmt::Display for RefusedEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.reason)
+    }
+}
+
 /// What went wrong with the cache during a run, said once at its end rather than per
 /// entry or not at all (issue 34): entries refused, and writes that failed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Health {
-    /// One line per refused entry: the file and why.
-    pub refused: Vec<String>,
+    pub refused: Vec<RefusedEntry>,
     /// Entries that could not be stored, and the first error met.
     pub unwritten: usize,
     pub write_error: Option<String>,
+}
+
+/// How the cache degraded in a run, as one warning per kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CacheWarning {
+    /// Entries refused and fetched again: how many, and the first.
+    Refused { count: usize, first: RefusedEntry },
+    /// Entries that could not be written: how many, the first error, and where the
+    /// cache is.
+    Unwritable {
+        root: Option<PathBuf>,
+        error: String,
+        unwritten: usize,
+    },
+}
+
+impl fmt::Display for CacheWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CacheWarning::Refused { count: 1, first } => {
+                write!(f, "ignoring the cache entry {first}; it was fetched again")
+            }
+            CacheWarning::Refused { count, first } => write!(
+                f,
+                "ignoring {count} cache entries, fetched again; the first: {first}"
+            ),
+            CacheWarning::Unwritable {
+                root,
+                error,
+                unwritten,
+            } => {
+                let place = root
+                    .as_ref()
+                    .map_or_else(String::new, |r| format!(" at {}", r.display()));
+                write!(
+                    f,
+                    "the cache{place} cannot be written ({error}): {unwritten} entr{} not stored, so later runs fetch {} again",
+                    if *unwritten == 1 { "y was" } else { "ies were" },
+                    if *unwritten == 1 { "it" } else { "them" },
+                )
+            }
+        }
+    }
 }
 
 impl Health {
@@ -127,25 +183,23 @@ impl Health {
         }
     }
 
-    /// One line for every refused entry together: how many, and the first.
-    pub(crate) fn refused_warning(&self) -> Option<String> {
+    /// One warning for every refused entry together: how many, and the first.
+    pub(crate) fn refused_warning(&self) -> Option<CacheWarning> {
         let first = self.refused.first()?;
-        Some(match self.refused.len() {
-            1 => format!("ignoring the cache entry {first}; it was fetched again"),
-            n => format!("ignoring {n} cache entries, fetched again; the first: {first}"),
+        Some(CacheWarning::Refused {
+            count: self.refused.len(),
+            first: first.clone(),
         })
     }
 
-    /// One line for every failed write together.
-    pub(crate) fn unwritable_warning(&self, root: Option<&Path>) -> Option<String> {
+    /// One warning for every failed write together.
+    pub(crate) fn unwritable_warning(&self, root: Option<&Path>) -> Option<CacheWarning> {
         let error = self.write_error.as_ref()?;
-        let place = root.map_or_else(String::new, |r| format!(" at {}", r.display()));
-        Some(format!(
-            "the cache{place} cannot be written ({error}): {} entr{} not stored, so later runs fetch {} again",
-            self.unwritten,
-            if self.unwritten == 1 { "y was" } else { "ies were" },
-            if self.unwritten == 1 { "it" } else { "them" },
-        ))
+        Some(CacheWarning::Unwritable {
+            root: root.map(Path::to_path_buf),
+            error: error.clone(),
+            unwritten: self.unwritten,
+        })
     }
 }
 
@@ -443,7 +497,10 @@ impl Cache {
     /// Counts a refused entry, for the run's warning.
     pub(crate) fn refuse(&self, path: &Path, reason: &str) {
         if let Ok(mut health) = self.health.lock() {
-            health.refused.push(format!("{}: {reason}", path.display()));
+            health.refused.push(RefusedEntry {
+                file: path.to_path_buf(),
+                reason: reason.to_string(),
+            });
         }
     }
 
@@ -666,7 +723,7 @@ mod tests {
         let refused = &cache.health().refused;
         assert_eq!(refused.len(), 1, "{refused:?}");
         assert!(
-            refused[0].contains("it is about the h1: of 127.0.0.1:8080/hashicorp/null 1.0.0 linux_amd64, not the h1: of 127.0.0.1:8080/hashicorp/null 1.0.0 darwin_arm64"),
+            refused[0].reason.contains("it is about the h1: of 127.0.0.1:8080/hashicorp/null 1.0.0 linux_amd64, not the h1: of 127.0.0.1:8080/hashicorp/null 1.0.0 darwin_arm64"),
             "{refused:?}"
         );
 
@@ -681,7 +738,7 @@ mod tests {
 
         std::fs::write(file(&darwin), b"{").unwrap();
         assert_eq!(cache.platform(&addr(), "1.0.0", &darwin), None);
-        let warning = cache.health().refused_warning().unwrap();
+        let warning = cache.health().refused_warning().unwrap().to_string();
         assert!(
             warning.starts_with("ignoring 2 cache entries, fetched again; the first: "),
             "{warning}"
@@ -704,7 +761,7 @@ mod tests {
         let health = cache.health();
         assert_eq!(health.unwritten, 2);
         assert_eq!(health.refused_warning(), None);
-        let warning = health.unwritable_warning(cache.root()).unwrap();
+        let warning = health.unwritable_warning(cache.root()).unwrap().to_string();
         assert!(
             warning.contains("cannot be written") && warning.contains("2 entries were not stored"),
             "{warning}"
@@ -752,7 +809,9 @@ mod tests {
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
         assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
         assert!(
-            cache.health().refused[0].contains("other users can write it"),
+            cache.health().refused[0]
+                .reason
+                .contains("other users can write it"),
             "{:?}",
             cache.health()
         );
@@ -762,8 +821,8 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         symlink(&outside, &file).unwrap();
         assert_eq!(cache.platform(&addr(), "1.0.0", &platform), None);
-        assert!(cache.health().refused[1].contains("symbolic link"));
-        let warning = cache.health().refused_warning().unwrap();
+        assert!(cache.health().refused[1].reason.contains("symbolic link"));
+        let warning = cache.health().refused_warning().unwrap().to_string();
         assert!(warning.starts_with("ignoring 2 cache entries"), "{warning}");
         cache.put_platform(&addr(), "1.0.0", &platform, &entry());
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");

@@ -24,6 +24,7 @@
 
 use std::future::Future;
 use std::io::Read;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -31,10 +32,10 @@ use futures::StreamExt as _;
 use tokio::sync::mpsc;
 use url::Url;
 
-use crate::net::http::Http;
-use crate::net::http::{HttpError, TransportKind};
+use crate::net::http::{Http, HttpError, TransportKind};
 use crate::net::retry::{self, Retryable};
 use crate::vocab::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
+use crate::vocab::hash::HashError;
 use crate::vocab::progress::Progress;
 use crate::vocab::url::SafeUrl;
 
@@ -55,21 +56,60 @@ pub(crate) trait Sink: Send {
     type Output: Send;
     /// Takes the next chunk; an error ends the download (the content is bad, or the
     /// disk is full), without retries.
-    fn write(&mut self, chunk: Bytes) -> impl Future<Output = Result<(), String>> + Send;
+    fn write(&mut self, chunk: Bytes) -> impl Future<Output = Result<(), SinkError>> + Send;
     /// The body is complete.
-    fn finish(self) -> impl Future<Output = Result<Self::Output, String>> + Send;
+    fn finish(self) -> impl Future<Output = Result<Self::Output, SinkError>> + Send;
     /// The attempt failed in transport; release what the sink holds.
     fn abandon(self) -> impl Future<Output = ()> + Send;
 }
 
+/// Why a sink refused a body: the content is not what it must be, or it could not be
+/// written where it goes.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SinkError {
+    /// The zip does not hash (not a zip, over a limit, an unsafe name).
+    #[error("{url}: {error}")]
+    Zip {
+        url: Box<Url>,
+        #[source]
+        error: Arc<HashError>,
+    },
+    /// The zip's end came before the body's.
+    #[error("{url}: the zip ended before the download did")]
+    EndedEarly { url: Box<Url> },
+    /// The task hashing the zip did not finish (it panicked).
+    #[error("hashing task failed: {0}")]
+    Task(Arc<tokio::task::JoinError>),
+    /// Writing the body failed; `doing` says what was being written.
+    #[error("{doing}: {error}")]
+    Write {
+        doing: String,
+        #[source]
+        error: Arc<std::io::Error>,
+    },
+    /// The file the body goes to could not be opened.
+    #[error(transparent)]
+    Open(Arc<std::io::Error>),
+}
+
+impl SinkError {
+    /// A failed write of the body, `doing` naming what was written.
+    pub(crate) fn write(doing: impl Into<String>, error: std::io::Error) -> SinkError {
+        SinkError::Write {
+            doing: doing.into(),
+            error: Arc::new(error),
+        }
+    }
+}
+
 /// Why a download failed: the transport (after retries), the content, or the deadline.
 #[derive(Debug, Clone)]
-pub(crate) enum DownloadError {
+pub enum DownloadError {
     Transport {
         error: HttpError,
         attempts: u32,
     },
-    Content(String),
+    Content(SinkError),
     TooLarge {
         url: SafeUrl,
         limit: u64,
@@ -88,7 +128,7 @@ impl std::fmt::Display for DownloadError {
                 write!(f, "{error} (gave up after {attempts} attempts)")
             }
             DownloadError::Transport { error, .. } => write!(f, "{error}"),
-            DownloadError::Content(message) => f.write_str(message),
+            DownloadError::Content(error) => write!(f, "{error}"),
             DownloadError::TooLarge { url, limit } => {
                 write!(
                     f,
@@ -104,6 +144,16 @@ impl std::fmt::Display for DownloadError {
                 "{url}: the download did not finish within {}s ({attempts} attempts)",
                 after.as_secs_f64()
             ),
+        }
+    }
+}
+
+impl std::error::Error for DownloadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DownloadError::Transport { error, .. } => Some(error),
+            DownloadError::Content(error) => Some(error),
+            DownloadError::TooLarge { .. } | DownloadError::Deadline { .. } => None,
         }
     }
 }
@@ -135,7 +185,7 @@ pub(crate) async fn download<S: Sink>(
     max_bytes: u64,
     progress: &dyn Progress,
     label: &str,
-    mut sink: impl FnMut() -> Result<S, String>,
+    mut sink: impl FnMut() -> Result<S, SinkError>,
 ) -> Result<S::Output, DownloadError> {
     let deadline = http.config().download_deadline;
     let started = Instant::now();
@@ -281,10 +331,10 @@ pub(crate) async fn download_hash_and_keep(
     let cap = max_download_bytes(limits);
     download(http, url, cap, progress, label, || {
         use std::io::Seek as _;
-        let mut copy = file.try_clone().map_err(|e| e.to_string())?;
+        let mut copy = file.try_clone().map_err(|e| SinkError::Open(Arc::new(e)))?;
         copy.set_len(0)
             .and_then(|()| copy.rewind())
-            .map_err(|e| format!("cannot write the package: {e}"))?;
+            .map_err(|e| SinkError::write("cannot write the package", e))?;
         Ok(KeepSink {
             hash: HashSink::start(url.clone(), limits.clone()),
             file: tokio::fs::File::from_std(copy),
@@ -302,20 +352,20 @@ struct KeepSink {
 impl Sink for KeepSink {
     type Output = ZipHashes;
 
-    async fn write(&mut self, chunk: Bytes) -> Result<(), String> {
+    async fn write(&mut self, chunk: Bytes) -> Result<(), SinkError> {
         use tokio::io::AsyncWriteExt as _;
         self.file
             .write_all(&chunk)
             .await
-            .map_err(|e| format!("cannot write the package: {e}"))?;
+            .map_err(|e| SinkError::write("cannot write the package", e))?;
         self.hash.write(chunk).await
     }
 
-    async fn finish(mut self) -> Result<ZipHashes, String> {
+    async fn finish(mut self) -> Result<ZipHashes, SinkError> {
         use tokio::io::AsyncWriteExt as _;
         let written = self.file.flush().await;
         let hashes = self.hash.finish().await?;
-        written.map_err(|e| format!("cannot write the package: {e}"))?;
+        written.map_err(|e| SinkError::write("cannot write the package", e))?;
         Ok(hashes)
     }
 
@@ -334,7 +384,7 @@ const QUEUED_CHUNKS: usize = 2;
 struct HashSink {
     url: Url,
     tx: mpsc::Sender<Bytes>,
-    hasher: tokio::task::JoinHandle<Result<ZipHashes, String>>,
+    hasher: tokio::task::JoinHandle<Result<ZipHashes, HashError>>,
 }
 
 impl HashSink {
@@ -348,7 +398,6 @@ impl HashSink {
                 },
                 &limits,
             )
-            .map_err(|e| e.to_string())
         });
         HashSink { url, tx, hasher }
     }
@@ -357,26 +406,32 @@ impl HashSink {
 impl Sink for HashSink {
     type Output = ZipHashes;
 
-    async fn write(&mut self, chunk: Bytes) -> Result<(), String> {
+    async fn write(&mut self, chunk: Bytes) -> Result<(), SinkError> {
         if self.tx.send(chunk).await.is_ok() {
             return Ok(());
         }
         // The hasher stopped early (a bad zip): its error is the cause.
-        let url = &self.url;
+        let url = Box::new(self.url.clone());
         match (&mut self.hasher).await {
-            Ok(Err(e)) => Err(format!("{url}: {e}")),
-            Ok(Ok(_)) => Err(format!("{url}: the zip ended before the download did")),
-            Err(e) => Err(format!("hashing task failed: {e}")),
+            Ok(Err(error)) => Err(SinkError::Zip {
+                url,
+                error: Arc::new(error),
+            }),
+            Ok(Ok(_)) => Err(SinkError::EndedEarly { url }),
+            Err(e) => Err(SinkError::Task(Arc::new(e))),
         }
     }
 
-    async fn finish(self) -> Result<ZipHashes, String> {
+    async fn finish(self) -> Result<ZipHashes, SinkError> {
         drop(self.tx);
-        let url = self.url;
+        let url = Box::new(self.url);
         self.hasher
             .await
-            .map_err(|e| format!("hashing task failed: {e}"))?
-            .map_err(|e| format!("{url}: {e}"))
+            .map_err(|e| SinkError::Task(Arc::new(e)))?
+            .map_err(|error| SinkError::Zip {
+                url,
+                error: Arc::new(error),
+            })
     }
 
     async fn abandon(self) {

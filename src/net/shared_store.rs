@@ -65,6 +65,31 @@ pub(crate) enum Stored {
     Failed,
 }
 
+/// What went wrong with the shared cache in a run; the run went on without it, or
+/// without the object. `store` is the cache's URL as reports show it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SharedWarning {
+    #[error("shared cache {store} unavailable ({what}); this run continues without it")]
+    Unavailable { store: String, what: String },
+    #[error(
+        "shared cache {store}: writing {key}: {error}; nothing more is written to it in this run"
+    )]
+    WriteFailed {
+        store: String,
+        key: String,
+        error: String,
+    },
+    #[error("shared cache {store}: {key} is larger than {MAX_OBJECT_BYTES} bytes; ignored")]
+    TooLarge { store: String, key: String },
+    /// An object that was read but not believed.
+    #[error("shared cache {store}: ignored {key}: {why}")]
+    Ignored {
+        store: String,
+        key: String,
+        why: String,
+    },
+}
+
 /// One shared cache, for one run.
 pub(crate) struct SharedStore {
     store: Arc<dyn ObjectStore>,
@@ -81,7 +106,7 @@ pub(crate) struct SharedStore {
     answered: AtomicBool,
     first: tokio::sync::Mutex<()>,
     no_writes: AtomicBool,
-    warnings: Mutex<Vec<String>>,
+    warnings: Mutex<Vec<SharedWarning>>,
 }
 
 impl std::fmt::Debug for SharedStore {
@@ -247,16 +272,16 @@ impl SharedStore {
         &self.shown
     }
 
-    /// What went wrong with the store during the run, one message per problem.
-    pub(crate) fn warnings(&self) -> Vec<String> {
+    /// What went wrong with the store during the run, one warning per problem.
+    pub(crate) fn warnings(&self) -> Vec<SharedWarning> {
         self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
     }
 
-    /// Warns once about a problem with the store itself.
-    pub(crate) fn warn(&self, message: String) {
+    /// Warns once about a problem with the store, or with what it held.
+    pub(crate) fn warn(&self, warning: SharedWarning) {
         if let Ok(mut warnings) = self.warnings.lock() {
-            if !warnings.contains(&message) {
-                warnings.push(message);
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
             }
         }
     }
@@ -291,10 +316,10 @@ impl SharedStore {
         match answer {
             Ok(Ok(Some(bytes))) => Fetched::Found(bytes),
             Ok(Ok(None)) => {
-                self.warn(format!(
-                    "shared cache {}: {key} is larger than {MAX_OBJECT_BYTES} bytes; ignored",
-                    self.shown
-                ));
+                self.warn(SharedWarning::TooLarge {
+                    store: self.shown.clone(),
+                    key: key.to_string(),
+                });
                 Fetched::Unavailable
             }
             Ok(Err(object_store::Error::NotFound { .. })) => Fetched::Missing,
@@ -333,11 +358,11 @@ impl SharedStore {
             Ok(Err(object_store::Error::AlreadyExists { .. })) => Stored::AlreadyThere,
             Ok(Err(e)) => {
                 self.no_writes.store(true, Ordering::Relaxed);
-                self.warn(format!(
-                    "shared cache {}: writing {key}: {}; nothing more is written to it in this run",
-                    self.shown,
-                    one_line(&e)
-                ));
+                self.warn(SharedWarning::WriteFailed {
+                    store: self.shown.clone(),
+                    key: key.to_string(),
+                    error: one_line(&e),
+                });
                 Stored::Failed
             }
             Err(_) => {
@@ -371,10 +396,10 @@ impl SharedStore {
     /// Marks the store down for the rest of the run.
     fn fail(&self, what: &str) -> Fetched {
         self.down.store(true, Ordering::Relaxed);
-        self.warn(format!(
-            "shared cache {} unavailable ({what}); this run continues without it",
-            self.shown
-        ));
+        self.warn(SharedWarning::Unavailable {
+            store: self.shown.clone(),
+            what: what.to_string(),
+        });
         Fetched::Unavailable
     }
 }
@@ -555,6 +580,13 @@ mod tests {
         assert_eq!(store.put("c", b"x".to_vec(), false).await, Stored::Failed);
         let warnings = store.warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains("unavailable"), "{warnings:?}");
+        assert!(
+            matches!(&warnings[0], SharedWarning::Unavailable { .. }),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[0].to_string().contains("unavailable"),
+            "{warnings:?}"
+        );
     }
 }

@@ -293,7 +293,11 @@ mod tests {
         let url = url::Url::parse("https://example.com/null.zip").unwrap();
         let download = PackageProblem::Download {
             url: url.clone(),
-            error: Box::new(DownloadError::Content("connection reset".to_string())),
+            error: Box::new(DownloadError::Content(
+                crate::net::download::SinkError::Open(std::sync::Arc::new(std::io::Error::other(
+                    "connection reset",
+                ))),
+            )),
         };
         let offline = VersionsError::Offline {
             provider: hashicorp("random"),

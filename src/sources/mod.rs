@@ -36,6 +36,7 @@ use std::sync::Arc;
 
 use crate::net::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
 use crate::net::registry::RegistryClient;
+use crate::net::shared_store::SharedWarning;
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::hash::zipstream::ZipHashes;
 use crate::vocab::hash::Hash;
@@ -91,7 +92,7 @@ pub(crate) trait Registry: Send + Sync + std::fmt::Debug {
     fn stats(&self) -> RegistryStats;
 
     /// What went wrong with the shared cache so far.
-    fn shared_warnings(&self) -> Vec<String> {
+    fn shared_warnings(&self) -> Vec<SharedWarning> {
         Vec::new()
     }
 }
@@ -144,7 +145,7 @@ impl Registry for RegistrySource {
         RegistrySource::stats(self)
     }
 
-    fn shared_warnings(&self) -> Vec<String> {
+    fn shared_warnings(&self) -> Vec<SharedWarning> {
         RegistrySource::shared_warnings(self)
     }
 }
@@ -273,7 +274,7 @@ impl Sources {
     }
 
     /// What went wrong with the shared cache, for the run's warnings.
-    pub(crate) fn shared_warnings(&self) -> Vec<String> {
+    pub(crate) fn shared_warnings(&self) -> Vec<SharedWarning> {
         self.registry.shared_warnings()
     }
 

@@ -6,7 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::tree::TreeWarning;
+use crate::disk::cache::CacheWarning;
 use crate::disk::walk::DiscoverWarning;
+use crate::net::cliconfig::CliConfigWarning;
+use crate::net::shared_store::SharedWarning;
 use crate::sources::SourceWarning;
 use crate::vocab::addr::ProviderAddr;
 
@@ -34,20 +37,17 @@ pub(crate) enum Warning {
         provider: ProviderAddr,
         text: String,
     },
-    /// From reading Terraform's CLI configuration (its own words).
+    /// From reading Terraform's CLI configuration.
     #[error("{0}")]
-    CliConfig(String),
-    /// Cache entries that were refused and not used: how many, and the first (the
-    /// cache's own words).
+    CliConfig(CliConfigWarning),
+    /// The local cache (provider and module entries together) refused entries or could
+    /// not be written.
     #[error("{0}")]
-    Cache(String),
-    /// Cache entries that could not be written: how many, and the first error.
-    #[error("{0}")]
-    CacheUnwritable(String),
+    Cache(CacheWarning),
     /// The shared cache was unavailable, refused a write, or held an object that was
-    /// not believed (its own words); the run went on without it.
+    /// not believed; the run went on without it.
     #[error("{0}")]
-    SharedCache(String),
+    SharedCache(SharedWarning),
     /// `--use-cli-config-installation` without a `provider_installation` block.
     #[error("the CLI configuration has no provider_installation block; every provider comes from its registry")]
     NoInstallation,
@@ -79,8 +79,8 @@ impl Warning {
             Warning::Registry { .. } => "registry",
             Warning::UnparsableVersion { .. } => "unparsable_version",
             Warning::CliConfig(_) => "cli_config",
-            Warning::Cache(_) => "cache_entry_refused",
-            Warning::CacheUnwritable(_) => "cache_unwritable",
+            Warning::Cache(CacheWarning::Refused { .. }) => "cache_entry_refused",
+            Warning::Cache(CacheWarning::Unwritable { .. }) => "cache_unwritable",
             Warning::SharedCache(_) => "shared_cache",
             Warning::NoInstallation => "no_provider_installation",
             Warning::RunRecord { .. } => "run_record",

@@ -280,7 +280,7 @@ pub(crate) struct Selection {
 
 /// Why no version could be chosen; the texts follow Terraform's diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum SelectError {
+pub enum SelectError {
     #[error("invalid version constraint {constraint:?}: {reason}")]
     BadConstraint { constraint: String, reason: String },
     #[error("the module has no versions available")]

@@ -106,7 +106,7 @@ pub enum CliConfigError {
 ///
 /// Unlike Terraform, which carries on after a broken file, an unreadable or unparsable
 /// file is an error: silently losing a `host` override would send requests elsewhere.
-pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError> {
+pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<CliConfigWarning>), CliConfigError> {
     let mut config = CliConfig::default();
     let mut warnings = Vec::new();
 
@@ -119,10 +119,10 @@ pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError
             config.merge(load_file(&path)?);
             warn_extra_installations(&config, &mut warnings);
         } else {
-            warnings.push(format!(
-                "the CLI configuration file {} named by {variable} does not exist; continuing without it",
-                path.display()
-            ));
+            warnings.push(CliConfigWarning::Missing {
+                file: path,
+                variable,
+            });
         }
         return Ok((config, warnings));
     }
@@ -143,14 +143,27 @@ pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<String>), CliConfigError
     Ok((config, warnings))
 }
 
-fn warn_extra_installations(config: &CliConfig, warnings: &mut Vec<String>) {
+/// What reading the CLI configuration noticed that stopped nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum CliConfigWarning {
+    /// `TF_CLI_CONFIG_FILE` (or `TERRAFORM_CONFIG`) names a file that does not exist.
+    #[error("the CLI configuration file {} named by {variable} does not exist; continuing without it", file.display())]
+    Missing {
+        file: PathBuf,
+        variable: &'static str,
+    },
+    /// A second `provider_installation` block, ignored as Terraform ignores it.
+    #[error("only one provider_installation block is allowed; the one in {} is ignored in favour of the one in {}", ignored.display(), kept.display())]
+    ExtraInstallation { ignored: PathBuf, kept: PathBuf },
+}
+
+fn warn_extra_installations(config: &CliConfig, warnings: &mut Vec<CliConfigWarning>) {
     if let [first, rest @ ..] = config.installations.as_slice() {
         for extra in rest {
-            warnings.push(format!(
-                "only one provider_installation block is allowed; the one in {} is ignored in favour of the one in {}",
-                extra.file.display(),
-                first.file.display()
-            ));
+            warnings.push(CliConfigWarning::ExtraInstallation {
+                ignored: extra.file.clone(),
+                kept: first.file.clone(),
+            });
         }
     }
 }
@@ -453,8 +466,15 @@ provider_installation {
             let (config, warnings) = load(&env_with(home.path(), &vars, false)).unwrap();
             assert!(config.files.is_empty());
             assert_eq!(warnings.len(), 1);
+            assert_eq!(
+                warnings[0],
+                CliConfigWarning::Missing {
+                    file: missing.clone(),
+                    variable: var,
+                }
+            );
             let want = format!("missing.tfrc named by {var} does not exist");
-            assert!(warnings[0].contains(&want), "{}", warnings[0]);
+            assert!(warnings[0].to_string().contains(&want), "{}", warnings[0]);
         }
     }
 
@@ -602,7 +622,13 @@ provider_installation {
             ]
         );
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains("only one provider_installation block"));
+        assert!(matches!(
+            warnings[0],
+            CliConfigWarning::ExtraInstallation { .. }
+        ));
+        assert!(warnings[0]
+            .to_string()
+            .contains("only one provider_installation block"));
 
         for (text, want) in [
             (

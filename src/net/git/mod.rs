@@ -52,7 +52,7 @@ impl Default for GitOptions {
 
 /// Why a git step failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum GitError {
+pub enum GitError {
     #[error("the git command {0:?} was not found; install git (module sources with git:: or github.com need it) or put it on PATH")]
     Missing(PathBuf),
     #[error("{what}: git exited with {status}: {stderr}")]
@@ -80,6 +80,50 @@ pub(crate) enum GitError {
         reference: String,
         available: String,
     },
+}
+
+impl GitError {
+    /// The same error with `scrub` applied to every text it holds: for taking the
+    /// credentials of a source's URL out of what git printed.
+    pub(crate) fn scrubbed(self, scrub: impl Fn(&str) -> String) -> GitError {
+        match self {
+            GitError::Missing(program) => GitError::Missing(program),
+            GitError::Failed {
+                what,
+                status,
+                stderr,
+            } => GitError::Failed {
+                what: scrub(&what),
+                status,
+                stderr: scrub(&stderr),
+            },
+            GitError::TimedOut { what, after } => GitError::TimedOut {
+                what: scrub(&what),
+                after,
+            },
+            GitError::GaveUp { what, after, last } => GitError::GaveUp {
+                what: scrub(&what),
+                after,
+                last: scrub(&last),
+            },
+            GitError::Capped { what, limit } => GitError::Capped {
+                what: scrub(&what),
+                limit,
+            },
+            GitError::Truncated { what } => GitError::Truncated { what: scrub(&what) },
+            GitError::Other { what, reason } => GitError::Other {
+                what: scrub(&what),
+                reason: scrub(&reason),
+            },
+            GitError::UnknownRef {
+                reference,
+                available,
+            } => GitError::UnknownRef {
+                reference: scrub(&reference),
+                available: scrub(&available),
+            },
+        }
+    }
 }
 
 /// Whether a failed git command is worth repeating: what git and curl say when a

@@ -27,7 +27,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
 use std::path::Path;
 
-use super::package::{PackageError, PackageTree};
+use super::package::{ContentError, PackageTree};
 use crate::vocab::module_source::ArchiveFormat;
 
 /// The largest pax extended header read (bytes): a few paths and times, or extended
@@ -69,9 +69,9 @@ impl Default for ArchiveLimits {
 
 /// Why an archive could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ArchiveError {
+pub enum ArchiveError {
     #[error("{0}")]
-    Package(#[from] PackageError),
+    Package(#[from] ContentError),
     #[error("not a valid {format} archive: {reason}")]
     Corrupt {
         format: &'static str,
@@ -340,7 +340,7 @@ mod tests {
         let fifos = tar_gz(&[("p1", Fifo, b"", None), ("p2", Fifo, b"", None)]);
         assert_eq!(
             read(&fifos, ArchiveFormat::TarGz, &limits).unwrap_err(),
-            ArchiveError::Package(PackageError::TooManyEntries(1))
+            ArchiveError::Package(ContentError::TooManyEntries(1))
         );
         // A configuration file larger than the room left is refused from its header.
         let limits = ArchiveLimits {
@@ -353,7 +353,7 @@ mod tests {
         ]);
         assert_eq!(
             read(&kept, ArchiveFormat::TarGz, &limits).unwrap_err(),
-            ArchiveError::Package(PackageError::TooLarge(10))
+            ArchiveError::Package(ContentError::TooLarge(10))
         );
     }
 

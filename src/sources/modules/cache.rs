@@ -515,7 +515,7 @@ fn verify_git(
     let entries = parse_listing(&listing)?;
     verify_listing(commit, &commit_object, &entries)?;
     let mut rebuilt = PackageTree::new(limits.max_entries, limits.max_config_bytes);
-    let bad = |e: super::package::PackageError| e.to_string();
+    let bad = |e: super::package::ContentError| e.to_string();
     for entry in &entries {
         match entry.mode.as_str() {
             "040000" | "160000" => rebuilt.add_dir(&entry.path).map_err(bad)?,
@@ -642,7 +642,7 @@ mod tests {
         let refused = cache.health().refused;
         assert_eq!(refused.len(), 2, "{refused:?}");
         assert!(
-            refused[0].contains(
+            refused[0].reason.contains(
                 "it is about the git commit of module example.com/ns/name/aws 1.0.0, not"
             ),
             "{refused:?}"

@@ -451,7 +451,7 @@ async fn read_listing(
         else {
             return Err(bad(format!("unexpected ls-tree line {record:?}")));
         };
-        let package = |e: super::package::PackageError| bad(e.to_string());
+        let package = |e: super::package::ContentError| bad(e.to_string());
         let want = |is_link| Wanted {
             path: path.to_string(),
             oid: oid.to_string(),

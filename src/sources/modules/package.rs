@@ -42,9 +42,9 @@ const MAX_TOTAL_PATH_BYTES: usize = 32 << 20;
 /// need a few hundred KiB.
 const MAX_RESOLVE_BYTES: usize = 256 << 20;
 
-/// Why a package's content is refused.
+/// Why a module package's content is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum PackageError {
+pub enum ContentError {
     #[error("entry {0:?} has an absolute path")]
     AbsolutePath(String),
     #[error("entry {0:?} contains \"..\"")]
@@ -107,9 +107,9 @@ pub(crate) struct Materialized {
 
 /// Checks an entry name and returns it cleaned (`./a//b/` → `a/b`); `""` is the root.
 /// Every entry of every package (archive or git tree) goes through here.
-pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
+pub(crate) fn clean_entry_path(raw: &str) -> Result<String, ContentError> {
     if raw.starts_with('/') || raw.contains('\0') {
-        return Err(PackageError::AbsolutePath(raw.to_string()));
+        return Err(ContentError::AbsolutePath(raw.to_string()));
     }
     if raw.len() > MAX_PATH_BYTES {
         return Err(name_too_long(raw));
@@ -118,12 +118,12 @@ pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
     for part in raw.split('/') {
         match part {
             "" | "." => {}
-            ".." => return Err(PackageError::DotDot(raw.to_string())),
+            ".." => return Err(ContentError::DotDot(raw.to_string())),
             other => parts.push(other),
         }
     }
     if let Some(reason) = names::unportable_name(raw) {
-        return Err(PackageError::UnsafeName {
+        return Err(ContentError::UnsafeName {
             entry: raw.to_string(),
             reason,
         });
@@ -131,12 +131,12 @@ pub(crate) fn clean_entry_path(raw: &str) -> Result<String, PackageError> {
     Ok(parts.join("/"))
 }
 
-fn name_too_long(name: &str) -> PackageError {
+fn name_too_long(name: &str) -> ContentError {
     let mut end = 64.min(name.len());
     while !name.is_char_boundary(end) {
         end -= 1;
     }
-    PackageError::NameTooLong {
+    ContentError::NameTooLong {
         start: name[..end].to_string(),
         len: name.len(),
     }
@@ -202,17 +202,17 @@ impl PackageTree {
         self.max_kept_bytes.saturating_sub(self.kept_bytes)
     }
 
-    fn count(&mut self) -> Result<(), PackageError> {
+    fn count(&mut self) -> Result<(), ContentError> {
         self.entries += 1;
         if self.entries > self.max_entries {
-            return Err(PackageError::TooManyEntries(self.max_entries));
+            return Err(ContentError::TooManyEntries(self.max_entries));
         }
         Ok(())
     }
 
     /// Stores a node; a new path counts toward the entry and path-bytes caps (a
     /// directory implied by a deeper name is an entry too).
-    fn insert(&mut self, path: String, node: Node) -> Result<(), PackageError> {
+    fn insert(&mut self, path: String, node: Node) -> Result<(), ContentError> {
         let full = self.nodes.len() >= self.max_entries;
         match self.nodes.entry(path) {
             btree_map::Entry::Occupied(mut slot) => {
@@ -220,11 +220,11 @@ impl PackageTree {
             }
             btree_map::Entry::Vacant(slot) => {
                 if full {
-                    return Err(PackageError::TooManyEntries(self.max_entries));
+                    return Err(ContentError::TooManyEntries(self.max_entries));
                 }
                 self.path_bytes += slot.key().len();
                 if self.path_bytes > MAX_TOTAL_PATH_BYTES {
-                    return Err(PackageError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
+                    return Err(ContentError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
                 }
                 slot.insert(node);
             }
@@ -233,7 +233,7 @@ impl PackageTree {
     }
 
     /// Records `path` and its ancestors as directories.
-    pub(crate) fn add_dir(&mut self, raw: &str) -> Result<(), PackageError> {
+    pub(crate) fn add_dir(&mut self, raw: &str) -> Result<(), ContentError> {
         self.count()?;
         let path = clean_entry_path(raw)?;
         self.ensure_dirs(&path, raw)
@@ -241,13 +241,13 @@ impl PackageTree {
 
     /// Makes `path` and its ancestors directories. Every node's ancestors are
     /// directories, so the search stops at the deepest one that exists.
-    fn ensure_dirs(&mut self, path: &str, raw: &str) -> Result<(), PackageError> {
+    fn ensure_dirs(&mut self, path: &str, raw: &str) -> Result<(), ContentError> {
         let mut missing = Vec::new();
         let mut current = path;
         while !current.is_empty() {
             match self.nodes.get(current) {
                 Some(Node::Dir) => break,
-                Some(_) => return Err(PackageError::Conflict(raw.to_string())),
+                Some(_) => return Err(ContentError::Conflict(raw.to_string())),
                 None => {
                     missing.push(current);
                     current = parent(current);
@@ -267,21 +267,21 @@ impl PackageTree {
         &mut self,
         raw: &str,
         content: Option<Vec<u8>>,
-    ) -> Result<(), PackageError> {
+    ) -> Result<(), ContentError> {
         self.count()?;
         let path = clean_entry_path(raw)?;
         if path.is_empty() {
-            return Err(PackageError::Conflict(raw.to_string()));
+            return Err(ContentError::Conflict(raw.to_string()));
         }
         self.ensure_dirs(parent(&path), raw)?;
         if matches!(self.nodes.get(&path), Some(Node::Dir)) {
-            return Err(PackageError::Conflict(raw.to_string()));
+            return Err(ContentError::Conflict(raw.to_string()));
         }
         let content = match content {
             Some(bytes) if is_kept(&path) => {
                 self.kept_bytes += bytes.len() as u64;
                 if self.kept_bytes > self.max_kept_bytes {
-                    return Err(PackageError::TooLarge(self.max_kept_bytes));
+                    return Err(ContentError::TooLarge(self.max_kept_bytes));
                 }
                 Some(Arc::new(bytes))
             }
@@ -291,17 +291,17 @@ impl PackageTree {
     }
 
     /// Records a symlink, refusing one whose target leaves the package.
-    pub(crate) fn add_symlink(&mut self, raw: &str, target: &str) -> Result<(), PackageError> {
+    pub(crate) fn add_symlink(&mut self, raw: &str, target: &str) -> Result<(), ContentError> {
         self.count()?;
         let path = clean_entry_path(raw)?;
         if path.is_empty() || matches!(self.nodes.get(&path), Some(Node::Dir)) {
-            return Err(PackageError::Conflict(raw.to_string()));
+            return Err(ContentError::Conflict(raw.to_string()));
         }
         if target.len() > MAX_PATH_BYTES {
             return Err(name_too_long(target));
         }
         if link_target(&path, target).is_none() {
-            return Err(PackageError::SymlinkEscapes {
+            return Err(ContentError::SymlinkEscapes {
                 link: path,
                 target: target.to_string(),
             });
@@ -317,23 +317,23 @@ impl PackageTree {
         path: &str,
         hops: &mut u32,
         budget: &mut Budget,
-    ) -> Result<Option<String>, PackageError> {
+    ) -> Result<Option<String>, ContentError> {
         let mut current = String::new();
         for part in path.split('/').filter(|p| !p.is_empty()) {
             let candidate = join(&current, part);
             budget.resolve_bytes += candidate.len();
             if budget.resolve_bytes > MAX_RESOLVE_BYTES {
-                return Err(PackageError::SymlinksTooComplex);
+                return Err(ContentError::SymlinksTooComplex);
             }
             match self.nodes.get(&candidate) {
                 None => return Ok(None),
                 Some(Node::Symlink(target)) => {
                     *hops += 1;
                     if *hops > 40 {
-                        return Err(PackageError::SymlinkLoop(candidate));
+                        return Err(ContentError::SymlinkLoop(candidate));
                     }
                     let Some(target_path) = link_target(&candidate, target) else {
-                        return Err(PackageError::SymlinkEscapes {
+                        return Err(ContentError::SymlinkEscapes {
                             link: candidate,
                             target: target.clone(),
                         });
@@ -352,9 +352,9 @@ impl PackageTree {
     /// Resolves every symlink and returns what tfsum keeps. The copies symlinks make
     /// count toward the package's caps: entries (`max_entries`), configuration bytes
     /// (`max_kept_bytes`) and path bytes, so that what is written stays within them.
-    pub(crate) fn materialize(&self) -> Result<Materialized, PackageError> {
+    pub(crate) fn materialize(&self) -> Result<Materialized, ContentError> {
         if self.nodes.is_empty() {
-            return Err(PackageError::Empty);
+            return Err(ContentError::Empty);
         }
         let mut out = Materialized::default();
         let mut budget = Budget {
@@ -378,9 +378,9 @@ impl PackageTree {
         out: &mut Materialized,
         budget: &mut Budget,
         depth: u32,
-    ) -> Result<(), PackageError> {
+    ) -> Result<(), ContentError> {
         if budget.entries_left == 0 {
-            return Err(PackageError::CopiesTooMany(self.max_entries));
+            return Err(ContentError::CopiesTooMany(self.max_entries));
         }
         budget.entries_left -= 1;
         match node {
@@ -389,7 +389,7 @@ impl PackageTree {
             Node::File(None) => {}
             Node::Symlink(target) => {
                 if depth > 8 {
-                    return Err(PackageError::SymlinkLoop(src.to_string()));
+                    return Err(ContentError::SymlinkLoop(src.to_string()));
                 }
                 let mut hops = 0;
                 let Some(resolved) = self.resolve(src, &mut hops, budget)? else {
@@ -400,7 +400,7 @@ impl PackageTree {
                         self.put_file(dst, content, out, budget)?;
                     }
                     Some(Node::File(None)) if is_kept(dst) => {
-                        return Err(PackageError::SymlinkToUnkept {
+                        return Err(ContentError::SymlinkToUnkept {
                             link: src.to_string(),
                             target: target.clone(),
                         })
@@ -432,7 +432,7 @@ impl PackageTree {
         dst: &str,
         out: &mut Materialized,
         budget: &mut Budget,
-    ) -> Result<(), PackageError> {
+    ) -> Result<(), ContentError> {
         self.charge_path(dst, budget)?;
         out.dirs.insert(dst.to_string());
         Ok(())
@@ -444,24 +444,24 @@ impl PackageTree {
         content: &Arc<Vec<u8>>,
         out: &mut Materialized,
         budget: &mut Budget,
-    ) -> Result<(), PackageError> {
+    ) -> Result<(), ContentError> {
         self.charge_path(dst, budget)?;
         budget.bytes += content.len() as u64;
         if budget.bytes > self.max_kept_bytes {
-            return Err(PackageError::CopiesTooLarge(self.max_kept_bytes));
+            return Err(ContentError::CopiesTooLarge(self.max_kept_bytes));
         }
         out.files.insert(dst.to_string(), content.clone());
         Ok(())
     }
 
     /// Copies under a symlinked directory get longer paths than any entry had.
-    fn charge_path(&self, dst: &str, budget: &mut Budget) -> Result<(), PackageError> {
+    fn charge_path(&self, dst: &str, budget: &mut Budget) -> Result<(), ContentError> {
         if dst.len() > MAX_PATH_BYTES {
             return Err(name_too_long(dst));
         }
         budget.path_bytes += dst.len();
         if budget.path_bytes > MAX_TOTAL_PATH_BYTES {
-            return Err(PackageError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
+            return Err(ContentError::PathsTooLong(MAX_TOTAL_PATH_BYTES));
         }
         Ok(())
     }
@@ -542,6 +542,9 @@ pub enum SubdirError {
     BadPattern(String),
     #[error("subdirectory {subdir:?} is not a safe path on every operating system: {reason}")]
     Unsafe { subdir: String, reason: String },
+    /// The directory found lies outside the package's root (through a link).
+    #[error("{0:?} leaves the package")]
+    Outside(String),
 }
 
 /// The components of a `//subdir`, checked: none may leave the package, each pattern
@@ -651,10 +654,10 @@ mod tests {
             ("", Ok("")),
             (
                 "/etc/passwd",
-                Err(PackageError::AbsolutePath("/etc/passwd".into())),
+                Err(ContentError::AbsolutePath("/etc/passwd".into())),
             ),
-            ("a/../../x", Err(PackageError::DotDot("a/../../x".into()))),
-            ("../x.tf", Err(PackageError::DotDot("../x.tf".into()))),
+            ("a/../../x", Err(ContentError::DotDot("a/../../x".into()))),
+            ("../x.tf", Err(ContentError::DotDot("../x.tf".into()))),
             ("a/b..c.tf", Ok("a/b..c.tf")),
         ] {
             assert_eq!(clean_entry_path(raw), want.map(str::to_string), "{raw}");
@@ -687,7 +690,7 @@ mod tests {
                 t.add_symlink(raw, "main.tf").unwrap_err(),
             ] {
                 assert!(
-                    matches!(err, PackageError::UnsafeName { .. }),
+                    matches!(err, ContentError::UnsafeName { .. }),
                     "{raw}: {err}"
                 );
                 assert!(err.to_string().starts_with(&want), "{err}");
@@ -695,7 +698,7 @@ mod tests {
         }
         let long = format!("{}/x.tf", "d/".repeat(2100));
         let err = clean_entry_path(&long).unwrap_err();
-        assert!(matches!(err, PackageError::NameTooLong { len, .. } if len == long.len()));
+        assert!(matches!(err, ContentError::NameTooLong { len, .. } if len == long.len()));
         assert!(err.to_string().contains("longer than 4096"), "{err}");
     }
 
@@ -737,7 +740,7 @@ mod tests {
         for (link, target) in [("a.tf", "/etc/passwd"), ("d/x", "../../up"), ("y", "..")] {
             let err = tree().add_symlink(link, target).unwrap_err();
             assert!(
-                matches!(err, PackageError::SymlinkEscapes { .. }),
+                matches!(err, ContentError::SymlinkEscapes { .. }),
                 "{link} -> {target}: {err}"
             );
         }
@@ -747,14 +750,14 @@ mod tests {
         t.add_symlink("main.tf", "data.bin").unwrap();
         assert!(matches!(
             t.materialize(),
-            Err(PackageError::SymlinkToUnkept { .. })
+            Err(ContentError::SymlinkToUnkept { .. })
         ));
 
         let mut t = tree();
         t.add_symlink("a", "b").unwrap();
         t.add_symlink("b", "a").unwrap();
         t.add_symlink("main.tf", "a/x.tf").unwrap();
-        assert!(matches!(t.materialize(), Err(PackageError::SymlinkLoop(_))));
+        assert!(matches!(t.materialize(), Err(ContentError::SymlinkLoop(_))));
     }
 
     /// One 2 MiB file and 150 links to its directory would materialize 302 MiB: the
@@ -773,14 +776,14 @@ mod tests {
         };
         assert_eq!(
             amplified(150, caps.max_entries, caps.max_config_bytes),
-            Err(PackageError::CopiesTooLarge(caps.max_config_bytes))
+            Err(ContentError::CopiesTooLarge(caps.max_config_bytes))
         );
         let small = amplified(3, caps.max_entries, caps.max_config_bytes).unwrap();
         assert_eq!(small.files.len(), 4);
         // Entries: 2 nodes + 10 links fit in 12, but their copies (2 each) do not.
         assert_eq!(
             amplified(10, 12, u64::MAX),
-            Err(PackageError::CopiesTooMany(12))
+            Err(ContentError::CopiesTooMany(12))
         );
         // Links to links to directories multiply too.
         let mut t = PackageTree::new(100_000, 1 << 20);
@@ -791,7 +794,7 @@ mod tests {
                     .unwrap();
             }
         }
-        assert_eq!(t.materialize(), Err(PackageError::CopiesTooLarge(1 << 20)));
+        assert_eq!(t.materialize(), Err(ContentError::CopiesTooLarge(1 << 20)));
     }
 
     /// Directories implied by deep names are entries: they cannot bypass the cap.
@@ -801,7 +804,7 @@ mod tests {
         let deep = format!("{}x.tf", "d/".repeat(20));
         assert_eq!(
             t.add_file(&deep, None),
-            Err(PackageError::TooManyEntries(10))
+            Err(ContentError::TooManyEntries(10))
         );
         let mut t = PackageTree::new(10, 1 << 20);
         t.add_file(&format!("{}x.tf", "d/".repeat(9)), None)
@@ -815,17 +818,17 @@ mod tests {
         t.add_file("a.tf", Some(vec![0; 6])).unwrap();
         assert_eq!(
             t.add_file("b.tf", Some(vec![0; 6])),
-            Err(PackageError::TooLarge(10))
+            Err(ContentError::TooLarge(10))
         );
-        assert_eq!(t.add_dir("c"), Err(PackageError::TooManyEntries(2)));
+        assert_eq!(t.add_dir("c"), Err(ContentError::TooManyEntries(2)));
 
         let mut t = tree();
         t.add_file("a", None).unwrap();
         assert!(matches!(
             t.add_file("a/b.tf", Some(vec![])),
-            Err(PackageError::Conflict(_))
+            Err(ContentError::Conflict(_))
         ));
-        assert_eq!(tree().materialize(), Err(PackageError::Empty));
+        assert_eq!(tree().materialize(), Err(ContentError::Empty));
     }
 
     #[test]

@@ -27,6 +27,7 @@ use crate::disk::cache::{Cache, Origin, PlatformEntry, SignedSums};
 use crate::net::download::{download_and_hash, download_hash_and_keep};
 use crate::net::registry::client::{PlatformHashes, VersionList};
 use crate::net::registry::{PackageMeta, RegistryClient, RegistryError};
+use crate::net::shared_store::SharedWarning;
 use crate::vocab::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
 use crate::vocab::hash::zipstream::{ZipHashes, ZipLimits};
 use crate::vocab::hash::Hash;
@@ -187,7 +188,7 @@ impl RegistrySource {
     }
 
     /// What went wrong with the shared cache, for the run's warnings.
-    pub(crate) fn shared_warnings(&self) -> Vec<String> {
+    pub(crate) fn shared_warnings(&self) -> Vec<SharedWarning> {
         self.shared
             .as_deref()
             .map(SharedCache::warnings)

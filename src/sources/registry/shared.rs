@@ -28,7 +28,7 @@ use ed25519_dalek::{Signer as _, SigningKey, VerifyingKey};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::disk::cache::{package_dir, Origin, PlatformEntry, SignedSums};
-use crate::net::shared_store::{Fetched, SharedStore, Stored};
+use crate::net::shared_store::{Fetched, SharedStore, SharedWarning, Stored};
 use crate::vocab::addr::{Platform, ProviderAddr};
 
 /// What a statement's `format` says; another value is not read.
@@ -193,7 +193,7 @@ impl SharedCache {
     }
 
     /// The store's problems and the objects refused, for the run's warnings.
-    pub(crate) fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<SharedWarning> {
         self.store.warnings()
     }
 
@@ -243,10 +243,11 @@ impl SharedCache {
     /// Counts and reports an object refused after all (its content did not check out).
     pub(super) fn refuse(&self, key: &str, why: &str) {
         self.counts.rejected.fetch_add(1, Ordering::Relaxed);
-        self.store.warn(format!(
-            "shared cache {}: ignored {key}: {why}",
-            self.store.shown()
-        ));
+        self.store.warn(SharedWarning::Ignored {
+            store: self.store.shown().to_string(),
+            key: key.to_string(),
+            why: why.to_string(),
+        });
     }
 
     pub(super) fn count_read(&self) {

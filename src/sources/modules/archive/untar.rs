@@ -17,7 +17,7 @@ use tar::EntryType;
 
 use super::{read_exactly, utf8_name, ArchiveError, ArchiveLimits, MAX_PAX_BYTES};
 use crate::sources::modules::package::{
-    clean_entry_path, is_kept, PackageError, PackageTree, MAX_PATH_BYTES,
+    clean_entry_path, is_kept, ContentError, PackageTree, MAX_PATH_BYTES,
 };
 
 /// What extension records said about the entry that follows them.
@@ -88,7 +88,7 @@ pub(super) fn read_tar(
         // Every other record counts, those tfsum skips too.
         records += 1;
         if records > limits.max_entries {
-            return Err(PackageError::TooManyEntries(limits.max_entries).into());
+            return Err(ContentError::TooManyEntries(limits.max_entries).into());
         }
         if kind.is_pax_global_extensions() {
             // go-getter skips these; as in Go, what came before applies to nothing.
@@ -135,7 +135,7 @@ pub(super) fn read_tar(
             EntryType::Regular | EntryType::Continuous => {
                 let content = if is_kept(&name) {
                     if size > tree.kept_room() {
-                        return Err(PackageError::TooLarge(limits.max_config_bytes).into());
+                        return Err(ContentError::TooLarge(limits.max_config_bytes).into());
                     }
                     Some(read_exactly(&mut entry, size, &io_error)?)
                 } else {

@@ -12,7 +12,7 @@
 use std::io::{self, BufRead, Read, Seek, SeekFrom};
 
 use super::{read_exactly, utf8_name, ArchiveError, ArchiveLimits};
-use crate::sources::modules::package::{is_kept, PackageError, PackageTree, MAX_PATH_BYTES};
+use crate::sources::modules::package::{is_kept, ContentError, PackageTree, MAX_PATH_BYTES};
 
 const END_SIG: u32 = 0x0605_4b50;
 const END_LEN: usize = 22;
@@ -90,7 +90,7 @@ pub(super) fn read_zip<R: BufRead + Seek>(
     let file_len = reader.seek(SeekFrom::End(0)).map_err(io_corrupt)?;
     let directory = find_directory(&mut reader, file_len)?;
     if directory.records > limits.max_entries as u64 {
-        return Err(PackageError::TooManyEntries(limits.max_entries).into());
+        return Err(ContentError::TooManyEntries(limits.max_entries).into());
     }
     let mut tree = PackageTree::new(limits.max_entries, limits.max_config_bytes);
     let mut unpacked = 0u64;
@@ -101,7 +101,7 @@ pub(super) fn read_zip<R: BufRead + Seek>(
     while let Some(record) = read_record(&mut reader)? {
         read += 1;
         if read > limits.max_entries as u64 {
-            return Err(PackageError::TooManyEntries(limits.max_entries).into());
+            return Err(ContentError::TooManyEntries(limits.max_entries).into());
         }
         at += record.length;
         unpacked = unpacked.saturating_add(record.size);
@@ -124,7 +124,7 @@ pub(super) fn read_zip<R: BufRead + Seek>(
             tree.add_symlink(&name, &utf8_name(target)?)?;
         } else if is_kept(&name) {
             if record.size > tree.kept_room() {
-                return Err(PackageError::TooLarge(limits.max_config_bytes).into());
+                return Err(ContentError::TooLarge(limits.max_config_bytes).into());
             }
             let content = record.content(&mut reader, &directory, file_len, &name)?;
             reader.seek(SeekFrom::Start(at)).map_err(io_corrupt)?;

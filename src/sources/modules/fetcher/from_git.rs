@@ -243,7 +243,7 @@ impl ModuleFetcher {
             .map_err(|e| git_error(url, e))?;
         let package = tree.materialize().map_err(|e| ModuleError::Package {
             url: format!("{} at {commit}", redacted(url)),
-            reason: e.to_string(),
+            error: e.into(),
         })?;
         drop(work);
         Ok((package, objects, commit))
@@ -253,7 +253,7 @@ impl ModuleFetcher {
 pub(super) fn git_error(url: &str, error: GitError) -> ModuleError {
     ModuleError::Git {
         source_str: format!("git::{}", redacted(url)),
-        reason: scrub_credentials(&error.to_string(), url),
+        error: error.scrubbed(|text| scrub_credentials(text, url)),
     }
 }
 

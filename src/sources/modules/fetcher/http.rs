@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use tokio::io::AsyncWriteExt as _;
@@ -13,10 +14,11 @@ use url::Url;
 use super::super::archive::read_archive;
 use super::super::cache::StoredPackage;
 use super::super::package::Materialized;
-use super::super::ModuleError;
+use super::super::package::SubdirError;
+use super::super::{FetchError, ModuleError, PackageFault};
 use super::store::{stored_base, write_package};
 use super::{join_subdir, ModuleFetcher};
-use crate::net::download::{download, Sink};
+use crate::net::download::{download, Sink, SinkError};
 use crate::vocab::module_source::{
     parse_package_location, redacted, ArchiveFormat, Checksum, HttpSource, ModuleSource,
 };
@@ -63,14 +65,14 @@ impl ModuleFetcher {
                     subdir: String::new(),
                     ..http.clone()
                 });
-                let bad = |reason: String| ModuleError::Package {
+                let bad = |error: SubdirError| ModuleError::Package {
                     url: redacted(http.url.as_str()),
-                    reason,
+                    error: error.into(),
                 };
                 match self.download(&bare, 0).await? {
                     (Got::Unpacked(package), subdir) => {
                         self.inner.fetched.fetch_add(1, Ordering::Relaxed);
-                        let base = package.find_dir(&subdir).map_err(|e| bad(e.to_string()))?;
+                        let base = package.find_dir(&subdir).map_err(bad)?;
                         let dir = self.new_work_dir()?.keep();
                         write_package(&dir, &package)?;
                         Ok(StoredPackage { root: dir, base })
@@ -112,9 +114,7 @@ impl ModuleFetcher {
                         if depth >= MAX_INDIRECTIONS {
                             return Err(ModuleError::Download {
                                 url: redacted(http.url.as_str()),
-                                reason: format!(
-                                    "more than {MAX_INDIRECTIONS} X-Terraform-Get redirections"
-                                ),
+                                error: Box::new(FetchError::TooManyRedirections(MAX_INDIRECTIONS)),
                             });
                         }
                         let target = self.terraform_get(&http.url).await?;
@@ -128,8 +128,7 @@ impl ModuleFetcher {
                 }),
                 other => Err(ModuleError::Download {
                     url: other.to_string(),
-                    reason: "a remote answer may only point to a git repository or an http(s) URL"
-                        .to_string(),
+                    error: Box::new(FetchError::NotFetchable),
                 }),
             }
         })
@@ -149,7 +148,7 @@ impl ModuleFetcher {
                 .await
                 .map_err(|e| ModuleError::Download {
                     url: shown.clone(),
-                    reason: e.to_string(),
+                    error: Box::new(e.into()),
                 })?
         };
         let header = page
@@ -162,11 +161,14 @@ impl ModuleFetcher {
             .or_else(|| meta_terraform_get(&String::from_utf8_lossy(&page.body)))
             .ok_or_else(|| ModuleError::Download {
                 url: shown.clone(),
-                reason: "no source URL was returned (no X-Terraform-Get header or terraform-get meta tag)".to_string(),
+                error: Box::new(FetchError::NoLocation),
             })?;
-        parse_package_location(&location).map_err(|e| ModuleError::Download {
+        parse_package_location(&location).map_err(|error| ModuleError::Download {
             url: shown,
-            reason: format!("bad X-Terraform-Get {location:?}: {e}"),
+            error: Box::new(FetchError::BadLocation {
+                location: location.clone(),
+                error,
+            }),
         })
     }
 
@@ -191,7 +193,7 @@ impl ModuleFetcher {
             .await
             .map_err(|e| ModuleError::Download {
                 url: shown.clone(),
-                reason: e.to_string(),
+                error: Box::new(e.into()),
             })?;
         }
         let limits = self.inner.options.limits.clone();
@@ -199,17 +201,16 @@ impl ModuleFetcher {
         let _unpacking = self.unpack_permit().await?;
         let read = tokio::task::spawn_blocking(move || {
             verify_checksum(&file, checksum.as_ref())?;
-            read_archive(&file, format, &limits)
-                .map_err(|e| e.to_string())
-                .and_then(|tree| tree.materialize().map_err(|e| e.to_string()))
+            let tree = read_archive(&file, format, &limits)?;
+            Ok::<_, PackageFault>(tree.materialize()?)
         })
         .await
         .map_err(|e| ModuleError::Download {
             url: shown.clone(),
-            reason: format!("reading the archive failed: {e}"),
+            error: Box::new(FetchError::Task(Arc::new(e))),
         })?;
         drop(work);
-        read.map_err(|reason| ModuleError::Package { url: shown, reason })
+        read.map_err(|error| ModuleError::Package { url: shown, error })
     }
 }
 
@@ -224,15 +225,15 @@ impl FileSink {
         FileSink { path, file: None }
     }
 
-    fn error(&self, e: std::io::Error) -> String {
-        format!("cannot write {}: {e}", self.path.display())
+    fn error(&self, e: std::io::Error) -> SinkError {
+        SinkError::write(format!("cannot write {}", self.path.display()), e)
     }
 }
 
 impl Sink for FileSink {
     type Output = ();
 
-    async fn write(&mut self, chunk: Bytes) -> Result<(), String> {
+    async fn write(&mut self, chunk: Bytes) -> Result<(), SinkError> {
         if self.file.is_none() {
             let file = tokio::fs::File::create(&self.path)
                 .await
@@ -243,12 +244,12 @@ impl Sink for FileSink {
             Some(file) => file
                 .write_all(&chunk)
                 .await
-                .map_err(|e| format!("cannot write: {e}")),
+                .map_err(|e| SinkError::write("cannot write", e)),
             None => Ok(()),
         }
     }
 
-    async fn finish(mut self) -> Result<(), String> {
+    async fn finish(mut self) -> Result<(), SinkError> {
         match self.file.take() {
             Some(mut file) => file.flush().await.map_err(|e| self.error(e)),
             // An empty body: an empty file, which the archive reader refuses.
@@ -262,22 +263,21 @@ impl Sink for FileSink {
 }
 
 /// go-getter's `?checksum=`: the downloaded archive must have the digest given.
-fn verify_checksum(file: &Path, checksum: Option<&Checksum>) -> Result<(), String> {
+fn verify_checksum(file: &Path, checksum: Option<&Checksum>) -> Result<(), PackageFault> {
     use sha2::Digest as _;
     let Some(checksum) = checksum else {
         return Ok(());
     };
-    let bytes = std::fs::read(file).map_err(|e| format!("cannot read the download: {e}"))?;
+    let bytes = std::fs::read(file).map_err(|e| PackageFault::Unreadable(Arc::new(e)))?;
     let (got, want) = match checksum {
         Checksum::Sha256(want) => (sha2::Sha256::digest(&bytes).to_vec(), want.to_vec()),
         Checksum::Sha512(want) => (sha2::Sha512::digest(&bytes).to_vec(), want.clone()),
     };
     if got != want {
-        return Err(format!(
-            "checksum mismatch: the archive has {}, the source asks for {}",
-            hex::encode(got),
-            hex::encode(want)
-        ));
+        return Err(PackageFault::Checksum {
+            got: hex::encode(got),
+            want: hex::encode(want),
+        });
     }
     Ok(())
 }

@@ -35,7 +35,7 @@ use super::archive::ArchiveLimits;
 use super::cache::{ModuleCache, PackageKey, StoredPackage};
 use super::git::{Git, RemoteRefs};
 use super::package::find_subdir;
-use super::ModuleError;
+use super::{KeepError, ModuleError, PackageFault};
 use crate::disk::leftovers;
 use crate::net::git::GitOptions;
 use crate::net::registry::RegistryClient;
@@ -111,7 +111,7 @@ struct Inner {
     cache: ModuleCache,
     git: Git,
     /// Run-scoped packages and git scratch repositories; removed when the fetcher goes.
-    scratch: OnceLock<Result<leftovers::TempDir, String>>,
+    scratch: OnceLock<Result<leftovers::TempDir, KeepError>>,
     /// Parsed version lists, by lowercase `host/ns/name/system`.
     versions: Memo<String, Arc<VersionList>>,
     bases: Memo<String, Url>,
@@ -188,23 +188,21 @@ impl ModuleFetcher {
         version: Option<&str>,
     ) -> Result<FetchedModule, ModuleError> {
         let version = version.filter(|v| !v.trim().is_empty());
-        match source {
-            ModuleSource::Local(path) => return Err(ModuleError::NotRemote(path.clone())),
-            ModuleSource::Unsupported { getter, address } => {
-                return Err(ModuleError::Unsupported {
-                    getter: getter.clone(),
-                    source_str: address.clone(),
-                })
-            }
-            ModuleSource::Registry(_) => {}
-            other if version.is_some() => {
-                return Err(ModuleError::VersionOnNonRegistry {
-                    source_str: other.to_string(),
-                })
-            }
-            _ => {}
+        let fetched_here = matches!(
+            source,
+            ModuleSource::Git(_) | ModuleSource::Http(_) | ModuleSource::Directory { .. }
+        );
+        if version.is_some() && fetched_here {
+            return Err(ModuleError::VersionOnNonRegistry {
+                source_str: source.to_string(),
+            });
         }
         match source {
+            ModuleSource::Local(path) => Err(ModuleError::NotRemote(path.clone())),
+            ModuleSource::Unsupported { getter, address } => Err(ModuleError::Unsupported {
+                getter: getter.clone(),
+                source_str: address.clone(),
+            }),
             ModuleSource::Registry(module) => self.fetch_registry(module, version).await,
             ModuleSource::Git(git) => {
                 let (package, commit) = self.git_package(git).await?;
@@ -229,16 +227,14 @@ impl ModuleFetcher {
                     &source.to_string(),
                 )
             }
-            ModuleSource::Local(_) | ModuleSource::Unsupported { .. } => {
-                unreachable!("returned above")
-            }
         }
     }
 
     fn client(&self) -> Result<&RegistryClient, ModuleError> {
-        self.inner.client.as_ref().ok_or_else(|| {
-            ModuleError::Setup("no HTTP client was configured for module downloads".to_string())
-        })
+        self.inner
+            .client
+            .as_ref()
+            .ok_or_else(|| ModuleError::NoHttpClient)
     }
 
     /// The run's scratch directory: inside the cache when there is one, so nothing is
@@ -252,14 +248,16 @@ impl ModuleFetcher {
                     staging
                 }
                 Ok(None) => std::env::temp_dir(),
-                Err(e) => return Err(format!("cannot create the module staging directory: {e}")),
+                Err(e) => return Err(KeepError::Staging(Arc::new(e))),
             };
-            leftovers::TempDir::new_in(&parent)
-                .map_err(|e| format!("cannot create a directory in {}: {e}", parent.display()))
+            leftovers::TempDir::new_in(&parent).map_err(|error| KeepError::Scratch {
+                dir: parent.clone(),
+                error: Arc::new(error),
+            })
         });
         match made {
             Ok(dir) => Ok(dir.path()),
-            Err(e) => Err(ModuleError::Cache(e.clone())),
+            Err(e) => Err(ModuleError::Keep(e.clone())),
         }
     }
 
@@ -267,7 +265,7 @@ impl ModuleFetcher {
         tempfile::Builder::new()
             .prefix("work-")
             .tempdir_in(self.scratch()?)
-            .map_err(|e| ModuleError::Cache(e.to_string()))
+            .map_err(|e| ModuleError::Keep(KeepError::WorkDir(Arc::new(e))))
     }
 
     /// A place among the packages being unpacked in memory ([`UNPACKING`]).
@@ -276,7 +274,7 @@ impl ModuleFetcher {
             .unpacking
             .acquire()
             .await
-            .map_err(|_| ModuleError::Setup("the unpacking semaphore was closed".to_string()))
+            .map_err(|_| ModuleError::Closed("unpacking"))
     }
 
     async fn permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ModuleError> {
@@ -285,7 +283,7 @@ impl ModuleFetcher {
             .jobs
             .acquire()
             .await
-            .map_err(|_| ModuleError::Setup("the download semaphore was closed".to_string()))
+            .map_err(|_| ModuleError::Closed("download"))
     }
 }
 
@@ -305,12 +303,12 @@ fn finish(
     };
     let dir = find_subdir(&base, subdir).map_err(|e| ModuleError::Package {
         url: source.to_string(),
-        reason: e.to_string(),
+        error: e.into(),
     })?;
     if !dir.is_dir() {
         return Err(ModuleError::Package {
             url: source.to_string(),
-            reason: format!("{} is not a directory", dir.display()),
+            error: PackageFault::NotADirectory(dir),
         });
     }
     Ok(FetchedModule {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use url::Url;
 
 use super::super::cache::{GitAlias, PackageKey, StoredPackage};
-use super::super::ModuleError;
+use super::super::{LocationError, ModuleError};
 use super::http::Got;
 use super::store::stored_base;
 use super::{finish, module_name, FetchedModule, ModuleFetcher};
@@ -25,9 +25,9 @@ impl ModuleFetcher {
     ) -> Result<FetchedModule, ModuleError> {
         let versions = self.registry_versions(module).await?;
         let selection =
-            select_version(&versions, constraint).map_err(|e| ModuleError::Version {
+            select_version(&versions, constraint).map_err(|error| ModuleError::Version {
                 module: module_name(module),
-                reason: e.to_string(),
+                error,
             })?;
         let version = selection.chosen.to_string();
         let key = PackageKey::Registry {
@@ -155,28 +155,28 @@ impl ModuleFetcher {
             .module_location(&module.host, &base, &module.path(), version)
             .await
             .map_err(|error| registry_error(module, error))?
-            .ok_or_else(|| ModuleError::Version {
+            .ok_or_else(|| ModuleError::NoDownload {
                 module: module_name(module),
-                reason: format!("the registry has no download for version {version}"),
+                version: version.to_string(),
             })?;
-        let bad_location = |reason: String| ModuleError::BadLocation {
+        let bad_location = |error: LocationError| ModuleError::BadLocation {
             host: module.host.display(),
             module: module_name(module),
             version: version.to_string(),
             location: crate::vocab::module_source::redacted_source(&location),
-            reason,
+            error: Box::new(error),
         };
-        let located = parse_package_location(&location).map_err(|e| bad_location(e.to_string()))?;
+        let located = parse_package_location(&location).map_err(|e| bad_location(e.into()))?;
         match self.download(&located, 0).await? {
             (Got::Unpacked(package), subdir) => {
                 self.inner.fetched.fetch_add(1, Ordering::Relaxed);
                 let base = package
                     .find_dir(&subdir)
-                    .map_err(|e| bad_location(e.to_string()))?;
+                    .map_err(|e| bad_location(e.into()))?;
                 self.keep(key, &package, &base, None)
             }
             (Got::Git { package, commit }, subdir) => {
-                let base = stored_base(&package, &subdir).map_err(bad_location)?;
+                let base = stored_base(&package, &subdir).map_err(|e| bad_location(e.into()))?;
                 cache.put_git_alias(
                     key,
                     &GitAlias {

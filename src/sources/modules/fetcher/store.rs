@@ -2,11 +2,12 @@
 //! scratch directory (removed when the fetcher goes).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::super::cache::{PackageKey, StoredPackage};
 use super::super::git::CommitObjects;
-use super::super::package::{find_subdir, Materialized};
-use super::super::ModuleError;
+use super::super::package::{find_subdir, Materialized, SubdirError};
+use super::super::{KeepError, ModuleError};
 use super::ModuleFetcher;
 
 impl ModuleFetcher {
@@ -37,16 +38,16 @@ impl ModuleFetcher {
 
 /// The directory a download location's `//subdir` names inside a stored package, as a
 /// `/`-separated path below its root (`""`: the root).
-pub(super) fn stored_base(package: &StoredPackage, subdir: &str) -> Result<String, String> {
+pub(super) fn stored_base(package: &StoredPackage, subdir: &str) -> Result<String, SubdirError> {
     let top = if package.base.is_empty() {
         package.root.clone()
     } else {
         package.root.join(&package.base)
     };
-    let dir = find_subdir(&top, subdir).map_err(|e| e.to_string())?;
+    let dir = find_subdir(&top, subdir)?;
     let relative = dir
         .strip_prefix(&package.root)
-        .map_err(|_| format!("{subdir:?} leaves the package"))?;
+        .map_err(|_| SubdirError::Outside(subdir.to_string()))?;
     Ok(relative
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -55,7 +56,10 @@ pub(super) fn stored_base(package: &StoredPackage, subdir: &str) -> Result<Strin
 }
 
 pub(super) fn write_package(dir: &Path, package: &Materialized) -> Result<(), ModuleError> {
-    package
-        .write_to(dir)
-        .map_err(|e| ModuleError::Cache(format!("cannot write {}: {e}", dir.display())))
+    package.write_to(dir).map_err(|error| {
+        ModuleError::Keep(KeepError::Write {
+            dir: dir.to_path_buf(),
+            error: Arc::new(error),
+        })
+    })
 }
