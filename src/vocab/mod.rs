@@ -6,4 +6,5 @@ pub(crate) mod json;
 pub(crate) mod lockfile;
 pub(crate) mod paths;
 pub(crate) mod progress;
+pub(crate) mod text;
 pub(crate) mod version;
