@@ -26,7 +26,7 @@ use crate::stages::load::{self, LoadOptions};
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::paths::normalize_path;
 use crate::vocab::progress::Progress;
-use crate::vocab::version::{newest_allowed, Version};
+use crate::vocab::version::{newest_allowed, newest_stable, Version};
 
 /// `tfsum outdated`: exit 0, or 1 when a root or a version list could not be read or
 /// (with `--exit-code`) something is behind; 2 on a usage error.
@@ -160,10 +160,6 @@ fn how_far(now: Option<&str>, latest: Option<&Version>) -> (Behind, (u64, u64, u
     }
 }
 
-fn newest_stable(versions: &[Version]) -> Option<&Version> {
-    versions.iter().filter(|v| !v.is_prerelease()).max()
-}
-
 /// One item per provider and locked version, from every root's requirements and lock
 /// file; each version list fetched once.
 async fn providers(
@@ -211,7 +207,7 @@ async fn providers(
                 ItemKind::Provider,
                 addr.to_string(),
                 (locked, allowed),
-                lists.get(addr).and_then(|l| newest_stable(l)),
+                lists.get(addr).and_then(newest_stable),
                 dir,
                 declared,
             );
