@@ -26,7 +26,9 @@ use std::time::Instant;
 
 use crate::commands::lock::FatalError;
 use crate::commands::settings::VerifySettings;
-use crate::report::verify::{FileError, Finding, Problem, Unchecked, VerifiedFile, VerifyReport};
+use crate::report::verify::{
+    FileError, Finding, FindingKind, Unchecked, VerifiedFile, VerifyReport,
+};
 use crate::sources::{PackageHashes, Sources, VersionsError, VersionsFound};
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::lockfile::{self, Flavor, LockFile};
@@ -214,7 +216,7 @@ fn findings(parsed: &Parsed, verdicts: &Verdicts) -> Vec<Finding> {
                         .unwrap_or(block_line);
                     found.push(finding(
                         line,
-                        Problem::Unvouched {
+                        FindingKind::Unvouched {
                             hash: hash.clone(),
                             checked: platforms.clone(),
                         },
@@ -223,19 +225,19 @@ fn findings(parsed: &Parsed, verdicts: &Verdicts) -> Vec<Finding> {
             }
             Some(Verdict::Missing(available)) => found.push(finding(
                 block_line,
-                Problem::VersionMissing {
+                FindingKind::VersionMissing {
                     available: available.clone(),
                 },
             )),
             Some(Verdict::Unchecked(reason)) => found.push(finding(
                 block_line,
-                Problem::Unchecked {
+                FindingKind::Unchecked {
                     reason: reason.clone(),
                 },
             )),
             None => found.push(finding(
                 block_line,
-                Problem::Unchecked {
+                FindingKind::Unchecked {
                     reason: Unchecked::NotChecked,
                 },
             )),
