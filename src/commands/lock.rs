@@ -102,7 +102,7 @@ pub(crate) async fn run(
         options: LoadOptions {
             flavor: settings.sources.flavor,
             recursive: targets.recursive,
-            within: trees(&targets.search),
+            within: crate::disk::atomic::link_trees(&targets.search),
         },
         edited: Arc::default(),
         upgrade: settings.upgrade,
@@ -190,20 +190,6 @@ pub(crate) fn roots_to_retry(
         }
     }
     Ok((paths, notes))
-}
-
-/// The trees a lock file that is a link may lead into (canonical): the searched paths
-/// and the repository holding the working directory.
-fn trees(search: &[PathBuf]) -> Vec<PathBuf> {
-    let mut trees: Vec<PathBuf> = search
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    trees.extend(
-        crate::disk::walk::repository_root(Path::new("."))
-            .and_then(|root| std::fs::canonicalize(root).ok()),
-    );
-    trees
 }
 
 /// What to search, and (in changed-files mode, what pre-commit passes) which roots to

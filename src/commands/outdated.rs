@@ -26,7 +26,7 @@ use crate::vocab::goversion::{select_version, VersionList};
 use crate::vocab::module_source::ModuleSource;
 use crate::vocab::paths::normalize_path;
 use crate::vocab::progress::Progress;
-use crate::vocab::version::{newest_allowed, Version};
+use crate::vocab::version::{newest_allowed, newest_stable, Version};
 
 /// `tfsum outdated`: exit 0, or 1 when a root or a version list could not be read or
 /// (with `--exit-code`) something is behind; 2 on a usage error.
@@ -160,10 +160,6 @@ fn how_far(now: Option<&str>, latest: Option<&Version>) -> (Behind, (u64, u64, u
     }
 }
 
-fn newest_stable(versions: &[Version]) -> Option<&Version> {
-    versions.iter().filter(|v| !v.is_prerelease()).max()
-}
-
 /// One item per provider and locked version, from every root's requirements and lock
 /// file; each version list fetched once.
 async fn providers(
@@ -211,7 +207,7 @@ async fn providers(
                 ItemKind::Provider,
                 addr.to_string(),
                 (locked, allowed),
-                lists.get(addr).and_then(|l| newest_stable(l)),
+                lists.get(addr).and_then(newest_stable),
                 dir,
                 declared,
             );
@@ -229,15 +225,9 @@ async fn modules(
     report: &mut OutdatedReport,
 ) {
     let mut items = Items::default();
-    let mut registry_lists: BTreeMap<String, Option<Arc<VersionList>>> = BTreeMap::new();
-    let mut tag_lists: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
+    let mut lists = ModuleLists::default();
     for call in calls {
-        let dir = normalize_path(&call.dir);
-        let roots: Vec<&PathBuf> = loaded
-            .iter()
-            .filter(|(_, l)| l.modules.iter().any(|m| normalize_path(m) == dir))
-            .map(|(root, _)| root)
-            .collect();
+        let roots = roots_calling(loaded, call);
         if roots.is_empty() {
             continue;
         }
@@ -246,59 +236,10 @@ async fn modules(
             line: call.at.line,
             constraint: call.version.clone().unwrap_or_default(),
         };
-        let (name, current, latest) = match &call.source {
-            ModuleSource::Registry(module) => {
-                let key = module.package_id();
-                if !registry_lists.contains_key(&key) {
-                    let list = match services.modules.module_versions(module).await {
-                        Ok(list) => Some(list),
-                        Err(e) => {
-                            report.warnings.push(format!("{}: {e}", call.at));
-                            None
-                        }
-                    };
-                    registry_lists.insert(key.clone(), list);
-                }
-                let list = registry_lists.get(&key).cloned().flatten();
-                let empty = VersionList::default();
-                let listed = list.as_deref().unwrap_or(&empty);
-                let picked = select_version(listed, call.version.as_deref())
-                    .ok()
-                    .map(|s| s.chosen.to_string());
-                let parsed: Vec<Version> = listed
-                    .texts()
-                    .filter_map(|v| Version::parse(v).ok())
-                    .collect();
-                let latest = newest_stable(&parsed).cloned();
-                (key, (picked.clone(), picked), latest)
-            }
-            ModuleSource::Git(git) => {
-                let name = format!("git::{}", crate::vocab::module_source::redacted(&git.url));
-                if !tag_lists.contains_key(&git.url) {
-                    let tags = match services.modules.git_tags(&git.url).await {
-                        Ok(tags) => Some(tags),
-                        Err(e) => {
-                            report.warnings.push(format!("{}: {e}", call.at));
-                            None
-                        }
-                    };
-                    tag_lists.insert(git.url.clone(), tags);
-                }
-                let tags = tag_lists
-                    .get(&git.url)
-                    .cloned()
-                    .flatten()
-                    .unwrap_or_default();
-                let versions: Vec<Version> = tags
-                    .iter()
-                    .map(|t| t.strip_prefix('v').unwrap_or(t))
-                    .filter(|t| crate::config::edit::is_version_tag(t))
-                    .filter_map(|t| Version::parse(t).ok())
-                    .collect();
-                let latest = newest_stable(&versions).cloned();
-                (name, (call.version.clone(), call.version.clone()), latest)
-            }
-            _ => continue,
+        let Some((name, current, latest)) =
+            module_versions(services, call, &mut lists, &mut report.warnings).await
+        else {
+            continue;
         };
         for root in roots {
             items.add(
@@ -312,6 +253,101 @@ async fn modules(
         }
     }
     report.items.extend(items.items.into_values());
+}
+
+/// The roots whose module tree holds the calling module of `call`.
+fn roots_calling<'l>(
+    loaded: &'l [(PathBuf, crate::stages::load::Loaded)],
+    call: &RemoteCall,
+) -> Vec<&'l PathBuf> {
+    let dir = normalize_path(&call.dir);
+    loaded
+        .iter()
+        .filter(|(_, l)| l.modules.iter().any(|m| normalize_path(m) == dir))
+        .map(|(root, _)| root)
+        .collect()
+}
+
+/// The version lists of remote modules, each fetched once: a registry module's by its
+/// package, a git repository's tags by its URL. `None` when the fetch failed.
+#[derive(Default)]
+struct ModuleLists {
+    registry: BTreeMap<String, Option<Arc<VersionList>>>,
+    tags: BTreeMap<String, Option<Vec<String>>>,
+}
+
+/// A module's name, its versions in use (locked, allowed) and its newest release; `None`
+/// for a source that has no versions (a local path, an archive URL, …).
+async fn module_versions(
+    services: &Services,
+    call: &RemoteCall,
+    lists: &mut ModuleLists,
+    warnings: &mut Vec<String>,
+) -> Option<(String, (Option<String>, Option<String>), Option<Version>)> {
+    match &call.source {
+        ModuleSource::Registry(module) => {
+            let key = module.package_id();
+            let list = fetched_once(&mut lists.registry, &key, call, warnings, || {
+                services.modules.module_versions(module)
+            })
+            .await;
+            let empty = VersionList::default();
+            let listed = list.as_deref().unwrap_or(&empty);
+            let picked = select_version(listed, call.version.as_deref())
+                .ok()
+                .map(|s| s.chosen.to_string());
+            let parsed: Vec<Version> = listed
+                .texts()
+                .filter_map(|v| Version::parse(v).ok())
+                .collect();
+            let latest = newest_stable(&parsed).cloned();
+            Some((key, (picked.clone(), picked), latest))
+        }
+        ModuleSource::Git(git) => {
+            let name = format!("git::{}", crate::vocab::module_source::redacted(&git.url));
+            let tags = fetched_once(&mut lists.tags, &git.url, call, warnings, || {
+                services.modules.git_tags(&git.url)
+            })
+            .await
+            .unwrap_or_default();
+            let versions: Vec<Version> = tags
+                .iter()
+                .map(|t| t.strip_prefix('v').unwrap_or(t))
+                .filter(|t| crate::config::edit::is_version_tag(t))
+                .filter_map(|t| Version::parse(t).ok())
+                .collect();
+            let latest = newest_stable(&versions).cloned();
+            Some((name, (call.version.clone(), call.version.clone()), latest))
+        }
+        _ => None,
+    }
+}
+
+/// What `fetch` gives for `key`, fetched the first time `key` is asked for and kept in
+/// `memo`. A failure is a warning naming the call that asked first, then `None` for
+/// every call.
+async fn fetched_once<
+    T: Clone,
+    E: std::fmt::Display,
+    F: std::future::Future<Output = Result<T, E>>,
+>(
+    memo: &mut BTreeMap<String, Option<T>>,
+    key: &str,
+    call: &RemoteCall,
+    warnings: &mut Vec<String>,
+    fetch: impl FnOnce() -> F,
+) -> Option<T> {
+    if !memo.contains_key(key) {
+        let fetched = match fetch().await {
+            Ok(value) => Some(value),
+            Err(e) => {
+                warnings.push(format!("{}: {e}", call.at));
+                None
+            }
+        };
+        memo.insert(key.to_string(), fetched);
+    }
+    memo.get(key).cloned().flatten()
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ use crate::vocab::lockfile::Flavor;
 use crate::vocab::paths::{normalize_path, slash_path};
 use crate::vocab::progress::Progress;
 use crate::vocab::version::strategy::{rewrite, Strategy};
-use crate::vocab::version::{newest_allowed, Constraints, Version};
+use crate::vocab::version::{newest_allowed, newest_stable, Constraints, Version};
 
 /// What to move, from the command line.
 #[derive(Debug)]
@@ -633,11 +633,6 @@ impl Lists {
         }
         Ok(self.tags.get(url).map(Vec::as_slice).unwrap_or(&[]))
     }
-}
-
-/// The newest release (no prerelease) among `versions`.
-fn newest_stable<'a>(versions: impl IntoIterator<Item = &'a Version>) -> Option<&'a Version> {
-    versions.into_iter().filter(|v| !v.is_prerelease()).max()
 }
 
 /// What a git ref holds before its version: `v`, ``, `refs/tags/v`, …

@@ -26,7 +26,9 @@ use std::time::Instant;
 
 use crate::commands::lock::FatalError;
 use crate::commands::settings::VerifySettings;
-use crate::report::verify::{FileError, Finding, Problem, Unchecked, VerifiedFile, VerifyReport};
+use crate::report::verify::{
+    FileError, Finding, FindingKind, Unchecked, VerifiedFile, VerifyReport,
+};
 use crate::sources::{PackageHashes, Sources, VersionsError, VersionsFound};
 use crate::vocab::addr::{Platform, ProviderAddr};
 use crate::vocab::lockfile::{self, Flavor, LockFile};
@@ -63,60 +65,9 @@ pub(crate) async fn run(
         }
     }
     let services = settings.sources.services(progress)?;
-    let within = crate::disk::atomic::link_trees(&settings.paths);
-    let mut seen = HashSet::new();
-    let mut files: Vec<(PathBuf, Result<Parsed, FileError>)> = Vec::new();
-    for path in &settings.paths {
-        for found in crate::disk::walk::lock_files(path, settings.recursive) {
-            match found {
-                Ok(file) => {
-                    let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-                    if seen.insert(key) {
-                        let parsed = read(&file, &within);
-                        files.push((file, parsed));
-                    }
-                }
-                Err((path, error)) => files.push((path, Err(FileError::Find(error)))),
-            }
-        }
-    }
-    // Each (provider, version) once, under the rules of the roots that lock it: when a
-    // Terraform file names it, every package is downloaded, and those hashes vouch for an
-    // OpenTofu file's entry too; OpenTofu files alone may take the `packages` map.
-    let mut packages: BTreeMap<(ProviderAddr, Version), Flavor> = BTreeMap::new();
-    for (_, parsed) in &files {
-        let Ok(parsed) = parsed else { continue };
-        for (addr, entry) in &parsed.lock.providers {
-            let flavor = packages
-                .entry((addr.clone(), entry.version.clone()))
-                .or_insert(parsed.lock.flavor);
-            if parsed.lock.flavor == Flavor::Terraform {
-                *flavor = Flavor::Terraform;
-            }
-        }
-    }
+    let files = read_all(settings);
     let sources = &services.sources;
-    let providers: BTreeSet<&ProviderAddr> = packages.keys().map(|(addr, _)| addr).collect();
-    let listed: HashMap<&ProviderAddr, Result<VersionsFound, VersionsError>> =
-        futures::future::join_all(
-            providers
-                .into_iter()
-                .map(|addr| async move { (addr, sources.versions(addr).await) }),
-        )
-        .await
-        .into_iter()
-        .collect();
-    let verdicts: Verdicts =
-        futures::future::join_all(packages.iter().map(|((addr, version), flavor)| {
-            let listed = listed.get(addr);
-            async move {
-                let verdict = check(sources, addr, version, *flavor, listed).await;
-                ((addr.clone(), version.clone()), verdict)
-            }
-        }))
-        .await
-        .into_iter()
-        .collect();
+    let verdicts = check_all(sources, &locked_packages(&files)).await;
     let files = files
         .into_iter()
         .map(|(path, parsed)| VerifiedFile {
@@ -132,6 +83,78 @@ pub(crate) async fn run(
         stats: sources.stats(),
         elapsed: started.elapsed(),
     })
+}
+
+/// Every lock file `settings.paths` stand for, each read once however many paths lead to
+/// it, or why a path stands for none.
+fn read_all(settings: &VerifySettings) -> Vec<(PathBuf, Result<Parsed, FileError>)> {
+    let within = crate::disk::atomic::link_trees(&settings.paths);
+    let mut seen = HashSet::new();
+    let mut files = Vec::new();
+    for path in &settings.paths {
+        for found in crate::disk::walk::lock_files(path, settings.recursive) {
+            match found {
+                Ok(file) => {
+                    let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+                    if seen.insert(key) {
+                        let parsed = read(&file, &within);
+                        files.push((file, parsed));
+                    }
+                }
+                Err((path, error)) => files.push((path, Err(FileError::Find(error)))),
+            }
+        }
+    }
+    files
+}
+
+/// Each (provider, version) once, under the rules of the roots that lock it: when a
+/// Terraform file names it, every package is downloaded, and those hashes vouch for an
+/// OpenTofu file's entry too; OpenTofu files alone may take the `packages` map.
+fn locked_packages(
+    files: &[(PathBuf, Result<Parsed, FileError>)],
+) -> BTreeMap<(ProviderAddr, Version), Flavor> {
+    let mut packages: BTreeMap<(ProviderAddr, Version), Flavor> = BTreeMap::new();
+    for (_, parsed) in files {
+        let Ok(parsed) = parsed else { continue };
+        for (addr, entry) in &parsed.lock.providers {
+            let flavor = packages
+                .entry((addr.clone(), entry.version.clone()))
+                .or_insert(parsed.lock.flavor);
+            if parsed.lock.flavor == Flavor::Terraform {
+                *flavor = Flavor::Terraform;
+            }
+        }
+    }
+    packages
+}
+
+/// The verdict on every package: each provider's versions listed once, then every
+/// (provider, version) checked, all concurrently.
+async fn check_all(
+    sources: &Sources,
+    packages: &BTreeMap<(ProviderAddr, Version), Flavor>,
+) -> Verdicts {
+    let providers: BTreeSet<&ProviderAddr> = packages.keys().map(|(addr, _)| addr).collect();
+    let listed: HashMap<&ProviderAddr, Result<VersionsFound, VersionsError>> =
+        futures::future::join_all(
+            providers
+                .into_iter()
+                .map(|addr| async move { (addr, sources.versions(addr).await) }),
+        )
+        .await
+        .into_iter()
+        .collect();
+    futures::future::join_all(packages.iter().map(|((addr, version), flavor)| {
+        let listed = listed.get(addr);
+        async move {
+            let verdict = check(sources, addr, version, *flavor, listed).await;
+            ((addr.clone(), version.clone()), verdict)
+        }
+    }))
+    .await
+    .into_iter()
+    .collect()
 }
 
 /// Reads and parses one lock file, as `fmt` reads it (a link only within the trees,
@@ -214,7 +237,7 @@ fn findings(parsed: &Parsed, verdicts: &Verdicts) -> Vec<Finding> {
                         .unwrap_or(block_line);
                     found.push(finding(
                         line,
-                        Problem::Unvouched {
+                        FindingKind::Unvouched {
                             hash: hash.clone(),
                             checked: platforms.clone(),
                         },
@@ -223,19 +246,19 @@ fn findings(parsed: &Parsed, verdicts: &Verdicts) -> Vec<Finding> {
             }
             Some(Verdict::Missing(available)) => found.push(finding(
                 block_line,
-                Problem::VersionMissing {
+                FindingKind::VersionMissing {
                     available: available.clone(),
                 },
             )),
             Some(Verdict::Unchecked(reason)) => found.push(finding(
                 block_line,
-                Problem::Unchecked {
+                FindingKind::Unchecked {
                     reason: reason.clone(),
                 },
             )),
             None => found.push(finding(
                 block_line,
-                Problem::Unchecked {
+                FindingKind::Unchecked {
                     reason: Unchecked::NotChecked,
                 },
             )),

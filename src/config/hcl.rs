@@ -23,9 +23,10 @@ use hcl_edit::structure::{Block, Body};
 use hcl_edit::Span;
 
 use super::{
-    invalid_entry_key, requirement, ConfigError, FileContent, ImportDecl, LineIndex, Location,
-    ModuleCallDecl, ProviderBlock, RawConstraint, ResourceDecl, ResourceMode,
+    invalid_entry_key, requirement, ConfigError, FileContent, ImportDecl, Location, ModuleCallDecl,
+    ProviderBlock, RawConstraint, ResourceDecl, ResourceMode,
 };
+use crate::vocab::text::LineIndex;
 
 /// Stack the parser may use: more than the deepest input it accepts needs in a debug build
 /// (the measurement is in the module docs). When less is left on the current thread, the
@@ -85,7 +86,7 @@ impl Reader<'_> {
     pub(super) fn at(&self, span: Option<std::ops::Range<usize>>) -> Location {
         Location {
             file: self.path.to_path_buf(),
-            line: span.map_or(1, |s| self.lines.line(s.start)),
+            line: self.lines.line_of(span),
         }
     }
 

@@ -802,22 +802,5 @@ pub(crate) fn parse_hcl_body(
         })
 }
 
-/// Byte offset → one-based line number, for spans from hcl-edit and the JSON reader.
-pub(crate) struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub(crate) fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
-    }
-
-    pub(crate) fn line(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&start| start <= offset).max(1)
-    }
-}
-
 #[cfg(test)]
 mod tests;

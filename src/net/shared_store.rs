@@ -124,139 +124,20 @@ impl SharedStore {
         options: &StoreOptions,
         http: &HttpConfig,
     ) -> Result<SharedStore, StoreError> {
-        let url = &options.url;
-        let shown = shown(url);
-        let invalid = |e: object_store::Error| StoreError::Invalid {
-            url: shown.clone(),
-            message: e.to_string(),
+        let opening = Opening {
+            options,
+            http,
+            shown: shown(&options.url),
         };
-        let vars = |prefix: &str| {
-            options
-                .vars
-                .iter()
-                .filter(move |(k, _)| k.starts_with(prefix))
-                .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
-                .collect::<Vec<_>>()
-        };
-        let client = |endpoint: Option<&str>| -> Result<ClientOptions, StoreError> {
-            let plain = endpoint.is_some_and(|e| e.starts_with("http://"));
-            if plain && !options.allow_http && !endpoint.is_some_and(is_loopback) {
-                return Err(StoreError::PlainHttp { url: shown.clone() });
-            }
-            Ok(ClientOptions::new()
-                .with_allow_http(plain)
-                .with_timeout(options.deadline)
-                .with_connect_timeout(options.deadline.min(http.connect_timeout)))
-        };
-        let retry = RetryConfig {
-            max_retries: 1,
-            retry_timeout: options.deadline,
-            ..RetryConfig::default()
-        };
-        let path_prefix = |url: &Url| -> Vec<String> {
-            url.path_segments()
-                .into_iter()
-                .flatten()
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect()
-        };
-        // Each cloud's builder: its variables, the URL, the deadlines; a prefix below
-        // the bucket; creates that refuse an existing object.
-        macro_rules! cloud {
-            ($builder:expr, $prefix:literal, $endpoint:expr) => {{
-                let mut builder = $builder;
-                for (key, value) in vars($prefix) {
-                    if let Ok(config) = key.parse() {
-                        builder = builder.with_config(config, value);
-                    }
-                }
-                let store = builder
-                    .with_url(url.as_str())
-                    .with_client_options(client($endpoint)?)
-                    .with_http_connector(Connector(http.clone()))
-                    .with_retry(retry)
-                    .build()
-                    .map_err(invalid)?;
-                (
-                    Arc::new(store) as Arc<dyn ObjectStore>,
-                    path_prefix(url),
-                    true,
-                )
-            }};
-        }
-        let (store, prefix, conditional): (Arc<dyn ObjectStore>, Vec<String>, bool) =
-            match url.scheme() {
-                "s3" => {
-                    let endpoint = vars("AWS_")
-                        .into_iter()
-                        .find(|(k, _)| k == "aws_endpoint_url" || k == "aws_endpoint")
-                        .map(|(_, v)| v);
-                    let builder = object_store::aws::AmazonS3Builder::new();
-                    cloud!(builder, "AWS_", endpoint.as_deref())
-                }
-                "gs" => cloud!(
-                    object_store::gcp::GoogleCloudStorageBuilder::new(),
-                    "GOOGLE_",
-                    None
-                ),
-                "az" | "azure" | "abfs" | "abfss" => {
-                    // The emulator (Azurite) is plain HTTP: held to the same rule.
-                    let azure = vars("AZURE_");
-                    let emulator = azure.iter().any(|(k, v)| {
-                        k == "azure_storage_use_emulator" && v.eq_ignore_ascii_case("true")
-                    });
-                    let endpoint = if emulator {
-                        Some(
-                            options
-                                .vars
-                                .iter()
-                                .find(|(k, _)| k == "AZURITE_BLOB_STORAGE_URL")
-                                .map_or("http://127.0.0.1:10000".to_string(), |(_, v)| v.clone()),
-                        )
-                    } else {
-                        azure
-                            .into_iter()
-                            .find(|(k, _)| k == "azure_storage_endpoint" || k == "azure_endpoint")
-                            .map(|(_, v)| v)
-                    };
-                    let builder = object_store::azure::MicrosoftAzureBuilder::new();
-                    cloud!(builder, "AZURE_", endpoint.as_deref())
-                }
-                "https" | "http" => {
-                    let store = object_store::http::HttpBuilder::new()
-                        .with_url(url.as_str())
-                        .with_client_options(client(Some(url.as_str()))?)
-                        .with_http_connector(Connector(http.clone()))
-                        .with_retry(retry)
-                        .build()
-                        .map_err(invalid)?;
-                    (Arc::new(store), Vec::new(), false)
-                }
-                "file" => {
-                    let dir = url.to_file_path().map_err(|()| StoreError::Invalid {
-                        url: shown.clone(),
-                        message: "not a local path".to_string(),
-                    })?;
-                    std::fs::create_dir_all(&dir).map_err(|e| StoreError::Invalid {
-                        url: shown.clone(),
-                        message: e.to_string(),
-                    })?;
-                    let store = object_store::local::LocalFileSystem::new_with_prefix(&dir)
-                        .map_err(invalid)?;
-                    (Arc::new(store), Vec::new(), true)
-                }
-                other => {
-                    return Err(StoreError::Scheme {
-                        url: shown,
-                        scheme: other.to_string(),
-                    })
-                }
-            };
+        let Built {
+            store,
+            prefix,
+            conditional,
+        } = opening.store()?;
         Ok(SharedStore {
             store,
             prefix,
-            shown,
+            shown: opening.shown,
             deadline: options.deadline,
             conditional,
             down: AtomicBool::new(false),
@@ -401,6 +282,199 @@ impl SharedStore {
             what: what.to_string(),
         });
         Fetched::Unavailable
+    }
+}
+
+/// A store being built for [`SharedStore::open`]: the settings every scheme's builder
+/// takes its part of.
+struct Opening<'a> {
+    options: &'a StoreOptions,
+    http: &'a HttpConfig,
+    /// The URL as errors show it.
+    shown: String,
+}
+
+/// A built store, the path below the bucket its objects live under, and whether it
+/// refuses a create of an object that exists.
+struct Built {
+    store: Arc<dyn ObjectStore>,
+    prefix: Vec<String>,
+    conditional: bool,
+}
+
+/// One cloud's store (`$builder`): the variables of its `$prefix`, the URL, the
+/// deadlines; a prefix below the bucket; creates that refuse an existing object. A macro
+/// because the clouds' builders share these methods but no trait.
+macro_rules! cloud_store {
+    ($opening:expr, $builder:expr, $prefix:literal, $endpoint:expr) => {{
+        let opening: &Opening<'_> = $opening;
+        let mut builder = $builder;
+        for (key, value) in opening.vars($prefix) {
+            if let Ok(config) = key.parse() {
+                builder = builder.with_config(config, value);
+            }
+        }
+        let store = builder
+            .with_url(opening.options.url.as_str())
+            .with_client_options(opening.client($endpoint)?)
+            .with_http_connector(Connector(opening.http.clone()))
+            .with_retry(opening.retry())
+            .build()
+            .map_err(|e| opening.invalid(e))?;
+        Built {
+            store: Arc::new(store),
+            prefix: opening.path_prefix(),
+            conditional: true,
+        }
+    }};
+}
+
+impl Opening<'_> {
+    /// The store the URL's scheme names.
+    fn store(&self) -> Result<Built, StoreError> {
+        match self.options.url.scheme() {
+            "s3" => {
+                let endpoint = self.endpoint("AWS_", &["aws_endpoint_url", "aws_endpoint"]);
+                let builder = object_store::aws::AmazonS3Builder::new();
+                Ok(cloud_store!(self, builder, "AWS_", endpoint.as_deref()))
+            }
+            "gs" => {
+                let builder = object_store::gcp::GoogleCloudStorageBuilder::new();
+                Ok(cloud_store!(self, builder, "GOOGLE_", None))
+            }
+            "az" | "azure" | "abfs" | "abfss" => {
+                let endpoint = self.azure_endpoint();
+                let builder = object_store::azure::MicrosoftAzureBuilder::new();
+                Ok(cloud_store!(self, builder, "AZURE_", endpoint.as_deref()))
+            }
+            "https" | "http" => self.http_store(),
+            "file" => self.file_store(),
+            other => Err(StoreError::Scheme {
+                url: self.shown.clone(),
+                scheme: other.to_string(),
+            }),
+        }
+    }
+
+    /// A plain HTTP server's store: objects at the URL's path, and a create overwrites.
+    fn http_store(&self) -> Result<Built, StoreError> {
+        let url = self.options.url.as_str();
+        let store = object_store::http::HttpBuilder::new()
+            .with_url(url)
+            .with_client_options(self.client(Some(url))?)
+            .with_http_connector(Connector(self.http.clone()))
+            .with_retry(self.retry())
+            .build()
+            .map_err(|e| self.invalid(e))?;
+        Ok(Built {
+            store: Arc::new(store),
+            prefix: Vec::new(),
+            conditional: false,
+        })
+    }
+
+    /// A local directory's store, the directory created when missing.
+    fn file_store(&self) -> Result<Built, StoreError> {
+        let dir = self
+            .options
+            .url
+            .to_file_path()
+            .map_err(|()| StoreError::Invalid {
+                url: self.shown.clone(),
+                message: "not a local path".to_string(),
+            })?;
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::Invalid {
+            url: self.shown.clone(),
+            message: e.to_string(),
+        })?;
+        let store = object_store::local::LocalFileSystem::new_with_prefix(&dir)
+            .map_err(|e| self.invalid(e))?;
+        Ok(Built {
+            store: Arc::new(store),
+            prefix: Vec::new(),
+            conditional: true,
+        })
+    }
+
+    /// The variables starting with `prefix`, named as the builders' config keys are
+    /// (lower case).
+    fn vars(&self, prefix: &str) -> Vec<(String, String)> {
+        self.options
+            .vars
+            .iter()
+            .filter(|(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+            .collect()
+    }
+
+    /// The first of `keys` among the variables of `prefix`: the endpoint a cloud's
+    /// variables name.
+    fn endpoint(&self, prefix: &str, keys: &[&str]) -> Option<String> {
+        self.vars(prefix)
+            .into_iter()
+            .find(|(k, _)| keys.contains(&k.as_str()))
+            .map(|(_, v)| v)
+    }
+
+    /// Azure's endpoint; the emulator (Azurite) is plain HTTP, held to the same rule.
+    fn azure_endpoint(&self) -> Option<String> {
+        let emulator = self
+            .vars("AZURE_")
+            .iter()
+            .any(|(k, v)| k == "azure_storage_use_emulator" && v.eq_ignore_ascii_case("true"));
+        if !emulator {
+            return self.endpoint("AZURE_", &["azure_storage_endpoint", "azure_endpoint"]);
+        }
+        Some(
+            self.options
+                .vars
+                .iter()
+                .find(|(k, _)| k == "AZURITE_BLOB_STORAGE_URL")
+                .map_or("http://127.0.0.1:10000".to_string(), |(_, v)| v.clone()),
+        )
+    }
+
+    /// The client options for a store at `endpoint`: plain HTTP only to the loopback
+    /// interface unless allowed, and the run's deadlines.
+    fn client(&self, endpoint: Option<&str>) -> Result<ClientOptions, StoreError> {
+        let plain = endpoint.is_some_and(|e| e.starts_with("http://"));
+        if plain && !self.options.allow_http && !endpoint.is_some_and(is_loopback) {
+            return Err(StoreError::PlainHttp {
+                url: self.shown.clone(),
+            });
+        }
+        Ok(ClientOptions::new()
+            .with_allow_http(plain)
+            .with_timeout(self.options.deadline)
+            .with_connect_timeout(self.options.deadline.min(self.http.connect_timeout)))
+    }
+
+    /// One retry, within the deadline.
+    fn retry(&self) -> RetryConfig {
+        RetryConfig {
+            max_retries: 1,
+            retry_timeout: self.options.deadline,
+            ..RetryConfig::default()
+        }
+    }
+
+    /// The URL's path, the objects' place below the bucket.
+    fn path_prefix(&self) -> Vec<String> {
+        self.options
+            .url
+            .path_segments()
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn invalid(&self, e: object_store::Error) -> StoreError {
+        StoreError::Invalid {
+            url: self.shown.clone(),
+            message: e.to_string(),
+        }
     }
 }
 

@@ -43,7 +43,7 @@ struct JsonRoot<'a> {
     /// Added in schema 1 without a bump: a new field breaks no reader.
     changes: &'a [ProviderChange],
     /// Why it failed, one item per cause; empty unless it failed.
-    errors: Vec<JsonError>,
+    errors: Vec<FailureCause>,
 }
 
 #[derive(Serialize)]
@@ -168,7 +168,7 @@ pub(crate) fn warnings(warnings: &[Warning]) -> (Vec<String>, Vec<JsonWarning>) 
 /// One cause of a root's failure: its kind, its text, and what it names. Every field is
 /// present, `null` when the cause has no such thing.
 #[derive(Debug, Default, Serialize, PartialEq, Eq)]
-pub(crate) struct JsonError {
+pub(crate) struct FailureCause {
     kind: &'static str,
     message: String,
     file: Option<String>,
@@ -181,14 +181,14 @@ pub(crate) struct JsonError {
 
 /// The causes of a root's failure: one per provider that could not be chosen or package
 /// that could not be hashed, else one.
-pub(crate) fn errors(error: &RootError) -> Vec<JsonError> {
+pub(crate) fn errors(error: &RootError) -> Vec<FailureCause> {
     let one = |kind, file: Option<&Path>, line| {
-        vec![JsonError {
+        vec![FailureCause {
             kind,
             message: error.to_string(),
             file: file.map(lossy),
             line,
-            ..JsonError::default()
+            ..FailureCause::default()
         }]
     };
     match error {
@@ -211,49 +211,49 @@ pub(crate) fn errors(error: &RootError) -> Vec<JsonError> {
     }
 }
 
-fn selection(error: &SelectionError) -> JsonError {
+fn selection(error: &SelectionError) -> FailureCause {
     match error {
         SelectionError::VersionList(e) => versions(e),
         SelectionError::NoMatch(no_match) => {
             let declared = no_match.declared.first();
-            JsonError {
+            FailureCause {
                 kind: "no_matching_version",
                 message: error.to_string(),
                 file: declared.map(|d| lossy(&d.file)),
                 line: declared.map(|d| d.line),
                 provider: Some(no_match.provider.to_string()),
                 version: no_match.locked.as_ref().map(ToString::to_string),
-                ..JsonError::default()
+                ..FailureCause::default()
             }
         }
     }
 }
 
-fn versions(error: &VersionsError) -> JsonError {
+fn versions(error: &VersionsError) -> FailureCause {
     let provider = match error {
         VersionsError::Offline { provider }
         | VersionsError::NoMethod { provider }
         | VersionsError::NotFound { provider, .. } => Some(provider.to_string()),
         VersionsError::Registry(_) | VersionsError::Mirror(_) => None,
     };
-    JsonError {
+    FailureCause {
         kind: error.kind(),
         message: error.to_string(),
         provider,
         url: error.url(),
-        ..JsonError::default()
+        ..FailureCause::default()
     }
 }
 
-fn package(error: &PackageError) -> JsonError {
-    JsonError {
+fn package(error: &PackageError) -> FailureCause {
+    FailureCause {
         kind: error.kind(),
         message: error.to_string(),
         provider: Some(error.provider.to_string()),
         version: Some(error.version.to_string()),
         platform: error.platform.as_ref().map(ToString::to_string),
         url: error.url(),
-        ..JsonError::default()
+        ..FailureCause::default()
     }
 }
 
@@ -316,32 +316,32 @@ mod tests {
             },
             message: "bad".to_string(),
         });
-        let got: Vec<JsonError> = [failed, selection, syntax]
+        let got: Vec<FailureCause> = [failed, selection, syntax]
             .iter()
             .flat_map(errors)
             .collect();
         let want = [
-            JsonError {
+            FailureCause {
                 kind: "download",
                 message: "registry.terraform.io/hashicorp/null 3.2.1 (linux_amd64): connection reset".to_string(),
                 provider: Some(null.to_string()),
                 version: Some("3.2.1".to_string()),
                 platform: Some("linux_amd64".to_string()),
                 url: Some(url.to_string()),
-                ..JsonError::default()
+                ..FailureCause::default()
             },
-            JsonError {
+            FailureCause {
                 kind: "offline",
                 message: "offline, and the cache holds no version list for registry.terraform.io/hashicorp/random".to_string(),
                 provider: Some(hashicorp("random").to_string()),
-                ..JsonError::default()
+                ..FailureCause::default()
             },
-            JsonError {
+            FailureCause {
                 kind: "configuration",
                 message: "main.tf:3: bad".to_string(),
                 file: Some("main.tf".to_string()),
                 line: Some(3),
-                ..JsonError::default()
+                ..FailureCause::default()
             },
         ];
         assert_eq!(got, want);

@@ -61,12 +61,13 @@ pub(crate) struct Finding {
     #[serde(serialize_with = "display")]
     pub version: Version,
     #[serde(flatten)]
-    pub problem: Problem,
+    pub problem: FindingKind,
 }
 
+/// What a finding says is wrong; the JSON report's `kind`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub(crate) enum Problem {
+pub(crate) enum FindingKind {
     /// A hash that is neither a signed SHA256SUMS line nor the `h1:` of a published
     /// package.
     Unvouched {
@@ -105,7 +106,7 @@ impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (provider, version) = (&self.provider, &self.version);
         match &self.problem {
-            Problem::Unvouched { hash, checked } => {
+            FindingKind::Unvouched { hash, checked } => {
                 let why = match hash.scheme() {
                     "zh" => "it is not a line of the version's signed SHA256SUMS".to_string(),
                     "h1" => format!(
@@ -119,7 +120,7 @@ impl std::fmt::Display for Finding {
                     "{provider} {version}: {hash} is vouched for by nobody: {why}"
                 )
             }
-            Problem::VersionMissing { available } => {
+            FindingKind::VersionMissing { available } => {
                 let newest: Vec<&str> =
                     available.iter().rev().take(5).map(String::as_str).collect();
                 write!(
@@ -132,7 +133,7 @@ impl std::fmt::Display for Finding {
                     }
                 )
             }
-            Problem::Unchecked { reason } => {
+            FindingKind::Unchecked { reason } => {
                 write!(f, "{provider} {version}: cannot be checked: {reason}")
             }
         }

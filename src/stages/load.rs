@@ -100,23 +100,52 @@ pub(crate) async fn roots_edited(
         .cloned()
         .map(Warning::Discover)
         .collect();
-    let units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)> =
-        terragrunt::find_units(&discovery.unit_dirs, options.recursive)
-            .into_iter()
-            .map(|dir| {
-                let unit = terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir)).map(
-                    |mut unit| {
-                        edited.apply_to_unit(&mut unit);
-                        unit
-                    },
-                );
-                (dir, unit)
-            })
-            .collect();
+    let units = load_units(discovery, options, &edited);
+    let (waiting, mut roots) = open_roots(discovery, units, options, &loader);
+    let (walked, found) = walk_in_rounds(waiting, &loader, fetcher).await;
+    roots.extend(walked);
+    warnings.extend(found);
+    roots.sort_by(|a, b| a.dir.cmp(&b.dir));
+    let Loader {
+        modules,
+        roots: root_modules,
+        parsed,
+        ..
+    } = loader;
+    parallel::drop_aside((modules, root_modules, parsed));
+    (roots, warnings)
+}
+
+/// Every Terragrunt unit among discovery's candidates, loaded with the edited files'
+/// new text.
+fn load_units(
+    discovery: &Discovery,
+    options: &LoadOptions,
+    edited: &Edited,
+) -> Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)> {
+    terragrunt::find_units(&discovery.unit_dirs, options.recursive)
+        .into_iter()
+        .map(|dir| {
+            let unit =
+                terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir)).map(|mut unit| {
+                    edited.apply_to_unit(&mut unit);
+                    unit
+                });
+            (dir, unit)
+        })
+        .collect()
+}
+
+/// Every root, module roots first and then units, opened (its lock file read and parsed)
+/// or failed: the roots ready to walk, and those that failed already.
+fn open_roots(
+    discovery: &Discovery,
+    units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)>,
+    options: &LoadOptions,
+    loader: &Loader<'_>,
+) -> (Vec<OpenRoot>, Vec<Root<Loaded>>) {
     let mut locks = LocksRead::new();
-    let module_roots = find_module_roots(discovery, &units, options, &loader, &mut locks);
-    let mut roots = Vec::new();
-    let mut waiting = Vec::new();
+    let module_roots = find_module_roots(discovery, &units, options, loader, &mut locks);
     let candidates = module_roots
         .into_iter()
         .map(|dir| (dir, RootKind::Module, Ok(None)))
@@ -145,18 +174,32 @@ pub(crate) async fn roots_edited(
             .collect()
     });
     parallel::drop_aside(parsed);
+    let mut waiting = Vec::new();
+    let mut failed = Vec::new();
     for (dir, kind, open) in opened {
         match open {
             Ok(open) => waiting.push(open),
-            Err(e) => roots.push(Root::failed(dir, kind, e)),
+            Err(e) => failed.push(Root::failed(dir, kind, e)),
         }
     }
+    (waiting, failed)
+}
+
+/// Walks the opened roots in rounds, fetching the remote modules they wait on between
+/// rounds, until none waits: the roots in the order they finished, and their warnings.
+async fn walk_in_rounds(
+    mut waiting: Vec<OpenRoot>,
+    loader: &Loader<'_>,
+    fetcher: &ModuleFetcher,
+) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+    let mut roots = Vec::new();
+    let mut warnings = Vec::new();
     let mut remote = Fetches::default();
     while !waiting.is_empty() {
         let walked: Vec<Walked> = parallel::run(|| {
             waiting
                 .into_par_iter()
-                .map(|open| walk(open, &loader, &remote))
+                .map(|open| walk(open, loader, &remote))
                 .collect()
         });
         let mut still = Vec::new();
@@ -172,14 +215,6 @@ pub(crate) async fn roots_edited(
         remote.fetch_wanted(fetcher).await;
         waiting = still;
     }
-    roots.sort_by(|a, b| a.dir.cmp(&b.dir));
-    let Loader {
-        modules,
-        roots: root_modules,
-        parsed,
-        ..
-    } = loader;
-    parallel::drop_aside((modules, root_modules, parsed));
     (roots, warnings)
 }
 

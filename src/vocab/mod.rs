@@ -8,5 +8,6 @@ pub(crate) mod lockfile;
 pub(crate) mod module_source;
 pub(crate) mod paths;
 pub(crate) mod progress;
+pub(crate) mod text;
 pub(crate) mod url;
 pub(crate) mod version;

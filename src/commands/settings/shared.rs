@@ -44,68 +44,20 @@ pub(super) fn settings(
     if args.no_shared_cache {
         return Ok(None);
     }
-    let none = || {
-        if args.fill_shared_cache {
+    let Some((raw, from)) = named_url(args, file, env) else {
+        return if args.fill_shared_cache {
             Err(SettingsError::Flag(
                 "--fill-shared-cache: no shared cache is configured (--shared-cache, TFSUM_SHARED_CACHE or shared_cache in your own config.toml)".to_string(),
             ))
         } else {
             Ok(None)
-        }
-    };
-    let (raw, from) = match (&args.shared_cache, env.var("TFSUM_SHARED_CACHE")) {
-        (Some(url), _) => (url.clone(), "--shared-cache"),
-        (None, Some(url)) => (url.to_string(), "TFSUM_SHARED_CACHE"),
-        (None, None) => match &file.shared_cache {
-            Some(url) => (url.clone(), "shared_cache"),
-            None => return none(),
-        },
+        };
     };
     let url = Url::parse(&raw)
         .map_err(|e| SettingsError::Flag(format!("{from}: {raw:?} is not a URL: {e}")))?;
-    let mut trusted = Vec::new();
-    let mut trust = |text: &str, from: &str| -> Result<(), SettingsError> {
-        let key = TrustedKey::parse(text).map_err(|e| {
-            SettingsError::Flag(format!(
-                "{from}: {text:?} is not an Ed25519 public key: {e}"
-            ))
-        })?;
-        trusted.push(key);
-        Ok(())
-    };
-    if let Some(keys) = env.var("TFSUM_SHARED_CACHE_TRUSTED_KEYS") {
-        for key in key_texts(keys) {
-            trust(key, "TFSUM_SHARED_CACHE_TRUSTED_KEYS")?;
-        }
-    }
-    for key in file.shared_cache_trusted_keys.iter().flatten() {
-        trust(key, "shared_cache_trusted_keys")?;
-    }
-    let writer = match (
-        env.var("TFSUM_SHARED_CACHE_SIGNING_KEY"),
-        env.var("TFSUM_SHARED_CACHE_SIGNING_KEY_FILE"),
-    ) {
-        (Some(pem), _) => Some(writer_key(pem, "TFSUM_SHARED_CACHE_SIGNING_KEY")?),
-        (None, Some(path)) => {
-            let pem = std::fs::read_to_string(path).map_err(|e| {
-                SettingsError::Flag(format!("TFSUM_SHARED_CACHE_SIGNING_KEY_FILE: {path}: {e}"))
-            })?;
-            Some(writer_key(&pem, "TFSUM_SHARED_CACHE_SIGNING_KEY_FILE")?)
-        }
-        (None, None) => None,
-    };
-    let allow_http = match env.var("TFSUM_SHARED_CACHE_ALLOW_HTTP") {
-        Some("1" | "true") => true,
-        Some("0" | "false") => false,
-        Some(other) => {
-            return Err(SettingsError::env(
-                "TFSUM_SHARED_CACHE_ALLOW_HTTP",
-                other,
-                "1 or 0",
-            ))
-        }
-        None => file.shared_cache_allow_http.unwrap_or(false),
-    };
+    let trusted = trusted_keys(file, env)?;
+    let writer = signing_key(env)?;
+    let allow_http = allow_http(file, env)?;
     let deadline = env
         .seconds("TFSUM_SHARED_CACHE_TIMEOUT_SECS")?
         .unwrap_or(DEFAULT_TIMEOUT);
@@ -125,6 +77,82 @@ pub(super) fn settings(
         writer,
         fill: args.fill_shared_cache,
     }))
+}
+
+/// The shared cache's URL as written, and where: the flag, else the environment, else
+/// the user's file.
+fn named_url(
+    args: &SourceArgs,
+    file: &FileSettings,
+    env: &Environment,
+) -> Option<(String, &'static str)> {
+    match (&args.shared_cache, env.var("TFSUM_SHARED_CACHE")) {
+        (Some(url), _) => Some((url.clone(), "--shared-cache")),
+        (None, Some(url)) => Some((url.to_string(), "TFSUM_SHARED_CACHE")),
+        (None, None) => file
+            .shared_cache
+            .as_ref()
+            .map(|url| (url.clone(), "shared_cache")),
+    }
+}
+
+/// The writers' public keys: the environment's first, then the user's file's.
+fn trusted_keys(file: &FileSettings, env: &Environment) -> Result<Vec<TrustedKey>, SettingsError> {
+    let mut trusted = Vec::new();
+    let mut trust = |text: &str, from: &str| -> Result<(), SettingsError> {
+        let key = TrustedKey::parse(text).map_err(|e| {
+            SettingsError::Flag(format!(
+                "{from}: {text:?} is not an Ed25519 public key: {e}"
+            ))
+        })?;
+        trusted.push(key);
+        Ok(())
+    };
+    if let Some(keys) = env.var("TFSUM_SHARED_CACHE_TRUSTED_KEYS") {
+        for key in key_texts(keys) {
+            trust(key, "TFSUM_SHARED_CACHE_TRUSTED_KEYS")?;
+        }
+    }
+    for key in file.shared_cache_trusted_keys.iter().flatten() {
+        trust(key, "shared_cache_trusted_keys")?;
+    }
+    Ok(trusted)
+}
+
+/// The private key this run signs entries with, from the environment (the key, or the
+/// file holding it); `None` for a run that only reads.
+fn signing_key(env: &Environment) -> Result<Option<WriterKey>, SettingsError> {
+    match (
+        env.var("TFSUM_SHARED_CACHE_SIGNING_KEY"),
+        env.var("TFSUM_SHARED_CACHE_SIGNING_KEY_FILE"),
+    ) {
+        (Some(pem), _) => Ok(Some(writer_key(pem, "TFSUM_SHARED_CACHE_SIGNING_KEY")?)),
+        (None, Some(path)) => {
+            let pem = std::fs::read_to_string(path).map_err(|e| {
+                SettingsError::Flag(format!("TFSUM_SHARED_CACHE_SIGNING_KEY_FILE: {path}: {e}"))
+            })?;
+            Ok(Some(writer_key(
+                &pem,
+                "TFSUM_SHARED_CACHE_SIGNING_KEY_FILE",
+            )?))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+/// Whether a plain `http://` shared cache is allowed: the environment, else the user's
+/// file, else no.
+fn allow_http(file: &FileSettings, env: &Environment) -> Result<bool, SettingsError> {
+    match env.var("TFSUM_SHARED_CACHE_ALLOW_HTTP") {
+        Some("1" | "true") => Ok(true),
+        Some("0" | "false") => Ok(false),
+        Some(other) => Err(SettingsError::env(
+            "TFSUM_SHARED_CACHE_ALLOW_HTTP",
+            other,
+            "1 or 0",
+        )),
+        None => Ok(file.shared_cache_allow_http.unwrap_or(false)),
+    }
 }
 
 /// The keys of a list as `openssl pkey -pubout` prints them or as one base64 line each,

@@ -12,7 +12,8 @@ use hcl_edit::Span;
 
 use super::{CallFact, EntryFact, Facts, Value};
 use crate::config::hcl::with_body;
-use crate::config::{ConfigError, LineIndex, Location};
+use crate::config::{ConfigError, Location};
+use crate::vocab::text::LineIndex;
 
 /// Reads the facts of `text` (the whole file, a byte order mark included).
 pub(super) fn facts(path: &Path, text: &str) -> Result<Facts, ConfigError> {
@@ -122,7 +123,7 @@ impl Reader<'_> {
     fn at(&self, span: Option<std::ops::Range<usize>>) -> Location {
         Location {
             file: self.path.to_path_buf(),
-            line: span.map_or(1, |s| self.lines.line(s.start)),
+            line: self.lines.line_of(span),
         }
     }
 

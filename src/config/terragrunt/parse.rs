@@ -17,7 +17,7 @@ use hcl_edit::visit::{self, Visit};
 use hcl_edit::Span;
 
 use super::TerragruntError;
-use crate::config::LineIndex;
+use crate::vocab::text::LineIndex;
 
 /// An expression and the line it starts on.
 #[derive(Debug, Clone)]
@@ -132,7 +132,7 @@ struct Reader<'p> {
 
 impl Reader<'_> {
     fn line_of(&self, span: Option<std::ops::Range<usize>>) -> usize {
-        span.map_or(1, |s| self.lines.line(s.start))
+        self.lines.line_of(span)
     }
 
     fn expr(&self, attr: &Attribute) -> Expr {

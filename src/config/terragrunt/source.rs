@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use crate::vocab::module_source::{
     parse_terragrunt_source, ModuleSource, SourceError, TerragruntSource,
 };
-use crate::vocab::paths::{is_config_file_name, normalize_path};
+use crate::vocab::paths::normalize_path;
 
 /// A `terraform.source` after classification.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,16 +63,6 @@ fn split_subdir(path: &str) -> (&str, &str) {
         Some(i) => (&path[..i + 1], path[i + 3..].trim_start_matches('/')),
         None => (path, ""),
     }
-}
-
-/// Whether `dir` directly holds a Terraform or OpenTofu configuration file.
-pub(crate) fn has_config_files(dir: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    entries
-        .flatten()
-        .any(|e| e.file_name().to_str().is_some_and(is_config_file_name) && e.path().is_file())
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ use super::eval::{with_scope, Includes, Scope};
 use super::limits::on_eval_stack;
 use super::parse::parse_file;
 use super::paths::absolute;
-use super::source::has_config_files;
 use super::{find_repo_root, include_setting, UNIT_FILE_NAME};
+use crate::disk::walk::has_config_files;
 
 /// The units among `candidates` (directories holding `terragrunt.hcl`, sorted and
 /// normalised, as discovery found them). With `recursive`, include parents are left out;
@@ -43,7 +43,8 @@ pub fn find_units(candidates: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
 
 fn is_include_parent(dir: &Path, included: &BTreeSet<PathBuf>) -> bool {
     let file = dir.join(UNIT_FILE_NAME);
-    if !included.contains(&absolute(&file)) || has_config_files(dir) {
+    // A directory that cannot be read counts as holding no configuration files.
+    if !included.contains(&absolute(&file)) || has_config_files(dir).unwrap_or(false) {
         return false;
     }
     // A file that does not parse is kept as a unit, so that its error is reported.

@@ -16,6 +16,7 @@ use hcl_edit::Span;
 use super::{Flavor, LockFile, ProviderLock};
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::hash::Hash;
+use crate::vocab::text::LineIndex;
 use crate::vocab::version::{Constraints, Version};
 
 /// One problem in a lock file: a 1-based line, Terraform's diagnostic summary (for example
@@ -448,24 +449,5 @@ impl Reader<'_> {
             }
         }
         ok.then_some(hashes)
-    }
-}
-
-/// Byte offset → 1-based line number.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(src: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
-    }
-
-    /// The line holding the start of `span`; line 1 when the parser gave no span.
-    fn line_of(&self, span: Option<std::ops::Range<usize>>) -> usize {
-        let offset = span.map_or(0, |s| s.start);
-        self.starts.partition_point(|&start| start <= offset).max(1)
     }
 }

@@ -4,6 +4,7 @@
 
 use super::parse::parse_noting_form;
 use super::{Flavor, LockFile, LockFileError};
+use crate::vocab::text::LineIndex;
 
 /// Why the bytes of a lock file are not a lock file.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +38,7 @@ pub(crate) fn read_noting_form(
     flavor: Option<Flavor>,
 ) -> Result<(LockFile, bool), ReadError> {
     let src = std::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
-        line: line_at(bytes, e.valid_up_to()),
+        line: LineIndex::new(bytes).line(e.valid_up_to()),
     })?;
     if let Some(line) = conflict_marker_line(src) {
         return Err(ReadError::MergeConflict { line });
@@ -63,15 +64,6 @@ fn conflict_marker_line(src: &str) -> Option<usize> {
             })
         })
         .map(|index| index + 1)
-}
-
-/// 1-based line number of a byte offset.
-fn line_at(bytes: &[u8], offset: usize) -> usize {
-    bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! - [`Version`]: an exact version, its canonical text and Terraform's precedence order.
 //! - [`Constraints`]: a parsed constraint list, what it allows, and the canonical string
 //!   that goes into a lock file's `constraints` attribute.
-//! - [`newest_allowed`]: the version `init` would pick from a registry's list.
+//! - [`newest_allowed`]: the version `init` would pick from a registry's list;
+//!   [`newest_stable`]: the newest release in it.
 //! - [`strategy`]: how `tfsum upgrade` moves a constraint to a newer version.
 //!
 //! Both parsers share one tokenizer (`scan`), so versions and constraints agree on syntax.
@@ -27,4 +28,12 @@ pub(crate) fn newest_allowed<'a>(
     constraints: &Constraints,
 ) -> Option<&'a Version> {
     available.iter().filter(|v| constraints.allows(v)).max()
+}
+
+/// The newest release (no prerelease) among `versions`: what `outdated` reports as latest
+/// and what `upgrade` moves a constraint to.
+pub(crate) fn newest_stable<'a>(
+    versions: impl IntoIterator<Item = &'a Version>,
+) -> Option<&'a Version> {
+    versions.into_iter().filter(|v| !v.is_prerelease()).max()
 }
