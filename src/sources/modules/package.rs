@@ -475,42 +475,7 @@ impl Materialized {
     /// The directory `subdir` names in this package (go-getter's glob rules, as
     /// [`find_subdir`]), as a package path (`""`: the root).
     pub(crate) fn find_dir(&self, subdir: &str) -> Result<String, SubdirError> {
-        let parts = subdir_parts(subdir)?;
-        let mut candidates = vec![String::new()];
-        for part in parts {
-            let mut next = Vec::new();
-            for dir in &candidates {
-                if !has_glob_meta(part) {
-                    let path = join(dir, part);
-                    if self.dirs.contains(&path) {
-                        next.push(path);
-                    }
-                    continue;
-                }
-                // The directories below `dir` are one contiguous range of the set, and
-                // the candidates of one level are disjoint, so a level reads each
-                // directory at most once.
-                let prefix = if dir.is_empty() {
-                    String::new()
-                } else {
-                    format!("{dir}/")
-                };
-                for path in self.dirs.range(prefix.clone()..) {
-                    let Some(rest) = path.strip_prefix(&prefix) else {
-                        break;
-                    };
-                    if !rest.contains('/') && glob_match(part, rest) == Ok(true) {
-                        next.push(path.clone());
-                    }
-                }
-            }
-            candidates = next;
-        }
-        match candidates.len() {
-            0 => Err(SubdirError::NotFound(subdir.to_string())),
-            1 => Ok(candidates.remove(0)),
-            _ => Err(SubdirError::Ambiguous(subdir.to_string())),
-        }
+        resolve_subdir(self, subdir)
     }
 
     /// Writes the package under `root` (which must exist and be empty).
@@ -583,35 +548,103 @@ fn subdir_parts(subdir: &str) -> Result<Vec<&str>, SubdirError> {
 /// each component may be a `filepath.Match` pattern, and a pattern must match exactly
 /// one path. Unlike go-getter, a subdir may not leave the package.
 pub(crate) fn find_subdir(root: &Path, subdir: &str) -> Result<PathBuf, SubdirError> {
+    resolve_subdir(&OnDisk(root), subdir)
+}
+
+/// A package as a `//subdir` is looked up in: one component at a time, from its root.
+/// The package in memory ([`Materialized`]) and the package written to disk
+/// ([`OnDisk`]) answer the same questions; [`resolve_subdir`] asks them.
+trait SubdirLookup {
+    type Dir;
+    fn root(&self) -> Self::Dir;
+    /// `dir/name`, when the package has it.
+    fn named(&self, dir: &Self::Dir, name: &str) -> Option<Self::Dir>;
+    /// The entries of `dir` whose names `pattern` matches, in name order.
+    fn matching(&self, dir: &Self::Dir, pattern: &str) -> Vec<Self::Dir>;
+}
+
+/// go-getter's `SubdirGlob` over any package: each component a name or a pattern, and
+/// exactly one path at the end.
+fn resolve_subdir<L: SubdirLookup>(package: &L, subdir: &str) -> Result<L::Dir, SubdirError> {
     let parts = subdir_parts(subdir)?;
-    let mut candidates = vec![root.to_path_buf()];
+    let mut candidates = vec![package.root()];
     for part in parts {
-        let mut next = Vec::new();
-        for dir in &candidates {
-            if !has_glob_meta(part) {
-                let path = dir.join(part);
-                if std::fs::symlink_metadata(&path).is_ok() {
-                    next.push(path);
+        candidates = candidates
+            .iter()
+            .flat_map(|dir| {
+                if has_glob_meta(part) {
+                    package.matching(dir, part)
+                } else {
+                    package.named(dir, part).into_iter().collect()
                 }
-                continue;
-            }
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            let mut names: Vec<String> = entries
-                .flatten()
-                .filter_map(|e| e.file_name().into_string().ok())
-                .filter(|name| glob_match(part, name) == Ok(true))
-                .collect();
-            names.sort();
-            next.extend(names.into_iter().map(|name| dir.join(name)));
-        }
-        candidates = next;
+            })
+            .collect();
     }
     match candidates.len() {
         0 => Err(SubdirError::NotFound(subdir.to_string())),
         1 => Ok(candidates.remove(0)),
         _ => Err(SubdirError::Ambiguous(subdir.to_string())),
+    }
+}
+
+/// In memory, only directories are candidates.
+impl SubdirLookup for Materialized {
+    type Dir = String;
+
+    fn root(&self) -> String {
+        String::new()
+    }
+
+    fn named(&self, dir: &String, name: &str) -> Option<String> {
+        let path = join(dir, name);
+        self.dirs.contains(&path).then_some(path)
+    }
+
+    fn matching(&self, dir: &String, pattern: &str) -> Vec<String> {
+        // The directories below `dir` are one contiguous range of the set, and the
+        // candidates of one level are disjoint, so a level reads each directory at
+        // most once.
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        self.dirs
+            .range(prefix.clone()..)
+            .map_while(|path| Some((path, path.strip_prefix(&prefix)?)))
+            .filter(|(_, rest)| !rest.contains('/') && glob_match(pattern, rest) == Ok(true))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+/// A package written below a directory; any entry is a candidate (a file fails later,
+/// as "not a directory").
+struct OnDisk<'a>(&'a Path);
+
+impl SubdirLookup for OnDisk<'_> {
+    type Dir = PathBuf;
+
+    fn root(&self) -> PathBuf {
+        self.0.to_path_buf()
+    }
+
+    fn named(&self, dir: &PathBuf, name: &str) -> Option<PathBuf> {
+        let path = dir.join(name);
+        std::fs::symlink_metadata(&path).is_ok().then_some(path)
+    }
+
+    fn matching(&self, dir: &PathBuf, pattern: &str) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|name| glob_match(pattern, name) == Ok(true))
+            .collect();
+        names.sort();
+        names.into_iter().map(|name| dir.join(name)).collect()
     }
 }
 

@@ -45,44 +45,29 @@ pub(super) fn read_tar(
     format: &'static str,
     limits: &ArchiveLimits,
 ) -> Result<PackageTree, ArchiveError> {
-    let corrupt = |reason: String| ArchiveError::Corrupt { format, reason };
     let tripped = Rc::new(Cell::new(false));
     let stream = Capped {
         inner: reader,
         left: limits.max_unpacked_bytes,
         tripped: Rc::clone(&tripped),
     };
-    let io_error = |e: io::Error| {
-        if tripped.get() {
-            ArchiveError::TooLarge(limits.max_unpacked_bytes)
-        } else {
-            corrupt(e.to_string())
-        }
+    let fail = Failures {
+        format,
+        max_unpacked: limits.max_unpacked_bytes,
+        tripped,
     };
     let mut tree = PackageTree::new(limits.max_entries, limits.max_config_bytes);
     let mut archive = tar::Archive::new(stream);
     let mut pending = Pending::default();
     let mut records = 0usize;
-    for entry in archive.entries().map_err(io_error)?.raw(true) {
-        let mut entry = entry.map_err(io_error)?;
-        let (kind, typeflag) = (entry.header().entry_type(), entry.header().as_bytes()[156]);
+    for entry in archive.entries().map_err(|e| fail.io(e))?.raw(true) {
+        let mut entry = entry.map_err(|e| fail.io(e))?;
+        let kind = entry.header().entry_type();
         let size = entry
             .header()
             .entry_size()
-            .map_err(|e| corrupt(e.to_string()))?;
-        if kind.is_gnu_longname() {
-            let name = read_record(&mut entry, size, "GNU long name", &io_error)?;
-            pending.long_name = Some(until_nul(name));
-            continue;
-        }
-        if kind.is_gnu_longlink() {
-            let link = read_record(&mut entry, size, "GNU long link name", &io_error)?;
-            pending.long_link = Some(until_nul(link));
-            continue;
-        }
-        if kind.is_pax_local_extensions() {
-            let body = read_record(&mut entry, size, "pax extended header", &io_error)?;
-            apply_pax(&body, &mut pending, &corrupt)?;
+            .map_err(|e| fail.corrupt(e.to_string()))?;
+        if read_extension(&mut entry, kind, size, &mut pending, &fail)? {
             continue;
         }
         // Every other record counts, those tfsum skips too.
@@ -96,63 +81,128 @@ pub(super) fn read_tar(
             continue;
         }
         let described = std::mem::take(&mut pending);
-        let name = utf8_name(match described.pax_path.or(described.long_name) {
-            Some(name) => name,
-            None => entry.header().path_bytes().into_owned(),
-        })?;
-        if kind.is_gnu_sparse() {
-            return Err(ArchiveError::Unsupported {
-                entry: name,
-                what: "a GNU sparse file".to_string(),
-            });
-        }
-        if let Some(pax_size) = described.pax_size.filter(|s| *s != size) {
-            // The crate frames the data by the header's size; a pax size that differs
-            // would make other readers see other entries.
-            return Err(corrupt(format!(
-                "entry {name:?} has a pax size of {pax_size} bytes but a header size of {size}"
-            )));
-        }
-        let link = described
-            .pax_link
-            .or(described.long_link)
-            .or_else(|| entry.header().link_name_bytes().map(|l| l.into_owned()));
-        let link = || match &link {
-            Some(target) => utf8_name(target.clone()),
-            None => Err(corrupt(format!("link {name:?} has no target"))),
-        };
-        match kind {
-            EntryType::Directory => tree.add_dir(&name)?,
-            // Type `\0` (old tar) with a trailing slash is a directory, as Go reads it.
-            EntryType::Regular if typeflag == 0 && name.ends_with('/') => tree.add_dir(&name)?,
-            EntryType::Symlink => tree.add_symlink(&name, &link()?)?,
-            // A hard link names another entry from the archive root; as a symlink from
-            // the link's own directory it resolves to the same entry.
-            EntryType::Link => {
-                let depth = clean_entry_path(&name)?.matches('/').count();
-                tree.add_symlink(&name, &format!("{}{}", "../".repeat(depth), link()?))?;
-            }
-            EntryType::Regular | EntryType::Continuous => {
-                let content = if is_kept(&name) {
-                    if size > tree.kept_room() {
-                        return Err(ContentError::TooLarge(limits.max_config_bytes).into());
-                    }
-                    Some(read_exactly(&mut entry, size, &io_error)?)
-                } else {
-                    None
-                };
-                tree.add_file(&name, content)?;
-            }
-            // Devices and FIFOs are nothing a module can use.
-            _ => {}
-        }
+        add_entry(&mut tree, &mut entry, described, size, limits, &fail)?;
     }
     if !pending.is_empty() {
-        return Err(corrupt(
+        return Err(fail.corrupt(
             "the archive ends with extension records that describe no entry".to_string(),
         ));
     }
     Ok(tree)
+}
+
+/// How a tar stream's failures are told: a read past the unpacked-size cap is
+/// [`ArchiveError::TooLarge`], anything else a corrupt archive.
+struct Failures {
+    format: &'static str,
+    max_unpacked: u64,
+    tripped: Rc<Cell<bool>>,
+}
+
+impl Failures {
+    fn corrupt(&self, reason: String) -> ArchiveError {
+        ArchiveError::Corrupt {
+            format: self.format,
+            reason,
+        }
+    }
+
+    fn io(&self, e: io::Error) -> ArchiveError {
+        if self.tripped.get() {
+            ArchiveError::TooLarge(self.max_unpacked)
+        } else {
+            self.corrupt(e.to_string())
+        }
+    }
+}
+
+/// Reads a record that describes the next entry (a GNU long name or link, a pax
+/// extended header) into `pending`; false for any other record.
+fn read_extension(
+    entry: &mut impl Read,
+    kind: EntryType,
+    size: u64,
+    pending: &mut Pending,
+    fail: &Failures,
+) -> Result<bool, ArchiveError> {
+    let io_error = |e| fail.io(e);
+    if kind.is_gnu_longname() {
+        let name = read_record(entry, size, "GNU long name", &io_error)?;
+        pending.long_name = Some(until_nul(name));
+    } else if kind.is_gnu_longlink() {
+        let link = read_record(entry, size, "GNU long link name", &io_error)?;
+        pending.long_link = Some(until_nul(link));
+    } else if kind.is_pax_local_extensions() {
+        let body = read_record(entry, size, "pax extended header", &io_error)?;
+        apply_pax(&body, pending, &|reason| fail.corrupt(reason))?;
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Adds one entry to the tree, named and linked as the extension records before it
+/// (`described`) say; only configuration files' contents are read.
+fn add_entry<R: Read>(
+    tree: &mut PackageTree,
+    entry: &mut tar::Entry<'_, R>,
+    described: Pending,
+    size: u64,
+    limits: &ArchiveLimits,
+    fail: &Failures,
+) -> Result<(), ArchiveError> {
+    let (kind, typeflag) = (entry.header().entry_type(), entry.header().as_bytes()[156]);
+    let name = utf8_name(match described.pax_path.or(described.long_name) {
+        Some(name) => name,
+        None => entry.header().path_bytes().into_owned(),
+    })?;
+    if kind.is_gnu_sparse() {
+        return Err(ArchiveError::Unsupported {
+            entry: name,
+            what: "a GNU sparse file".to_string(),
+        });
+    }
+    if let Some(pax_size) = described.pax_size.filter(|s| *s != size) {
+        // The crate frames the data by the header's size; a pax size that differs
+        // would make other readers see other entries.
+        return Err(fail.corrupt(format!(
+            "entry {name:?} has a pax size of {pax_size} bytes but a header size of {size}"
+        )));
+    }
+    let link = described
+        .pax_link
+        .or(described.long_link)
+        .or_else(|| entry.header().link_name_bytes().map(|l| l.into_owned()));
+    let link = || match &link {
+        Some(target) => utf8_name(target.clone()),
+        None => Err(fail.corrupt(format!("link {name:?} has no target"))),
+    };
+    match kind {
+        EntryType::Directory => tree.add_dir(&name)?,
+        // Type `\0` (old tar) with a trailing slash is a directory, as Go reads it.
+        EntryType::Regular if typeflag == 0 && name.ends_with('/') => tree.add_dir(&name)?,
+        EntryType::Symlink => tree.add_symlink(&name, &link()?)?,
+        // A hard link names another entry from the archive root; as a symlink from
+        // the link's own directory it resolves to the same entry.
+        EntryType::Link => {
+            let depth = clean_entry_path(&name)?.matches('/').count();
+            tree.add_symlink(&name, &format!("{}{}", "../".repeat(depth), link()?))?;
+        }
+        EntryType::Regular | EntryType::Continuous => {
+            let content = if is_kept(&name) {
+                if size > tree.kept_room() {
+                    return Err(ContentError::TooLarge(limits.max_config_bytes).into());
+                }
+                Some(read_exactly(entry, size, &|e| fail.io(e))?)
+            } else {
+                None
+            };
+            tree.add_file(&name, content)?;
+        }
+        // Devices and FIFOs are nothing a module can use.
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The body of an extension record, refused from its declared size when too large.

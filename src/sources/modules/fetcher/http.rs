@@ -2,12 +2,12 @@
 //! asked for their `X-Terraform-Get` location, and the go-getter addresses that registry
 //! locations and those answers name, followed to the package they lead to.
 
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use tokio::io::AsyncWriteExt as _;
 use url::Url;
 
@@ -39,8 +39,6 @@ pub(super) enum Got {
 const MAX_INDIRECTIONS: usize = 5;
 
 /// [`ModuleFetcher::download`] recurses through `X-Terraform-Get`, so it is boxed.
-type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
 impl ModuleFetcher {
     /// A directly named http(s) source: fetched once per run, never persisted (an URL
     /// can change content at any time).
