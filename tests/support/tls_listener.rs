@@ -1,6 +1,6 @@
 //! An axum listener that terminates TLS with the test certificate in
 //! `testdata/registry/tls/`. Shared by the integration tests' fake registry and the
-//! registry client's unit tests (`src/registry/test_support.rs` includes this file);
+//! network unit tests (`src/net/http/test_support.rs` includes this file);
 //! [`tls_front`] puts the same certificate in front of any plain TCP server.
 
 use std::net::SocketAddr;
