@@ -284,3 +284,100 @@ async fn one(
     };
     install
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+    use crate::disk::provider_dir::Layout;
+    use crate::sources::testing::{hashicorp, TableRegistry};
+    use crate::vocab::hash::zipstream::{hash_zip_stream, ZipLimits};
+
+    const BINARY: &str = "terraform-provider-null_v3.2.1_x5";
+
+    fn zip() -> Vec<u8> {
+        let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default().unix_permissions(0o755);
+        out.start_file(BINARY, options).unwrap();
+        out.write_all(b"a provider").unwrap();
+        out.finish().unwrap().into_inner()
+    }
+
+    fn locked(dir: &std::path::Path, name: &str, hashes: &[&Hash]) -> LockedRoot {
+        let lines: Vec<String> = hashes.iter().map(|h| format!("    \"{h}\",\n")).collect();
+        let text = format!(
+            "provider \"registry.terraform.io/hashicorp/null\" {{\n  version = \"3.2.1\"\n  hashes = [\n{}  ]\n}}\n",
+            lines.concat()
+        );
+        let lock_path = dir.join(name);
+        LockedRoot {
+            lock: Arc::new(lockfile::read(text.as_bytes()).unwrap()),
+            lock_path,
+        }
+    }
+
+    /// A package is fetched once, placed when a lock file records its `h1:` (naming the
+    /// lock files that lock the version without it), left alone when present, and
+    /// refused when no lock file records it.
+    #[tokio::test]
+    async fn placed_once_when_a_lock_file_records_it() {
+        let (null, version) = (hashicorp("null"), Version::parse("3.2.1").unwrap());
+        let platform: Platform = "linux_amd64".parse().unwrap();
+        let zip = zip();
+        let right = hash_zip_stream(zip.as_slice(), &ZipLimits::default())
+            .unwrap()
+            .h1;
+        let wrong = Hash::parse("h1:d3Jvbmc=").unwrap();
+        let mut registry = TableRegistry::default();
+        let key = (null.clone(), version.clone(), platform.clone());
+        registry.zips.insert(key, zip);
+        let registry = Arc::new(registry);
+        let sources = Sources::registry(registry.clone());
+        let tmp = tempfile::tempdir().unwrap();
+        let roots = [
+            locked(tmp.path(), "a.lock", &[&right]),
+            locked(tmp.path(), "b.lock", &[&wrong]),
+        ];
+        let open = |dir: &str| {
+            let dir = ProviderDir::open(
+                &tmp.path().join(dir),
+                Layout::Unpacked,
+                ZipLimits::default(),
+            );
+            Arc::new(dir.unwrap())
+        };
+        let platforms = [platform.clone()];
+
+        let first = install(open("mirror"), &sources, None, &roots, &platforms).await;
+        assert_eq!(first.len(), 1);
+        assert!(
+            matches!(first[0].outcome, Ok(Placement::Installed)),
+            "{first:?}"
+        );
+        assert_eq!(first[0].unmatched, [tmp.path().join("b.lock")]);
+        let entry = tmp
+            .path()
+            .join("mirror/registry.terraform.io/hashicorp/null/3.2.1/linux_amd64");
+        assert_eq!(std::fs::read(entry.join(BINARY)).unwrap(), b"a provider");
+
+        let again = install(open("mirror"), &sources, None, &roots, &platforms).await;
+        assert!(
+            matches!(again[0].outcome, Ok(Placement::Present)),
+            "{again:?}"
+        );
+        assert_eq!(registry.asked(), ["package null 3.2.1 linux_amd64"]);
+
+        let refused = install(open("other"), &sources, None, &roots[1..], &platforms).await;
+        let err = refused[0]
+            .outcome
+            .as_ref()
+            .expect_err("no lock file records it");
+        let text = err.to_string();
+        assert!(
+            text.contains("no lock file records its h1:") && text.contains("b.lock"),
+            "{text}"
+        );
+        assert!(!tmp.path().join("other/registry.terraform.io").exists());
+    }
+}
