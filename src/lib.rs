@@ -8,7 +8,8 @@
 //! that on the syntax tree (`syn`): every leaf of every `use` tree at any depth of
 //! groups, and every `crate::`, `super::` and `self::` path in code, types, macro calls
 //! and attributes, resolved through re-exports to the module that defines the item; it
-//! also checks that the module graph has no cycle. From the top:
+//! also checks that the module graph has no cycle, and keeps the drawing of every
+//! module two levels deep in docs/design.md ("Layers") equal to the code. From the top:
 //!
 //! | layer | module | what |
 //! |---|---|---|

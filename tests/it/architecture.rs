@@ -1,7 +1,7 @@
 //! The shape of the code, checked: the layers of `src/` (docs/design.md, "Layers") are used
 //! only downward (and configuration never uses the network), the stages only in pipeline
-//! order, the module graph has no cycle, and every section a "spec §" citation list names
-//! exists in `docs/spec/`.
+//! order, the module graph has no cycle, every section a "spec §" citation list names
+//! exists in `docs/spec/`, and the house docs/design.md draws is the code's.
 //!
 //! The import graph is read from the syntax tree (`syn`), not from lines of text. Every
 //! file of `src/` is parsed, and two kinds of path become edges:
@@ -1163,5 +1163,130 @@ fn every_spec_reference_names_a_section_that_exists() {
     assert!(
         checked > 150,
         "only {checked} references found: is the pattern right?"
+    );
+}
+
+/// Where the drawing of the house stands in docs/design.md.
+const HOUSE_START: &str =
+    "<!-- house: drawn from src/ by tests/it/architecture.rs; TFSUM_BLESS=1 redraws it -->";
+const HOUSE_END: &str = "<!-- /house -->";
+
+/// The first sentence of a module's own documentation (`//!`), or up to its first colon
+/// when the sentence is long, without link brackets and code marks. A stop inside
+/// parentheses is not one.
+fn first_clause(text: &str) -> String {
+    let mut paragraph = String::new();
+    for line in text.lines() {
+        let Some(doc) = line.strip_prefix("//!") else {
+            break;
+        };
+        let doc = doc.trim();
+        if doc.is_empty() {
+            break;
+        }
+        if !paragraph.is_empty() {
+            paragraph.push(' ');
+        }
+        paragraph.push_str(doc);
+    }
+    paragraph.push(' ');
+    let stop = |mark: char| {
+        let mut depth = 0i32;
+        let chars: Vec<(usize, char)> = paragraph.char_indices().collect();
+        chars.windows(2).find_map(|pair| {
+            let ((at, c), (_, next)) = (pair[0], pair[1]);
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ if c == mark && next == ' ' && depth == 0 => return Some(at),
+                _ => {}
+            }
+            None
+        })
+    };
+    let sentence = stop('.').unwrap_or(paragraph.len());
+    let end = match stop(':') {
+        Some(colon) if sentence > 100 && colon < sentence => colon,
+        _ => sentence,
+    };
+    paragraph[..end]
+        .trim_end_matches([' ', '.', ':'])
+        .replace(['[', ']', '`'], "")
+}
+
+/// The house as the code has it: each layer's modules two levels deep, as the paths a
+/// newcomer opens (a folder with `/`), each with the first clause of its own
+/// documentation.
+fn house(sources: &[Source]) -> String {
+    let shown: BTreeMap<&Module, &Source> = sources
+        .iter()
+        .filter(|s| (1..=2).contains(&s.module.len()))
+        .filter(|s| {
+            !matches!(
+                s.module.last().map(String::as_str),
+                Some("tests" | "testing")
+            )
+        })
+        .map(|s| (&s.module, s))
+        .collect();
+    let is_folder = |m: &Module| {
+        sources
+            .iter()
+            .any(|s| s.module.len() > m.len() && s.module.starts_with(m))
+    };
+    let mut out =
+        String::from("| module (in `src/`) | what its documentation says first |\n|---|---|\n");
+    for layer in LAYERS {
+        for (module, source) in &shown {
+            if module[0] != layer {
+                continue;
+            }
+            let path = module.join("/") + if is_folder(module) { "/" } else { ".rs" };
+            let indent = if module.len() > 1 { "&emsp;" } else { "" };
+            let clause = first_clause(&source.text);
+            out.push_str(&format!("| {indent}`{path}` | {clause} |\n"));
+        }
+    }
+    out
+}
+
+/// docs/design.md draws the house from the code: every layer's modules, where a newcomer
+/// looks for them, each with what its own documentation says first. A module added,
+/// moved or re-documented fails this test until the drawing is redrawn
+/// (`TFSUM_BLESS=1 cargo test --test it architecture`).
+#[test]
+fn the_house_in_the_design_is_drawn_from_the_code() {
+    let drawn = house(&sources());
+    for (module, clause) in [
+        ("`sources/modules/`", "Remote modules as a package source"),
+        ("`net/http/`", "HTTP as a transport"),
+        ("`net/git/`", "Git as a transport"),
+        ("`vocab/module_source.rs`", "Module source addresses"),
+    ] {
+        assert!(
+            drawn
+                .lines()
+                .any(|l| l.contains(module) && l.contains(clause)),
+            "{module}: {drawn}"
+        );
+    }
+    let design = repo_root().join("docs/design.md");
+    let text = std::fs::read_to_string(&design).unwrap();
+    let start = text
+        .find(HOUSE_START)
+        .expect("docs/design.md has the house's start marker");
+    let start = start + HOUSE_START.len() + 1;
+    let end = text
+        .find(HOUSE_END)
+        .expect("docs/design.md has the house's end marker");
+    if std::env::var_os("TFSUM_BLESS").is_some() {
+        let redrawn = format!("{}{drawn}{}", &text[..start], &text[end..]);
+        std::fs::write(&design, redrawn).unwrap();
+        return;
+    }
+    assert!(
+        text[start..end] == drawn,
+        "docs/design.md's house is not the code's; redraw it with \
+         `TFSUM_BLESS=1 cargo test --test it architecture`:\n{drawn}"
     );
 }
