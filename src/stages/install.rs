@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::disk::leftovers::TempFile;
 use crate::disk::provider_dir::{Layout, PlaceError, Placed, Present, ProviderDir};
 use crate::sources::kept::KeptPackages;
 use crate::sources::{PackageError, Sources};
@@ -68,7 +69,7 @@ pub(crate) enum InstallError {
     #[error("{0}")]
     Place(PlaceError<NoLockRecords>),
     #[error("the install task failed: {0}")]
-    Task(String),
+    Task(#[from] tokio::task::JoinError),
 }
 
 /// No lock file records the `h1:` of the package fetched.
@@ -199,6 +200,8 @@ fn unmatched(records: &Records, h1: &Hash) -> Vec<PathBuf> {
         .collect()
 }
 
+/// One package for one platform, and which lock files lock its version without
+/// recording it.
 async fn one(
     dir: &Arc<ProviderDir>,
     sources: &Sources,
@@ -208,81 +211,119 @@ async fn one(
     version: Version,
     platform: Platform,
 ) -> Install {
-    let mut install = Install {
+    let package = Wanted {
+        provider: &provider,
+        version: &version,
+        platform: &platform,
+    };
+    let outcome = put_in_place(dir, sources, kept, records, &package).await;
+    let unmatched = match &outcome {
+        Ok((_, h1)) => unmatched(records, h1),
+        Err(_) => Vec::new(),
+    };
+    Install {
+        outcome: outcome.map(|(placement, _)| placement),
+        unmatched,
         provider,
         version,
         platform,
-        outcome: Ok(Placement::Present),
-        unmatched: Vec::new(),
-    };
-    let present = {
-        let (dir, p, v, pl) = (
-            dir.clone(),
-            install.provider.clone(),
-            install.version.clone(),
-            install.platform.clone(),
-        );
-        tokio::task::spawn_blocking(move || dir.present(&p, &v, &pl)).await
-    };
-    match present {
-        Ok(Present::Hashed(h1)) if unmatched(records, &h1).len() < records.len() => {
-            install.unmatched = unmatched(records, &h1);
-            return install;
-        }
-        Ok(_) => {}
-        Err(e) => {
-            install.outcome = Err(InstallError::Task(e.to_string()));
-            return install;
-        }
     }
-    let (p, v, pl) = (&install.provider, &install.version, &install.platform);
-    let staged = match kept.and_then(|kept| kept.take(p, v, pl)) {
+}
+
+/// A (provider, version, platform) the lock files lock.
+struct Wanted<'a> {
+    provider: &'a ProviderAddr,
+    version: &'a Version,
+    platform: &'a Platform,
+}
+
+/// The package's entry, and its `h1:`: left alone when present and recorded by a lock
+/// file, else fetched (or taken from the zips this run's hash stage kept), checked and
+/// placed.
+async fn put_in_place(
+    dir: &Arc<ProviderDir>,
+    sources: &Sources,
+    kept: Option<&KeptPackages>,
+    records: &Arc<Records>,
+    package: &Wanted<'_>,
+) -> Result<(Placement, Hash), InstallError> {
+    if let Some(h1) = recorded_entry(dir, records, package).await? {
+        return Ok((Placement::Present, h1));
+    }
+    let Wanted {
+        provider,
+        version,
+        platform,
+    } = *package;
+    let zip = match kept.and_then(|kept| kept.take(provider, version, platform)) {
         // Downloaded and verified by this run's hash stage.
         Some(zip) => zip,
         None => {
-            let staged = match dir.staging_file() {
-                Ok(file) => file,
-                Err(e) => {
-                    install.outcome = Err(InstallError::Place(PlaceError::Stage(e)));
-                    return install;
-                }
-            };
-            if let Err(e) = sources.fetch_package(p, v, pl, staged.as_file()).await {
-                install.outcome = Err(InstallError::Package(e));
-                return install;
-            }
-            staged
+            let zip = dir
+                .staging_file()
+                .map_err(|e| InstallError::Place(PlaceError::Stage(e)))?;
+            sources
+                .fetch_package(provider, version, platform, zip.as_file())
+                .await
+                .map_err(InstallError::Package)?;
+            zip
         }
     };
-    let placed = {
-        let (dir, records) = (dir.clone(), records.clone());
-        let (p, v, pl) = (p.clone(), v.clone(), pl.clone());
-        tokio::task::spawn_blocking(move || {
-            dir.place(staged, &p, &v, &pl, |h1| {
-                if unmatched(&records, h1).len() < records.len() {
-                    return Ok(());
-                }
-                Err(NoLockRecords {
-                    h1: h1.clone(),
-                    locks: records.iter().map(|(path, _)| path.clone()).collect(),
-                })
+    place_recorded(dir, records, zip, package).await
+}
+
+/// The `h1:` of the package's entry when the directory has one that a lock file records.
+async fn recorded_entry(
+    dir: &Arc<ProviderDir>,
+    records: &Arc<Records>,
+    package: &Wanted<'_>,
+) -> Result<Option<Hash>, InstallError> {
+    let (dir, provider, version, platform) = (
+        dir.clone(),
+        package.provider.clone(),
+        package.version.clone(),
+        package.platform.clone(),
+    );
+    let present =
+        tokio::task::spawn_blocking(move || dir.present(&provider, &version, &platform)).await?;
+    Ok(match present {
+        Present::Hashed(h1) if unmatched(records, &h1).len() < records.len() => Some(h1),
+        _ => None,
+    })
+}
+
+/// Unpacks `zip` and places it, when a lock file records the `h1:` of what it unpacks to.
+async fn place_recorded(
+    dir: &Arc<ProviderDir>,
+    records: &Arc<Records>,
+    zip: TempFile,
+    package: &Wanted<'_>,
+) -> Result<(Placement, Hash), InstallError> {
+    let (dir, records) = (dir.clone(), records.clone());
+    let (provider, version, platform) = (
+        package.provider.clone(),
+        package.version.clone(),
+        package.platform.clone(),
+    );
+    let placed = tokio::task::spawn_blocking(move || {
+        dir.place(zip, &provider, &version, &platform, |h1| {
+            if unmatched(&records, h1).len() < records.len() {
+                return Ok(());
+            }
+            Err(NoLockRecords {
+                h1: h1.clone(),
+                locks: records.iter().map(|(path, _)| path.clone()).collect(),
             })
         })
-        .await
+    })
+    .await?;
+    let (h1, how) = placed.map_err(InstallError::Place)?;
+    let placement = match how {
+        Placed::Installed => Placement::Installed,
+        Placed::Replaced => Placement::Replaced,
+        Placed::Present => Placement::Present,
     };
-    install.outcome = match placed {
-        Ok(Ok((h1, how))) => {
-            install.unmatched = unmatched(records, &h1);
-            Ok(match how {
-                Placed::Installed => Placement::Installed,
-                Placed::Replaced => Placement::Replaced,
-                Placed::Present => Placement::Present,
-            })
-        }
-        Ok(Err(e)) => Err(InstallError::Place(e)),
-        Err(e) => Err(InstallError::Task(e.to_string())),
-    };
-    install
+    Ok((placement, h1))
 }
 
 #[cfg(test)]
