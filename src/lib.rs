@@ -13,7 +13,7 @@
 //!
 //! | layer | module | what |
 //! |---|---|---|
-//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`], [`commands::upgrade`], [`commands::outdated`], [`commands::mirror`]; the one driver of the stages, for `lock` and `upgrade`: [`commands::run`] |
+//! | commands | [`commands`] | [`main`]: flags ([`commands::cli`]) → settings ([`commands::settings`]) → [`commands::lock`], [`commands::verify`], [`commands::fmt`], [`commands::merge`], [`commands::upgrade`], [`commands::outdated`], [`commands::mirror`]; the one driver of the stages, for `lock`, `upgrade` and `mirror`: [`commands::run`] |
 //! | report | [`report`] | what a command did, as text, JSON or markdown; progress bars; the run record |
 //! | stages | [`stages`] | the `lock` pipeline, below |
 //! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]), constraint edits in place ([`config::edit`]) |

@@ -21,17 +21,15 @@ use super::run::{Finish, Pipeline};
 use crate::commands::settings::{LockSettings, Services, SetupError};
 use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
 use crate::disk::provider_dir::{Layout, ProviderDir};
-use crate::report::mirror::MirrorReport;
 use crate::report::run_record;
 use crate::report::RunReport;
 use crate::sources::kept::KeptPackages;
 use crate::stages::discover;
-use crate::stages::install;
 use crate::stages::load::{LoadOptions, Loaded};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
-use crate::stages::write::{self, RootReport, LOCK_FILE_NAME};
-use crate::vocab::addr::Platform;
+use crate::stages::write::LOCK_FILE_NAME;
+use crate::vocab::lockfile::Flavor;
 use crate::vocab::paths::normalize_path;
 use crate::vocab::progress::Progress;
 
@@ -99,11 +97,7 @@ pub(crate) async fn run(
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
     let pipeline = Pipeline {
         services: &services,
-        options: LoadOptions {
-            flavor: settings.sources.flavor,
-            recursive: targets.recursive,
-            within: crate::disk::atomic::link_trees(&targets.search),
-        },
+        options: targets.load_options(settings.sources.flavor),
         edited: Arc::default(),
         upgrade: settings.upgrade,
         platforms: &settings.platforms,
@@ -113,33 +107,13 @@ pub(crate) async fn run(
     let keep = |root: &Root<Loaded>| targets.affects(root);
     let driven = pipeline.run(discovery, keep, Finish::Write { check }).await;
     let mirror = match mirror_dir {
-        Some(dir) => {
-            Some(fill_mirror(dir, &services, kept, &driven.roots, &settings.platforms).await)
-        }
+        Some(dir) => Some(pipeline.mirror_written(&driven.roots, dir, kept).await),
         None => None,
     };
     let fail_on_write = settings.fail_on_write;
     let mut report = driven.report(&services, check, fail_on_write, started, mirror);
     save_record(settings, &services, &mut report);
     Ok(report)
-}
-
-/// `--mirror`: every package the lock files of the roots that did not fail lock, for
-/// the platforms locked, placed in `dir` (unpacking what the hash stage kept).
-async fn fill_mirror(
-    dir: Arc<ProviderDir>,
-    services: &Services,
-    kept: Option<Arc<KeptPackages>>,
-    roots: &[RootReport],
-    platforms: &[Platform],
-) -> MirrorReport {
-    let written = roots
-        .iter()
-        .filter(|r| !matches!(r.outcome, write::RootOutcome::Failed(_)))
-        .map(|r| r.dir.clone());
-    let locked = install::lock_files_of(written);
-    let filled = install::fill(dir, &services.sources, kept, &locked, platforms).await;
-    MirrorReport::of(filled, platforms)
 }
 
 /// Records which roots failed, for `--retry-failed`; a record that cannot be saved is a
@@ -201,6 +175,16 @@ pub(crate) struct Targets {
 }
 
 impl Targets {
+    /// How the load stage reads the roots these targets reach: module calls followed
+    /// within the trees searched (through links too).
+    pub(crate) fn load_options(&self, flavor: Option<Flavor>) -> LoadOptions {
+        LoadOptions {
+            flavor,
+            recursive: self.recursive,
+            within: crate::disk::atomic::link_trees(&self.search),
+        }
+    }
+
     /// A path naming a *file* switches to changed-files mode: the current directory is
     /// searched, and a directory among the paths stands for its lock file.
     pub(crate) fn new(paths: &[PathBuf], recursive: bool) -> Result<Targets, FatalError> {

@@ -9,21 +9,23 @@
 //! ```
 //!
 //! It finds roots exactly as `lock` does and reads their lock files; it resolves nothing
-//! and writes no lock file. `tfsum lock --mirror DIR` runs the install stage after
-//! writing, over the lock files it wrote.
+//! and writes no lock file. The stages run through the driver of `lock`
+//! ([`super::run::Pipeline::mirror`]); `tfsum lock --mirror DIR` runs the install stage
+//! after writing, over the lock files it wrote.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::run::Pipeline;
 use crate::commands::lock::{FatalError, Targets};
 use crate::commands::settings::MirrorSettings;
 use crate::disk::provider_dir::ProviderDir;
 use crate::net::cliconfig;
-use crate::report::mirror::{MirrorReport, RootProblem};
+use crate::report::mirror::MirrorReport;
 use crate::stages::discover;
-use crate::stages::install::{self, LockedRoot};
-use crate::stages::load::{self, LoadOptions};
+use crate::stages::load::Loaded;
+use crate::stages::root::Root;
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::lockfile::Flavor;
 use crate::vocab::progress::Progress;
@@ -35,53 +37,25 @@ pub(crate) async fn run(
 ) -> Result<MirrorReport, FatalError> {
     let started = Instant::now();
     let services = settings.sources.services(progress.clone())?;
-    let mut warnings = services.warnings.clone();
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
-    let options = LoadOptions {
-        flavor: settings.sources.flavor,
-        recursive: targets.recursive,
-        within: crate::disk::atomic::link_trees(&targets.search),
+    let pipeline = Pipeline {
+        services: &services,
+        options: targets.load_options(settings.sources.flavor),
+        edited: Arc::default(),
+        upgrade: false,
+        platforms: &settings.platforms,
+        progress: progress.as_ref(),
     };
-    let (mut roots, found) = load::roots(&discovery, &options, &services.modules).await;
-    warnings.extend(found);
-    targets.keep_affected(&mut roots);
-    let mut locked = Vec::new();
-    let mut problems = Vec::new();
-    for root in roots {
-        match root.stage {
-            Ok(loaded) => match loaded.old {
-                Some(old) => locked.push(LockedRoot {
-                    lock_path: loaded.lock_path,
-                    lock: Arc::new(old.lock),
-                }),
-                // Terraform writes no lock file for a configuration without providers.
-                None if loaded.reqs.is_empty() => {}
-                None => problems.push((root.dir, RootProblem::NoLockFile)),
-            },
-            Err(e) => problems.push((root.dir, RootProblem::Root(e))),
-        }
-    }
     let limits = settings.sources.zip_limits.clone();
     let opened =
         ProviderDir::open(&settings.dir, settings.layout, limits).map_err(FatalError::Mirror)?;
-    let filled = install::fill(
-        Arc::new(opened),
-        &services.sources,
-        None,
-        &locked,
-        &settings.platforms,
-    )
-    .await;
-    let mut report = MirrorReport::of(filled, &settings.platforms);
-    report.roots = problems;
+    let keep = |root: &Root<Loaded>| targets.affects(root);
+    let mut report = pipeline.mirror(discovery, keep, Arc::new(opened)).await;
     if let Some(file) = &settings.cli_config {
-        let opentofu = locked.iter().any(|r| r.lock.flavor == Flavor::OpenTofu);
-        let written = write_cli_config(settings, opentofu, &report, file);
+        let written = write_cli_config(settings, &report, file);
         report.cli_config = Some((file.clone(), written));
     }
-    warnings.extend(super::run::refused_entries(&services));
-    report.warnings = warnings;
     report.stats = services.sources.stats();
     report.elapsed = started.elapsed();
     Ok(report)
@@ -92,14 +66,13 @@ pub(crate) async fn run(
 /// platform of which was placed are sent to the mirror.
 fn write_cli_config(
     settings: &MirrorSettings,
-    opentofu: bool,
     report: &MirrorReport,
     file: &Path,
 ) -> Result<(), String> {
     let env = settings
         .sources
         .environment
-        .cli_config(opentofu || settings.sources.flavor == Some(Flavor::OpenTofu));
+        .cli_config(report.opentofu || settings.sources.flavor == Some(Flavor::OpenTofu));
     let (config, _) = cliconfig::load(&env).map_err(|e| e.to_string())?;
     let mut mirrored: Vec<ProviderAddr> = Vec::new();
     for install in &report.packages {

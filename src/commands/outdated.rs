@@ -20,7 +20,7 @@ use crate::report::outdated::{
 };
 use crate::report::Verbosity;
 use crate::stages::discover;
-use crate::stages::load::{self, LoadOptions};
+use crate::stages::load;
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::goversion::{select_version, VersionList};
 use crate::vocab::module_source::ModuleSource;
@@ -62,11 +62,7 @@ pub(crate) async fn run(
     let services = settings.sources.services(progress)?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
-    let options = LoadOptions {
-        flavor: settings.sources.flavor,
-        recursive: targets.recursive,
-        within: crate::disk::atomic::link_trees(&targets.search),
-    };
+    let options = targets.load_options(settings.sources.flavor);
     let (mut roots, warnings) = load::roots(&discovery, &options, &services.modules).await;
     targets.keep_affected(&mut roots);
     let mut report = OutdatedReport {

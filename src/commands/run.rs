@@ -1,8 +1,10 @@
-//! The one driver of the lock pipeline, for `lock` and for `upgrade`'s relock:
+//! The one driver of the stages, for `lock`, `upgrade`'s relock and `mirror`:
 //!
 //! ```text
 //! Discovery ──▶ load ──▶ (keep) ──▶ resolve ──▶ hash ──▶ write now, or prepare
 //!               Root<Loaded>        Plan         Hashes   RootReport (+ the writes)
+//!                          └──────▶ install (mirror: the lock files as they are)
+//!                      write ──▶ install (lock --mirror: the lock files written)
 //! ```
 //!
 //! The caller discovers (an upgrade reads the scope of its edits from the same
@@ -12,15 +14,19 @@
 //! or none (`upgrade`). What happens around it (the mirror, the run record, the edits)
 //! stays with the command.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::settings::Services;
 use crate::config::edit::Edited;
 use crate::disk::atomic::Replacement;
-use crate::report::mirror::MirrorReport;
+use crate::disk::provider_dir::ProviderDir;
+use crate::report::mirror::{MirrorReport, RootProblem};
 use crate::report::RunReport;
+use crate::sources::kept::KeptPackages;
 use crate::stages::discover::Discovery;
+use crate::stages::install::{self, LockedRoot};
 use crate::stages::load::{self, LoadOptions, Loaded};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
@@ -28,6 +34,7 @@ use crate::stages::write::prepared::{prepare, Prepared};
 use crate::stages::write::{self, RootOutcome, RootReport};
 use crate::stages::{hash, parallel, resolve};
 use crate::vocab::addr::Platform;
+use crate::vocab::lockfile::Flavor;
 use crate::vocab::progress::Progress;
 
 /// What one run of the pipeline works with.
@@ -69,13 +76,7 @@ impl Pipeline<'_> {
         finish: Finish,
     ) -> Driven {
         let services = self.services;
-        let mut warnings = services.warnings.clone();
-        let edited = self.edited.clone();
-        let (mut roots, found) =
-            load::roots_edited(&discovery, &self.options, &services.modules, edited).await;
-        parallel::drop_aside(discovery);
-        warnings.extend(found);
-        roots.retain(keep);
+        let (roots, mut warnings) = self.load(discovery, keep).await;
         let plan = resolve::plan(roots, &services.sources, self.upgrade).await;
         warnings.extend(plan.warnings);
         let hashes = hash::hash_packages(&services.sources, &plan.packages, self.platforms).await;
@@ -118,6 +119,90 @@ impl Driven {
         report.warnings.extend(refused_entries(services));
         report
     }
+}
+
+impl Pipeline<'_> {
+    /// Runs load and install over the roots of `discovery` that `keep` keeps (`tfsum
+    /// mirror`): every package their lock files lock, for the pipeline's platforms,
+    /// placed in `dir`. A root that does not load, or that has providers but no lock
+    /// file, is named in the report; the report's warnings are the run's.
+    pub(crate) async fn mirror(
+        &self,
+        discovery: Discovery,
+        keep: impl FnMut(&Root<Loaded>) -> bool,
+        dir: Arc<ProviderDir>,
+    ) -> MirrorReport {
+        let (roots, mut warnings) = self.load(discovery, keep).await;
+        let (locked, problems) = locked_roots(roots);
+        let sources = &self.services.sources;
+        let filled = install::fill(dir, sources, None, &locked, self.platforms).await;
+        let mut report = MirrorReport::of(filled, self.platforms);
+        report.roots = problems;
+        report.opentofu = locked.iter().any(|r| r.lock.flavor == Flavor::OpenTofu);
+        warnings.append(&mut report.warnings);
+        warnings.extend(refused_entries(self.services));
+        report.warnings = warnings;
+        report
+    }
+
+    /// `lock --mirror`, after [`Pipeline::run`]: every package the lock files of the
+    /// roots that did not fail lock, placed in `dir` (unpacking what the hash stage kept
+    /// there).
+    pub(crate) async fn mirror_written(
+        &self,
+        roots: &[RootReport],
+        dir: Arc<ProviderDir>,
+        kept: Option<Arc<KeptPackages>>,
+    ) -> MirrorReport {
+        let written = roots
+            .iter()
+            .filter(|r| !matches!(r.outcome, RootOutcome::Failed(_)))
+            .map(|r| r.dir.clone());
+        let locked = install::lock_files_of(written);
+        let sources = &self.services.sources;
+        let filled = install::fill(dir, sources, kept, &locked, self.platforms).await;
+        MirrorReport::of(filled, self.platforms)
+    }
+
+    /// The load stage over `discovery`, and the roots `keep` keeps; the warnings start
+    /// with the services' own.
+    async fn load(
+        &self,
+        discovery: Discovery,
+        keep: impl FnMut(&Root<Loaded>) -> bool,
+    ) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+        let services = self.services;
+        let mut warnings = services.warnings.clone();
+        let edited = self.edited.clone();
+        let (mut roots, found) =
+            load::roots_edited(&discovery, &self.options, &services.modules, edited).await;
+        parallel::drop_aside(discovery);
+        warnings.extend(found);
+        roots.retain(keep);
+        (roots, warnings)
+    }
+}
+
+/// The lock files of loaded roots, and the roots that give none: a root that did not
+/// load, or that has providers but no lock file (Terraform writes none for a
+/// configuration without providers).
+fn locked_roots(roots: Vec<Root<Loaded>>) -> (Vec<LockedRoot>, Vec<(PathBuf, RootProblem)>) {
+    let mut locked = Vec::new();
+    let mut problems = Vec::new();
+    for root in roots {
+        match root.stage {
+            Ok(loaded) => match loaded.old {
+                Some(old) => locked.push(LockedRoot {
+                    lock_path: loaded.lock_path,
+                    lock: Arc::new(old.lock),
+                }),
+                None if loaded.reqs.is_empty() => {}
+                None => problems.push((root.dir, RootProblem::NoLockFile)),
+            },
+            Err(e) => problems.push((root.dir, RootProblem::Root(e))),
+        }
+    }
+    (locked, problems)
 }
 
 /// How the caches degraded: one warning for the entries the local cache (provider and

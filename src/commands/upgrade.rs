@@ -45,7 +45,7 @@ use crate::report::{RunReport, Verbosity};
 use crate::sources::modules::ModuleError;
 use crate::sources::VersionsError;
 use crate::stages::discover::{self, Discovery};
-use crate::stages::load::{detect_flavor, LoadOptions, Loaded};
+use crate::stages::load::{detect_flavor, Loaded};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
 use crate::stages::write::LOCK_FILE_NAME;
@@ -865,11 +865,7 @@ impl Relock<'_> {
         };
         let pipeline = Pipeline {
             services: self.services,
-            options: LoadOptions {
-                flavor: settings.sources.flavor,
-                recursive: targets.recursive,
-                within: link_trees(&targets.search),
-            },
+            options: targets.load_options(settings.sources.flavor),
             edited: edited.clone(),
             upgrade: false,
             platforms: &settings.platforms,

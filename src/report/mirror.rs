@@ -31,6 +31,9 @@ pub(crate) struct MirrorReport {
     pub packages: Vec<Install>,
     /// Roots whose lock files could not be read (or that have providers and none).
     pub roots: Vec<(PathBuf, RootProblem)>,
+    /// Whether a lock file read was OpenTofu's (the CLI configuration to write is then
+    /// OpenTofu's).
+    pub opentofu: bool,
     /// The CLI configuration written (`--cli-config`), or why it could not be.
     pub cli_config: Option<(PathBuf, Result<(), String>)>,
     pub warnings: Vec<Warning>,
@@ -57,6 +60,7 @@ impl MirrorReport {
             platforms: platforms.to_vec(),
             packages: filled.packages,
             roots: Vec::new(),
+            opentofu: false,
             cli_config: None,
             warnings: filled.warnings,
             stats: SourceStats::default(),
