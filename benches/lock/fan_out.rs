@@ -13,10 +13,7 @@ use crate::support::fake_modules::{fan_out_registry, fan_out_root};
 
 /// Runs the scenario once per entry of `calls`.
 pub fn run(bin: &Path, calls: &[usize], work: &Path, timeout: Duration) -> Outcome {
-    let mut outcome = Outcome {
-        ok: true,
-        ..Outcome::default()
-    };
+    let mut outcome = Outcome::passing();
     let mut per_call = Vec::new();
     for &n in calls {
         let label = format!("tfsum cold, fan-out of {n} calls");

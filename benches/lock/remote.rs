@@ -249,10 +249,7 @@ fn stat(stats: &serde_json::Value, name: &str) -> u64 {
 
 /// Runs the scenario with `roots` roots, Terraform on `tf_roots` of them.
 pub fn run(bin: &Path, roots: usize, tf_roots: usize, work: &Path, timeout: Duration) -> Outcome {
-    let mut outcome = Outcome {
-        ok: true,
-        ..Outcome::default()
-    };
+    let mut outcome = Outcome::passing();
     let world = World::start();
     let base = work.join("remote");
     let (tfsum_repo, terraform_repo) = (base.join("repo-tfsum"), base.join("repo-terraform"));

@@ -30,6 +30,16 @@ pub struct Outcome {
     pub ok: bool,
 }
 
+impl Outcome {
+    /// A scenario's outcome before it has measured anything: nothing failed yet.
+    pub fn passing() -> Outcome {
+        Outcome {
+            ok: true,
+            ..Outcome::default()
+        }
+    }
+}
+
 /// One target of the issue, with what was measured.
 pub struct Target {
     pub goal: &'static str,

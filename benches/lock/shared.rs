@@ -26,10 +26,7 @@ pub struct Setup<'a> {
 }
 
 pub fn run(setup: &Setup<'_>) -> Outcome {
-    let mut outcome = Outcome {
-        ok: true,
-        ..Outcome::default()
-    };
+    let mut outcome = Outcome::passing();
     if std::panic::catch_unwind(s3_server_binary).is_err() {
         outcome
             .notes

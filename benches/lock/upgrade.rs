@@ -108,10 +108,7 @@ fn newest_aws() -> &'static str {
 }
 
 pub fn run(setup: &Setup<'_>) -> Outcome {
-    let mut outcome = Outcome {
-        ok: true,
-        ..Outcome::default()
-    };
+    let mut outcome = Outcome::passing();
     let roots = setup.monorepo.roots.len();
     let latest = newest_aws();
     let tree = match prepare(setup) {

@@ -95,13 +95,10 @@ pub(crate) async fn run(
         .services_keeping(progress.clone(), kept.clone())?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
+    let options = targets.load_options(settings.sources.flavor);
     let pipeline = Pipeline {
-        services: &services,
-        options: targets.load_options(settings.sources.flavor),
-        edited: Arc::default(),
         upgrade: settings.upgrade,
-        platforms: &settings.platforms,
-        progress: progress.as_ref(),
+        ..Pipeline::new(&services, options, &settings.platforms, progress.as_ref())
     };
     let check = settings.check;
     let keep = |root: &Root<Loaded>| targets.affects(root);

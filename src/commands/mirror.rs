@@ -39,14 +39,8 @@ pub(crate) async fn run(
     let services = settings.sources.services(progress.clone())?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
-    let pipeline = Pipeline {
-        services: &services,
-        options: targets.load_options(settings.sources.flavor),
-        edited: Arc::default(),
-        upgrade: false,
-        platforms: &settings.platforms,
-        progress: progress.as_ref(),
-    };
+    let options = targets.load_options(settings.sources.flavor);
+    let pipeline = Pipeline::new(&services, options, &settings.platforms, progress.as_ref());
     let limits = settings.sources.zip_limits.clone();
     let opened =
         ProviderDir::open(&settings.dir, settings.layout, limits).map_err(FatalError::Mirror)?;

@@ -66,7 +66,25 @@ pub(crate) struct Driven {
     pub warnings: Vec<Warning>,
 }
 
-impl Pipeline<'_> {
+impl<'a> Pipeline<'a> {
+    /// A pipeline over the configuration as it is on disk, keeping the versions locked
+    /// while the constraints allow them.
+    pub(crate) fn new(
+        services: &'a Services,
+        options: LoadOptions,
+        platforms: &'a [Platform],
+        progress: &'a dyn Progress,
+    ) -> Pipeline<'a> {
+        Pipeline {
+            services,
+            options,
+            edited: Arc::default(),
+            upgrade: false,
+            platforms,
+            progress,
+        }
+    }
+
     /// Runs load, resolve, hash and write over the roots of `discovery` that `keep`
     /// keeps once loaded.
     pub(crate) async fn run(

@@ -863,13 +863,10 @@ impl Relock<'_> {
             }
             None => discovery,
         };
+        let options = targets.load_options(settings.sources.flavor);
         let pipeline = Pipeline {
-            services: self.services,
-            options: targets.load_options(settings.sources.flavor),
             edited: edited.clone(),
-            upgrade: false,
-            platforms: &settings.platforms,
-            progress: self.progress,
+            ..Pipeline::new(self.services, options, &settings.platforms, self.progress)
         };
         let keep = |root: &Root<Loaded>| match &root.stage {
             Ok(loaded) => loaded.modules.iter().any(|m| edited.touches_dir(m)),

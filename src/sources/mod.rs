@@ -37,7 +37,7 @@ use std::sync::Arc;
 use crate::net::cliconfig::{MethodLocation, ProviderInstallation, ProviderPattern};
 use crate::net::registry::RegistryClient;
 use crate::net::shared_store::SharedWarning;
-use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::addr::{Platform, PlatformPackage, ProviderAddr};
 use crate::vocab::hash::zipstream::ZipHashes;
 use crate::vocab::hash::Hash;
 use crate::vocab::lockfile::Flavor;
@@ -82,9 +82,7 @@ pub(crate) trait Registry: Send + Sync + std::fmt::Debug {
     /// ([`RegistrySource::fetch_package`]).
     fn fetch_package<'a>(
         &'a self,
-        provider: &'a ProviderAddr,
-        version: &'a Version,
-        platform: &'a Platform,
+        package: PlatformPackage<'a>,
         into: &'a std::fs::File,
     ) -> BoxFuture<'a, Result<ZipHashes, PackageError>>;
 
@@ -131,14 +129,10 @@ impl Registry for RegistrySource {
 
     fn fetch_package<'a>(
         &'a self,
-        provider: &'a ProviderAddr,
-        version: &'a Version,
-        platform: &'a Platform,
+        package: PlatformPackage<'a>,
         into: &'a std::fs::File,
     ) -> BoxFuture<'a, Result<ZipHashes, PackageError>> {
-        Box::pin(RegistrySource::fetch_package(
-            self, provider, version, platform, into,
-        ))
+        Box::pin(RegistrySource::fetch_package(self, package, into))
     }
 
     fn stats(&self) -> RegistryStats {
@@ -507,11 +501,14 @@ impl Sources {
     /// For `tfsum mirror`.
     pub(crate) async fn fetch_package(
         &self,
-        provider: &ProviderAddr,
-        version: &Version,
-        platform: &Platform,
+        package: PlatformPackage<'_>,
         into: &std::fs::File,
     ) -> Result<ZipHashes, PackageError> {
+        let PlatformPackage {
+            provider,
+            version,
+            platform,
+        } = package;
         let sources = self.for_provider(provider);
         let platforms = std::slice::from_ref(platform);
         let assigned = assign(&sources, provider, version, platforms).await?;
@@ -520,11 +517,7 @@ impl Sources {
             return Err(err(PackageProblem::NotComputed));
         };
         match sources[index] {
-            Source::Registry(registry) => {
-                registry
-                    .fetch_package(provider, version, platform, into)
-                    .await
-            }
+            Source::Registry(registry) => registry.fetch_package(package, into).await,
             Source::FsMirror(mirror) => {
                 let found = mirror.package(provider, version, platform).cloned();
                 let Some(found) = found else {
@@ -549,7 +542,7 @@ impl Sources {
             }
             Source::NetMirror(mirror) => {
                 let hashes = mirror
-                    .fetch_package(provider, version, platform, into)
+                    .fetch_package(package, into)
                     .await
                     .map_err(|e| err(PackageProblem::Mirror(e)))?;
                 self.from_mirror.fetch_add(1, Ordering::Relaxed);

@@ -22,7 +22,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use url::Url;
 
 use crate::net::registry::RegistryClient;
-use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::addr::{Platform, PlatformPackage, ProviderAddr};
 use crate::vocab::hash::zipstream::{ZipHashes, ZipLimits};
 use crate::vocab::hash::Hash;
 use crate::vocab::version::Version;
@@ -244,25 +244,34 @@ impl NetMirror {
     /// against the hashes the mirror lists for it, for `tfsum mirror`.
     pub(crate) async fn fetch_package(
         &self,
-        provider: &ProviderAddr,
-        version: &Version,
-        platform: &Platform,
+        package: PlatformPackage<'_>,
         into: &std::fs::File,
     ) -> Result<ZipHashes, MirrorError> {
+        let PlatformPackage {
+            provider,
+            version,
+            platform,
+        } = package;
         let archives = self.archives(provider, version).await?.unwrap_or_default();
         let archive = self.archive(&archives, provider, version, platform)?;
         let _permit = self.permit(archive).await?;
-        let url = &archive.url;
-        let label = url.as_str();
-        let hashed = download_hash_and_keep(
-            self.client.http(),
-            url,
-            &self.limits,
-            &NoProgress,
-            label,
-            into,
-        )
-        .await
+        self.download_checked(archive, Some(into)).await
+    }
+
+    /// Downloads `archive` and hashes it (writing it to `into` too, when given), checked
+    /// against the hashes the mirror lists for it.
+    async fn download_checked(
+        &self,
+        archive: &Archive,
+        into: Option<&std::fs::File>,
+    ) -> Result<ZipHashes, MirrorError> {
+        let (http, url, label) = (self.client.http(), &archive.url, archive.url.as_str());
+        let hashed = match into {
+            Some(into) => {
+                download_hash_and_keep(http, url, &self.limits, &NoProgress, label, into).await
+            }
+            None => download_and_hash(http, url, &self.limits, &NoProgress, label).await,
+        }
         .map_err(|error| MirrorError::Download {
             url: archive.url.clone(),
             error: Box::new(error),
@@ -305,22 +314,7 @@ impl NetMirror {
     }
 
     async fn hash_archive(&self, archive: &Archive) -> Result<Hash, MirrorError> {
-        let hashed = download_and_hash(
-            self.client.http(),
-            &archive.url,
-            &self.limits,
-            &NoProgress,
-            archive.url.as_str(),
-        )
-        .await
-        .map_err(|error| MirrorError::Download {
-            url: archive.url.clone(),
-            error: Box::new(error),
-        })?;
-        if !archive.hashes.is_empty() {
-            verify(archive, &hashed.h1, &hashed.zh())?;
-        }
-        Ok(hashed.h1)
+        Ok(self.download_checked(archive, None).await?.h1)
     }
 
     /// `<base><host>/<ns>/<type>/<leaf>`, with the host in its ASCII comparison form.

@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use super::error::{PackageError, PackageProblem, VersionsError};
 use super::{HashOrigin, PackageHashes, Provenance, Registry, RegistryStats, VersionsFound};
 use crate::net::registry::RegistryError;
-use crate::vocab::addr::{Platform, ProviderAddr, TERRAFORM_REGISTRY};
+use crate::vocab::addr::{Platform, PlatformPackage, ProviderAddr, TERRAFORM_REGISTRY};
 use crate::vocab::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
 use crate::vocab::hash::Hash;
 use crate::vocab::url::SafeUrl;
@@ -135,11 +135,14 @@ impl Registry for TableRegistry {
     /// computed.
     fn fetch_package<'a>(
         &'a self,
-        provider: &'a ProviderAddr,
-        version: &'a Version,
-        platform: &'a Platform,
+        package: PlatformPackage<'a>,
         into: &'a std::fs::File,
     ) -> BoxFuture<'a, Result<ZipHashes, PackageError>> {
+        let PlatformPackage {
+            provider,
+            version,
+            platform,
+        } = package;
         self.ask(format!("package {} {version} {platform}", provider.r#type));
         let key = (provider.clone(), version.clone(), platform.clone());
         let answer = match self.zips.get(&key) {

@@ -25,7 +25,7 @@ use crate::disk::provider_dir::{Layout, PlaceError, Placed, Present, ProviderDir
 use crate::sources::kept::KeptPackages;
 use crate::sources::{PackageError, Sources};
 use crate::stages::warning::Warning;
-use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::addr::{Platform, PlatformPackage, ProviderAddr};
 use crate::vocab::hash::Hash;
 use crate::vocab::lockfile::{self, LockFile};
 use crate::vocab::version::Version;
@@ -211,12 +211,12 @@ async fn one(
     version: Version,
     platform: Platform,
 ) -> Install {
-    let package = Wanted {
+    let package = PlatformPackage {
         provider: &provider,
         version: &version,
         platform: &platform,
     };
-    let outcome = put_in_place(dir, sources, kept, records, &package).await;
+    let outcome = put_in_place(dir, sources, kept, records, package).await;
     let unmatched = match &outcome {
         Ok((_, h1)) => unmatched(records, h1),
         Err(_) => Vec::new(),
@@ -230,13 +230,6 @@ async fn one(
     }
 }
 
-/// A (provider, version, platform) the lock files lock.
-struct Wanted<'a> {
-    provider: &'a ProviderAddr,
-    version: &'a Version,
-    platform: &'a Platform,
-}
-
 /// The package's entry, and its `h1:`: left alone when present and recorded by a lock
 /// file, else fetched (or taken from the zips this run's hash stage kept), checked and
 /// placed.
@@ -245,16 +238,16 @@ async fn put_in_place(
     sources: &Sources,
     kept: Option<&KeptPackages>,
     records: &Arc<Records>,
-    package: &Wanted<'_>,
+    package: PlatformPackage<'_>,
 ) -> Result<(Placement, Hash), InstallError> {
     if let Some(h1) = recorded_entry(dir, records, package).await? {
         return Ok((Placement::Present, h1));
     }
-    let Wanted {
+    let PlatformPackage {
         provider,
         version,
         platform,
-    } = *package;
+    } = package;
     let zip = match kept.and_then(|kept| kept.take(provider, version, platform)) {
         // Downloaded and verified by this run's hash stage.
         Some(zip) => zip,
@@ -263,7 +256,7 @@ async fn put_in_place(
                 .staging_file()
                 .map_err(|e| InstallError::Place(PlaceError::Stage(e)))?;
             sources
-                .fetch_package(provider, version, platform, zip.as_file())
+                .fetch_package(package, zip.as_file())
                 .await
                 .map_err(InstallError::Package)?;
             zip
@@ -276,7 +269,7 @@ async fn put_in_place(
 async fn recorded_entry(
     dir: &Arc<ProviderDir>,
     records: &Arc<Records>,
-    package: &Wanted<'_>,
+    package: PlatformPackage<'_>,
 ) -> Result<Option<Hash>, InstallError> {
     let (dir, provider, version, platform) = (
         dir.clone(),
@@ -297,7 +290,7 @@ async fn place_recorded(
     dir: &Arc<ProviderDir>,
     records: &Arc<Records>,
     zip: TempFile,
-    package: &Wanted<'_>,
+    package: PlatformPackage<'_>,
 ) -> Result<(Placement, Hash), InstallError> {
     let (dir, records) = (dir.clone(), records.clone());
     let (provider, version, platform) = (

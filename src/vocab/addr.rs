@@ -8,6 +8,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::vocab::version::Version;
+
 /// The default registry host for Terraform.
 pub(crate) const TERRAFORM_REGISTRY: &str = "registry.terraform.io";
 /// The default registry host for OpenTofu (spec §10).
@@ -284,6 +286,20 @@ impl FromStr for Platform {
 impl fmt::Display for Platform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}_{}", self.os, self.arch)
+    }
+}
+
+/// One provider package: a version of a provider, built for one platform.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PlatformPackage<'a> {
+    pub provider: &'a ProviderAddr,
+    pub version: &'a Version,
+    pub platform: &'a Platform,
+}
+
+impl fmt::Display for PlatformPackage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}", self.provider, self.version, self.platform)
     }
 }
 

@@ -28,7 +28,7 @@ use crate::net::download::{download_and_hash, download_hash_and_keep};
 use crate::net::registry::client::{PlatformHashes, VersionList};
 use crate::net::registry::{PackageMeta, RegistryClient, RegistryError};
 use crate::net::shared_store::SharedWarning;
-use crate::vocab::addr::{Platform, ProviderAddr, OPENTOFU_REGISTRY};
+use crate::vocab::addr::{Platform, PlatformPackage, ProviderAddr, OPENTOFU_REGISTRY};
 use crate::vocab::hash::zipstream::{ZipHashes, ZipLimits};
 use crate::vocab::hash::Hash;
 use crate::vocab::progress::Progress;
@@ -326,11 +326,14 @@ impl RegistrySource {
     /// `h1:` computed on the way is cached like any download's. For `tfsum mirror`.
     pub(crate) async fn fetch_package(
         &self,
-        provider: &ProviderAddr,
-        version: &Version,
-        platform: &Platform,
+        wanted: PlatformPackage<'_>,
         into: &std::fs::File,
     ) -> Result<ZipHashes, PackageError> {
+        let PlatformPackage {
+            provider,
+            version,
+            platform,
+        } = wanted;
         let package = Package {
             provider,
             version,
@@ -359,7 +362,7 @@ impl RegistrySource {
         };
         sums.vouches_for(&meta)
             .map_err(|e| fail(PackageProblem::Unvouched(e)))?;
-        let label = format!("{provider} {version} {platform}");
+        let label = wanted.to_string();
         let hashed = {
             let _job = self
                 .jobs
