@@ -52,19 +52,11 @@ pub(crate) struct TempDir {
 impl TempDir {
     /// A new claimed directory in `parent`, which must exist.
     pub(crate) fn new_in(parent: &Path) -> io::Result<TempDir> {
-        for _ in 0..ATTEMPTS {
-            let dir = tempfile::Builder::new()
-                .prefix(PREFIX)
-                .suffix(SUFFIX)
-                .tempdir_in(parent)?;
-            if let Some(claim) = claim(dir.path())? {
-                return Ok(TempDir { dir, _claim: claim });
-            }
-        }
-        Err(io::Error::other(format!(
-            "{}: temporary directories are removed as soon as they are made",
-            parent.display()
-        )))
+        made_and_claimed(parent, "directories", |builder| {
+            let dir = builder.tempdir_in(parent)?;
+            let claimed = claim(dir.path())?;
+            Ok(claimed.map(|claim| TempDir { dir, _claim: claim }))
+        })
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -120,19 +112,11 @@ pub(crate) struct TempFile {
 impl TempFile {
     /// A new claimed, empty file in `dir`, which must exist.
     pub(crate) fn new_in(dir: &Path) -> io::Result<TempFile> {
-        for _ in 0..ATTEMPTS {
-            let file = tempfile::Builder::new()
-                .prefix(PREFIX)
-                .suffix(SUFFIX)
-                .tempfile_in(dir)?;
-            if claim_open(file.as_file(), file.path())? {
-                return Ok(TempFile { file });
-            }
-        }
-        Err(io::Error::other(format!(
-            "{}: temporary files are removed as soon as they are made",
-            dir.display()
-        )))
+        made_and_claimed(dir, "files", |builder| {
+            let file = builder.tempfile_in(dir)?;
+            let claimed = claim_open(file.as_file(), file.path())?;
+            Ok(claimed.then_some(TempFile { file }))
+        })
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -155,6 +139,26 @@ impl TempFile {
             Err(e) => Err((e.error, TempFile { file: e.file })),
         }
     }
+}
+
+/// Makes an entry with tfsum's temporary name in `parent` and claims it; one a sweep
+/// removed before it could be claimed is made again, a few times.
+fn made_and_claimed<T>(
+    parent: &Path,
+    what: &str,
+    mut attempt: impl FnMut(&tempfile::Builder<'_, '_>) -> io::Result<Option<T>>,
+) -> io::Result<T> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(PREFIX).suffix(SUFFIX);
+    for _ in 0..ATTEMPTS {
+        if let Some(made) = attempt(&builder)? {
+            return Ok(made);
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: temporary {what} are removed as soon as they are made",
+        parent.display()
+    )))
 }
 
 /// What [`sweep`] did.
