@@ -19,6 +19,7 @@
 //! ([`RawConstraint`]); parsing them is the resolver's job (spec §4.2).
 
 pub(crate) mod edit;
+pub(crate) mod eval;
 pub(crate) mod files;
 mod hcl;
 mod json;
