@@ -59,6 +59,7 @@ pub use commands::main;
 /// directly. Not a stable interface: it is exactly what they use, item by item (a whole
 /// module here would hide its dead items from the compiler).
 pub mod internals {
+    pub use crate::config::early::{RootInputs, Rules, ValueInputs};
     pub use crate::config::terragrunt::{find_units, load_unit, unit_requirements};
     pub use crate::config::tree::LocalModules;
     pub use crate::config::{check_file, ConfigError};

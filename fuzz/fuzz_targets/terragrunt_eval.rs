@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tfsum::internals::{find_units, load_unit, unit_requirements, LocalModules};
+use tfsum::internals::{
+    find_units, load_unit, unit_requirements, LocalModules, RootInputs, Rules, ValueInputs,
+};
 
 const FILES: [&str; 4] = [
     "live/unit/terragrunt.hcl",
@@ -64,7 +66,9 @@ fuzz_target!(|data: &[u8]| {
                 "{file:?}"
             );
         }
-        let _ = unit_requirements(&config, HOST, &mut LocalModules { default_host: HOST });
+        let values = ValueInputs::default();
+        let inputs = RootInputs::new(Rules::Terraform, &unit, &values);
+        let _ = unit_requirements(&config, HOST, &inputs, &mut LocalModules { default_host: HOST });
     }
     let _ = find_units(&[repo.join("live")], true);
 });

@@ -444,6 +444,9 @@ pub(crate) struct LockArgs {
     pub mirror: Option<PathBuf>,
 
     #[command(flatten)]
+    pub values: ValueArgs,
+
+    #[command(flatten)]
     pub sources: SourceArgs,
 }
 
@@ -488,6 +491,9 @@ pub(crate) struct MirrorArgs {
     /// Lock file flavor: which CLI configuration is read [default: detected per root]
     #[arg(long, value_enum)]
     pub flavor: Option<FlavorArg>,
+
+    #[command(flatten)]
+    pub values: ValueArgs,
 
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -597,6 +603,9 @@ pub(crate) struct VerifyArgs {
     pub format: Format,
 
     #[command(flatten)]
+    pub values: ValueArgs,
+
+    #[command(flatten)]
     pub sources: SourceArgs,
 }
 
@@ -684,6 +693,99 @@ pub(crate) struct UpgradeCoreArgs {
     pub options: UpgradeOptions,
 }
 
+/// Values for the variables that module `source` and `version` expressions read
+/// (Terraform 1.15 `const` variables, OpenTofu's early evaluation), as `terraform init`
+/// takes them: after `TF_VAR_*`, `terraform.tfvars` and `*.auto.tfvars`, in command-line
+/// order.
+#[derive(Debug, Args, Default)]
+pub(crate) struct ValueArgs {
+    /// Set a root module variable, as `terraform init -var`; repeatable. A root that does
+    /// not declare NAME ignores it
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+
+    /// Read variable values from a .tfvars or .tfvars.json file, as `terraform init
+    /// -var-file`; repeatable
+    #[arg(long = "var-file", value_name = "FILE")]
+    pub var_files: Vec<PathBuf>,
+
+    /// `--var` and `--var-file` in the order given (later wins), filled by
+    /// [`Cli::order_values`].
+    #[arg(skip)]
+    pub ordered: Vec<GivenValue>,
+}
+
+/// One `--var` or `--var-file`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum GivenValue {
+    Var(String, String),
+    File(PathBuf),
+}
+
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.to_string()))
+        }
+        _ => Err(format!("{text:?} is not NAME=VALUE")),
+    }
+}
+
+impl ValueArgs {
+    /// Puts `--var` and `--var-file` back in command-line order: clap keeps each flag's
+    /// values apart, and which comes last decides a value given both ways.
+    fn order(&mut self, matches: &clap::ArgMatches) {
+        let indices = |id: &str| -> Vec<usize> {
+            matches
+                .indices_of(id)
+                .map(|i| i.collect())
+                .unwrap_or_default()
+        };
+        let vars = indices("vars").into_iter().zip(
+            self.vars
+                .iter()
+                .map(|(n, v)| GivenValue::Var(n.clone(), v.clone())),
+        );
+        let files = indices("var_files")
+            .into_iter()
+            .zip(self.var_files.iter().cloned().map(GivenValue::File));
+        let mut all: Vec<(usize, GivenValue)> = vars.chain(files).collect();
+        all.sort_by_key(|(i, _)| *i);
+        self.ordered = all.into_iter().map(|(_, v)| v).collect();
+    }
+}
+
+impl Cli {
+    /// Parses the command line, with `--var` and `--var-file` in their given order.
+    pub(crate) fn parse_ordered() -> Cli {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = Cli::command().get_matches();
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        if let Some((_, sub)) = matches.subcommand() {
+            match &mut cli.command {
+                Command::Lock(args) => args.values.order(sub),
+                Command::Verify(args) => args.values.order(sub),
+                Command::Outdated(args) => args.values.order(sub),
+                Command::Mirror(args) => args.values.order(sub),
+                Command::Upgrade(upgrade) => {
+                    if let Some((_, inner)) = sub.subcommand() {
+                        let options = match upgrade {
+                            UpgradeCommand::Provider(a) => &mut a.options,
+                            UpgradeCommand::Module(a) => &mut a.options,
+                            UpgradeCommand::Terraform(a) | UpgradeCommand::Opentofu(a) => {
+                                &mut a.options
+                            }
+                        };
+                        options.values.order(inner);
+                    }
+                }
+                _ => {}
+            }
+        }
+        cli
+    }
+}
+
 /// The flags every `upgrade` subcommand takes: how the edit is made and the lock flags
 /// of the relock.
 #[derive(Debug, Args)]
@@ -716,6 +818,9 @@ pub(crate) struct UpgradeOptions {
     /// Lock file flavor for new files [default: detected per root]
     #[arg(long, value_enum)]
     pub flavor: Option<FlavorArg>,
+
+    #[command(flatten)]
+    pub values: ValueArgs,
 
     #[command(flatten)]
     pub sources: SourceArgs,
@@ -764,6 +869,9 @@ pub(crate) struct OutdatedArgs {
     /// Read every root as this flavor [default: detected per root]
     #[arg(long, value_enum)]
     pub flavor: Option<FlavorArg>,
+
+    #[command(flatten)]
+    pub values: ValueArgs,
 
     #[command(flatten)]
     pub sources: SourceArgs,

@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use super::run::{Finish, Pipeline};
 use crate::commands::settings::{LockSettings, Services, SetupError};
+use crate::config::early::ValueInputs;
 use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
 use crate::disk::provider_dir::{Layout, ProviderDir};
 use crate::report::run_record;
@@ -95,7 +96,7 @@ pub(crate) async fn run(
         .services_keeping(progress.clone(), kept.clone())?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
-    let options = targets.load_options(settings.sources.flavor);
+    let options = targets.load_options(settings.sources.flavor, &settings.values);
     let pipeline = Pipeline {
         upgrade: settings.upgrade,
         ..Pipeline::new(&services, options, &settings.platforms, progress.as_ref())
@@ -173,12 +174,17 @@ pub(crate) struct Targets {
 
 impl Targets {
     /// How the load stage reads the roots these targets reach: module calls followed
-    /// within the trees searched (through links too).
-    pub(crate) fn load_options(&self, flavor: Option<Flavor>) -> LoadOptions {
+    /// within the trees searched (through links too), which are also all that a
+    /// configuration's `file()` may read; variables valued from `values`.
+    pub(crate) fn load_options(&self, flavor: Option<Flavor>, values: &ValueInputs) -> LoadOptions {
+        let within = crate::disk::atomic::link_trees(&self.search);
+        let mut values = values.clone();
+        values.readable = within.clone();
         LoadOptions {
             flavor,
             recursive: self.recursive,
-            within: crate::disk::atomic::link_trees(&self.search),
+            within,
+            values: Arc::new(values),
         }
     }
 
@@ -221,8 +227,9 @@ impl Targets {
     }
 
     /// Whether `root` is to be locked: always, but in changed-files mode only when a
-    /// changed file belongs to it: a file in one of the root's module directories, its
-    /// lock file, its Terragrunt unit, or a test file in its test directory. A test file
+    /// changed file belongs to it: a file in one of the root's module directories (its
+    /// own `.tfvars` files among them), a var file its module sources read, its lock
+    /// file, its Terragrunt unit, or a test file in its test directory. A test file
     /// selects its root by name even when the root ignores test files or the file was
     /// deleted: locking again is then a no-op or drops what only that file needed.
     pub(crate) fn affects(&self, root: &Root<Loaded>) -> bool {
@@ -231,9 +238,9 @@ impl Targets {
         };
         let root_dir = normalize_path(&root.dir);
         let test_dir = normalize_path(&root_dir.join(DEFAULT_TEST_DIRECTORY));
-        let modules = match &root.stage {
-            Ok(loaded) => loaded.modules.as_slice(),
-            Err(_) => &[],
+        let (modules, value_files) = match &root.stage {
+            Ok(loaded) => (loaded.modules.as_slice(), loaded.value_files.as_slice()),
+            Err(_) => (&[][..], &[][..]),
         };
         files.iter().any(|file| {
             let dir = normalize_path(file.parent().unwrap_or(Path::new(".")));
@@ -243,6 +250,7 @@ impl Targets {
                 .is_some_and(is_test_file_name);
             dir == root_dir
                 || modules.iter().any(|m| normalize_path(m) == dir)
+                || value_files.iter().any(|f| normalize_path(f) == normalize_path(file))
                 || (is_test && dir == test_dir)
         })
     }
@@ -268,6 +276,7 @@ mod tests {
             flavor: None,
             recursive: true,
             within: Vec::new(),
+            values: Arc::default(),
         };
         let (roots, warnings) = load::roots(&Discovery::default(), &options, &fetcher).await;
         assert!(roots.is_empty() && warnings.is_empty());

@@ -39,7 +39,7 @@ pub(crate) async fn run(
     let services = settings.sources.services(progress.clone())?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
-    let options = targets.load_options(settings.sources.flavor);
+    let options = targets.load_options(settings.sources.flavor, &settings.values);
     let pipeline = Pipeline::new(&services, options, &settings.platforms, progress.as_ref());
     let limits = settings.sources.zip_limits.clone();
     let opened =

@@ -22,7 +22,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{CommandFactory as _, Parser as _};
+use clap::CommandFactory as _;
 
 use crate::report::progress_bar::{LogProgress, TerminalProgress};
 use crate::report::{self, Verbosity};
@@ -42,7 +42,7 @@ const EXIT_INTERRUPTED: i32 = 130;
 /// The `tfsum` command line: parses the arguments, runs the command, prints its report
 /// and returns the exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_ordered();
     let logging = init_tracing(cli.global.verbose);
     let verbosity = if cli.global.quiet {
         Verbosity::Quiet

@@ -62,7 +62,7 @@ pub(crate) async fn run(
     let services = settings.sources.services(progress)?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
-    let options = targets.load_options(settings.sources.flavor);
+    let options = targets.load_options(settings.sources.flavor, &settings.values);
     let (mut roots, warnings) = load::roots(&discovery, &options, &services.modules).await;
     targets.keep_affected(&mut roots);
     let mut report = OutdatedReport {

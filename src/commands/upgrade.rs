@@ -863,7 +863,7 @@ impl Relock<'_> {
             }
             None => discovery,
         };
-        let options = targets.load_options(settings.sources.flavor);
+        let options = targets.load_options(settings.sources.flavor, &settings.values);
         let pipeline = Pipeline {
             edited: edited.clone(),
             ..Pipeline::new(self.services, options, &settings.platforms, self.progress)

@@ -23,8 +23,9 @@ use hcl_edit::structure::{Block, Body};
 use hcl_edit::Span;
 
 use super::{
-    invalid_entry_key, requirement, ConfigError, FileContent, ImportDecl, Location, ModuleCallDecl,
-    ProviderBlock, RawConstraint, ResourceDecl, ResourceMode,
+    invalid_entry_key, requirement, CallExprs, ConfigError, FileContent, ImportDecl, Location,
+    ModuleCallDecl, ProviderBlock, RawConstraint, ResourceDecl, ResourceMode, Validation,
+    VariableDecl, WrittenExpr, MODULE_META_ARGUMENTS,
 };
 use crate::vocab::text::LineIndex;
 
@@ -140,7 +141,18 @@ impl Reader<'_> {
                 };
                 out.imports.push(ImportDecl { target, provider });
             }
+            ("action", [ty, name]) => {
+                out.resources
+                    .push(resource(ResourceMode::Action, ty, name)?)
+            }
             ("module", [name]) => out.module_calls.push(self.module_call(name, block, at)?),
+            ("variable", [name]) => out.variables.push(self.variable(name, &block.body, at)?),
+            ("locals", []) => {
+                for attr in block.body.attributes() {
+                    let expr = self.written(&attr.value, attr.span());
+                    out.locals.push((attr.key.as_str().to_string(), expr));
+                }
+            }
             _ => {}
         }
         Ok(())
@@ -172,39 +184,112 @@ impl Reader<'_> {
         })
     }
 
-    /// `module "NAME" { source = …, version = … }`: the source as written (an expression
-    /// is kept as its text, marked not literal); the version must be a literal string.
+    /// `module "NAME" { source = …, version = … }`: literal strings as they are, and
+    /// expressions kept for early evaluation, with the arguments the module's variables
+    /// take.
     fn module_call(
         &self,
         name: &str,
         block: &Block,
         at: Location,
     ) -> Result<ModuleCallDecl, ConfigError> {
+        let mut written = CallExprs::default();
         let source = block
             .body
             .get_attribute("source")
             .map(|attr| match &attr.value {
                 Expression::String(s) => (s.as_str().to_string(), true),
-                other => (self.source_text(other), false),
+                other => {
+                    written.source = Some(self.written(other, attr.span()));
+                    (self.source_text(other), false)
+                }
             });
         let version = match block.body.get_attribute("version") {
             Some(attr) => match &attr.value {
                 Expression::String(s) => Some(s.as_str().to_string()),
-                _ => {
-                    return Err(ConfigError::Invalid {
-                        at: self.at(attr.span()),
-                        message: format!("the version of module {name:?} must be a literal string"),
-                    })
+                other => {
+                    written.version = Some(self.written(other, attr.span()));
+                    None
                 }
             },
             None => None,
         };
+        for attr in block.body.attributes() {
+            let key = attr.key.as_str();
+            if !MODULE_META_ARGUMENTS.contains(&key) {
+                let expr = self.written(&attr.value, attr.span());
+                written.args.insert(key.to_string(), expr);
+            }
+        }
         Ok(ModuleCallDecl {
             name: name.to_string(),
             source,
             version,
+            written,
             at,
         })
+    }
+
+    /// `variable "NAME" { default, type, const, sensitive, ephemeral, nullable,
+    /// validation {…} }`: what early evaluation needs; the flags must be literal bools,
+    /// as Terraform requires.
+    fn variable(&self, name: &str, body: &Body, at: Location) -> Result<VariableDecl, ConfigError> {
+        let flag = |key: &str| -> Result<Option<bool>, ConfigError> {
+            match body.get_attribute(key) {
+                None => Ok(None),
+                Some(attr) => match &attr.value {
+                    Expression::Bool(b) => Ok(Some(*b.value())),
+                    other => Err(ConfigError::invalid(
+                        self.at(attr.span()),
+                        format!(
+                            "the {key} argument of variable {name:?} must be true or false, not {}",
+                            self.source_text(other)
+                        ),
+                    )),
+                },
+            }
+        };
+        let expr = |key: &str| {
+            body.get_attribute(key)
+                .map(|attr| self.written(&attr.value, attr.span()))
+        };
+        let validations = body
+            .get_blocks("validation")
+            .filter_map(|block| {
+                let condition = block.body.get_attribute("condition")?;
+                Some(Validation {
+                    condition: self.written(&condition.value, condition.span()),
+                    error_message: block
+                        .body
+                        .get_attribute("error_message")
+                        .map(|attr| self.written(&attr.value, attr.span())),
+                })
+            })
+            .collect();
+        Ok(VariableDecl {
+            name: name.to_string(),
+            at,
+            default: expr("default"),
+            type_constraint: expr("type"),
+            constant: flag("const")?,
+            sensitive: flag("sensitive")?,
+            ephemeral: flag("ephemeral")?,
+            nullable: flag("nullable")?,
+            validations,
+        })
+    }
+
+    /// An expression kept as its text ([`WrittenExpr`]), at the line of `span` (the
+    /// attribute's).
+    fn written(&self, expr: &Expression, span: Option<std::ops::Range<usize>>) -> WrittenExpr {
+        let text = expr
+            .span()
+            .and_then(|range| self.text.get(range))
+            .unwrap_or_default();
+        WrittenExpr {
+            text: text.into(),
+            at: self.at(span),
+        }
     }
 
     fn terraform(&self, body: &Body, out: &mut FileContent) -> Result<(), ConfigError> {

@@ -15,8 +15,9 @@ use std::path::Path;
 use crate::vocab::json::{JsonKind, JsonNode, Member};
 
 use super::{
-    invalid_entry_key, requirement, ConfigError, FileContent, ImportDecl, Location, ModuleCallDecl,
-    ProviderBlock, ProviderRequirement, RawConstraint, ResourceDecl, ResourceMode,
+    invalid_entry_key, requirement, CallExprs, ConfigError, FileContent, ImportDecl, Location,
+    ModuleCallDecl, ProviderBlock, ProviderRequirement, RawConstraint, ResourceDecl, ResourceMode,
+    Validation, VariableDecl, WrittenExpr, MODULE_META_ARGUMENTS,
 };
 
 /// The members of a JSON file's root object (`what` names the kind of file in the
@@ -72,6 +73,16 @@ pub(super) fn parse_file(
             }
             "import" => imports(member, &at, &mut out)?,
             "module" => module_calls(member, &at, &mut out)?,
+            "action" => resources(member, ResourceMode::Action, &at, &mut out)?,
+            "variable" => variables(member, &at, &mut out)?,
+            "locals" => {
+                for (_, body) in blocks(&member.value, 0) {
+                    for local in body.members() {
+                        let expr = written(&local.value, at(local.line));
+                        out.locals.push((local.name.clone(), expr));
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -173,27 +184,174 @@ fn module_calls(
         let [(name, line)] = labels.as_slice() else {
             continue;
         };
-        let source = body
-            .get("source")
-            .map(|m| string(m, "source", at))
-            .transpose()?;
-        // A JSON string is a template: `${…}` makes the source an expression.
-        let source = source.map(|s| {
-            let literal = !s.contains("${");
-            (s, literal)
-        });
-        let version = body
-            .get("version")
-            .map(|m| string(m, "module version", at))
-            .transpose()?;
+        let mut written_exprs = CallExprs::default();
+        // A JSON string is a template: an interpolation or directive makes it an
+        // expression.
+        let source = match body.get("source") {
+            Some(m) => {
+                let text = string(m, "source", at)?;
+                let literal = !is_template(&text);
+                if !literal {
+                    written_exprs.source = Some(written(&m.value, at(m.line)));
+                }
+                Some((text, literal))
+            }
+            None => None,
+        };
+        let version = match body.get("version") {
+            Some(m) => match &m.value.kind {
+                JsonKind::String(text) if !is_template(text) => Some(text.clone()),
+                _ => {
+                    written_exprs.version = Some(written(&m.value, at(m.line)));
+                    None
+                }
+            },
+            None => None,
+        };
+        for arg in body.members() {
+            if !MODULE_META_ARGUMENTS.contains(&arg.name.as_str()) && arg.name != "//" {
+                let expr = written(&arg.value, at(arg.line));
+                written_exprs.args.insert(arg.name.clone(), expr);
+            }
+        }
         out.module_calls.push(ModuleCallDecl {
             name: name.to_string(),
             source,
             version,
+            written: written_exprs,
             at: at(*line),
         });
     }
     Ok(())
+}
+
+/// `"variable": {"NAME": {"default": …, "type": "list(string)", "const": true, …}}`: in
+/// JSON a type is a string holding the type expression.
+fn variables(
+    member: &Member,
+    at: &impl Fn(usize) -> Location,
+    out: &mut FileContent,
+) -> Result<(), ConfigError> {
+    for (labels, body) in blocks(&member.value, 1) {
+        let [(name, line)] = labels.as_slice() else {
+            continue;
+        };
+        let flag = |key: &str| -> Result<Option<bool>, ConfigError> {
+            match body.get(key) {
+                None => Ok(None),
+                Some(m) => match m.value.kind {
+                    JsonKind::Bool(b) => Ok(Some(b)),
+                    _ => Err(ConfigError::invalid(
+                        at(m.line),
+                        format!("the {key} argument of variable {name:?} must be true or false"),
+                    )),
+                },
+            }
+        };
+        let type_constraint = match body.get("type") {
+            Some(m) => Some(WrittenExpr {
+                text: string(m, "a variable's type", at)?.into(),
+                at: at(m.line),
+            }),
+            None => None,
+        };
+        let validations = body
+            .get("validation")
+            .map(|m| blocks(&m.value, 0))
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(_, v)| {
+                let condition = v.get("condition")?;
+                Some(Validation {
+                    condition: written(&condition.value, at(condition.line)),
+                    error_message: v
+                        .get("error_message")
+                        .map(|m| written(&m.value, at(m.line))),
+                })
+            })
+            .collect();
+        out.variables.push(VariableDecl {
+            name: name.to_string(),
+            at: at(*line),
+            default: body.get("default").map(|m| written(&m.value, at(m.line))),
+            type_constraint,
+            constant: flag("const")?,
+            sensitive: flag("sensitive")?,
+            ephemeral: flag("ephemeral")?,
+            nullable: flag("nullable")?,
+            validations,
+        });
+    }
+    Ok(())
+}
+
+/// Whether a JSON string holds template syntax (`${…}` or `%{…}`, not their `$${`/`%%{`
+/// escapes).
+fn is_template(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (1..bytes.len()).any(|i| {
+        bytes[i] == b'{'
+            && matches!(bytes[i - 1], b'$' | b'%')
+            && !(i >= 2 && bytes[i - 2] == bytes[i - 1])
+    })
+}
+
+/// A JSON value in expression context as the native text that means the same (HCL's
+/// JSON syntax): strings are templates, objects' property names are literal keys.
+fn written(node: &JsonNode, at: Location) -> WrittenExpr {
+    let mut text = String::new();
+    native_text(node, &mut text);
+    WrittenExpr {
+        text: text.into(),
+        at,
+    }
+}
+
+fn native_text(node: &JsonNode, out: &mut String) {
+    match &node.kind {
+        JsonKind::Null => out.push_str("null"),
+        JsonKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        JsonKind::Number(n) => out.push_str(n),
+        JsonKind::String(s) => quote_template(s, out),
+        JsonKind::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                native_text(item, out);
+            }
+            out.push(']');
+        }
+        JsonKind::Object(members) => {
+            out.push('{');
+            for member in members.iter().filter(|m| m.name != "//") {
+                quote_template(&member.name, out);
+                out.push_str(" = ");
+                native_text(&member.value, out);
+                out.push('\n');
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `text` as a native quoted template: the template syntax kept, the characters a
+/// quoted string cannot hold escaped.
+fn quote_template(text: &str, out: &mut String) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 fn required_provider(

@@ -18,6 +18,7 @@
 //! are skipped, not checked. Version constraints are kept as raw text
 //! ([`RawConstraint`]); parsing them is the resolver's job (spec §4.2).
 
+pub(crate) mod early;
 pub(crate) mod edit;
 pub(crate) mod eval;
 pub(crate) mod files;
@@ -25,6 +26,7 @@ mod hcl;
 mod json;
 pub(crate) mod manifest;
 pub(crate) mod parsed;
+pub(crate) mod paths;
 mod reqs;
 pub(crate) mod terragrunt;
 pub(crate) mod test_files;
@@ -33,6 +35,7 @@ pub(crate) mod tree;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::config::parsed::ParsedFiles;
 use crate::disk::walk::Listings;
@@ -96,9 +99,76 @@ pub struct ModuleCall {
     pub source: String,
     /// False when `source` is an expression rather than a literal string.
     pub literal: bool,
-    /// The `version` argument (registry sources only), as written.
+    /// The `version` argument (registry sources only), when it is a literal string.
     pub version: Option<String>,
+    /// What early evaluation reads of the call: `source` and `version` when they are
+    /// expressions, and the arguments it passes to the module's variables
+    /// ([`crate::config::early`]). Shared: a module's calls are cloned with it.
+    pub written: Arc<CallExprs>,
     pub at: Location,
+}
+
+/// The expressions of a module call, as written ([`ModuleCall::written`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallExprs {
+    /// `source`, when it is not a literal string.
+    pub source: Option<WrittenExpr>,
+    /// `version`, when it is not a literal string (`version = var.v`, `version = null`).
+    pub version: Option<WrittenExpr>,
+    /// Every argument that is not a meta-argument, by name: the values of the called
+    /// module's variables.
+    pub args: BTreeMap<String, WrittenExpr>,
+}
+
+/// An expression kept as its text, to be evaluated only if it is ever needed (almost
+/// none are): parsing it again then costs less than keeping every syntax tree. JSON
+/// syntax is kept as the native text that means the same ([`json`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenExpr {
+    pub text: Arc<str>,
+    pub at: Location,
+}
+
+impl WrittenExpr {
+    /// The expression, parsed; a syntax error names the file and line.
+    pub(crate) fn parse(&self) -> Result<::hcl::Expression, ConfigError> {
+        stacker::maybe_grow(PARSE_STACK, 2 * PARSE_STACK, || {
+            self.text
+                .parse::<::hcl::Expression>()
+                .map_err(|e| ConfigError::invalid(self.at.clone(), format!("cannot read the expression {}: {e}", self.text.trim())))
+        })
+    }
+
+    /// The expression is the literal string `text`.
+    pub(crate) fn literal_string(&self) -> Option<String> {
+        match self.parse() {
+            Ok(::hcl::Expression::String(s)) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// A `variable` block, after override files were applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    pub at: Location,
+    pub default: Option<WrittenExpr>,
+    pub type_constraint: Option<WrittenExpr>,
+    /// `const = true|false` (Terraform 1.15, OpenTofu 1.12); `None` when not written.
+    pub constant: Option<bool>,
+    pub sensitive: bool,
+    pub ephemeral: bool,
+    /// `nullable = false` makes a null value take the default.
+    pub nullable: bool,
+    pub validations: Vec<Validation>,
+}
+
+/// A variable's `validation` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validation {
+    pub condition: WrittenExpr,
+    pub error_message: Option<WrittenExpr>,
 }
 
 impl ModuleCall {
@@ -137,6 +207,10 @@ pub struct Module {
     /// blocks that generate configuration.
     pub implied_local_names: BTreeSet<String>,
     pub module_calls: Vec<ModuleCall>,
+    /// `variable` blocks by name.
+    pub variables: BTreeMap<String, Variable>,
+    /// `locals` by name.
+    pub locals: BTreeMap<String, WrittenExpr>,
     /// A `terraform { backend "…" {} }` or `terraform { cloud {} }` block.
     pub has_backend: bool,
     /// The `required_version` constraints of the `terraform` blocks, as written: all the
@@ -236,6 +310,15 @@ pub enum ConfigError {
         name: String,
         module_source: String,
         error: Box<crate::sources::modules::ModuleError>,
+    },
+    /// A module call's `source` or `version` expression that cannot be evaluated as
+    /// `init` would evaluate it ([`early`]).
+    #[error("{at}: module {name:?}: {argument}: {message}")]
+    EarlyEval {
+        at: Location,
+        name: String,
+        argument: early::Argument,
+        message: String,
     },
     /// A module call whose directory could not be loaded; wraps the reason.
     #[error(
@@ -409,6 +492,9 @@ pub(crate) struct FileContent {
     pub resources: Vec<ResourceDecl>,
     pub imports: Vec<ImportDecl>,
     pub module_calls: Vec<ModuleCallDecl>,
+    pub variables: Vec<VariableDecl>,
+    /// `locals` attributes, by name, in file order.
+    pub locals: Vec<(String, WrittenExpr)>,
     /// Locations of `backend` and `cloud` blocks.
     pub backends: Vec<Location>,
     /// Literal `required_version` arguments of `terraform` blocks.
@@ -420,9 +506,13 @@ pub(crate) enum ResourceMode {
     Managed,
     Data,
     Ephemeral,
+    /// Terraform 1.14's `action "TYPE" "NAME"` blocks, which imply their provider as a
+    /// resource does (`internal/configs/config.go`, `addProviderRequirements`).
+    Action,
 }
 
-/// A `resource`, `data` or `ephemeral` block (data blocks nested in `check` included).
+/// A `resource`, `data`, `ephemeral` or `action` block (data blocks nested in `check`
+/// included).
 #[derive(Debug, Clone)]
 pub(crate) struct ResourceDecl {
     pub mode: ResourceMode,
@@ -445,10 +535,39 @@ pub(crate) struct ImportDecl {
 #[derive(Debug, Clone)]
 pub(crate) struct ModuleCallDecl {
     pub name: String,
+    /// The source's text (an expression's as written) and whether it is a literal.
     pub source: Option<(String, bool)>,
+    /// A literal `version`.
     pub version: Option<String>,
+    pub written: CallExprs,
     pub at: Location,
 }
+
+/// A `variable` block of one file: every argument optional, so that an override file's
+/// block says only what it changes (`Module.mergeFile`).
+#[derive(Debug, Clone)]
+pub(crate) struct VariableDecl {
+    pub name: String,
+    pub at: Location,
+    pub default: Option<WrittenExpr>,
+    pub type_constraint: Option<WrittenExpr>,
+    pub constant: Option<bool>,
+    pub sensitive: Option<bool>,
+    pub ephemeral: Option<bool>,
+    pub nullable: Option<bool>,
+    pub validations: Vec<Validation>,
+}
+
+/// Arguments of a `module` block that are not the called module's variables.
+pub(crate) const MODULE_META_ARGUMENTS: &[&str] = &[
+    "source",
+    "version",
+    "count",
+    "for_each",
+    "providers",
+    "depends_on",
+    "ignore_nested_deprecations",
+];
 
 /// Builds a [`ProviderRequirement`]: `source` parsed with the default host, or the address
 /// implied by the local name when there is no `source` (spec §3).
@@ -524,6 +643,8 @@ fn merge(
     let providers = merge_provider_blocks(&primary, &overrides)?;
     let resources = merge_resources(&primary, &overrides)?;
     let calls = merge_module_calls(&primary, &overrides)?;
+    let variables = merge_variables(&primary, &overrides)?;
+    let locals = merge_locals(&primary, &overrides)?;
     let all_files = || primary.iter().chain(&overrides);
 
     // Local names used by provider blocks, resources and imports.
@@ -562,6 +683,8 @@ fn merge(
         provider_blocks: providers.into_values().collect(),
         implied_local_names: implied,
         module_calls: calls.into_values().collect(),
+        variables,
+        locals,
         has_backend: all_files().any(|f| !f.backends.is_empty()),
         required_version: merge_required_version(&primary, &overrides),
         local_names,
@@ -675,6 +798,7 @@ fn merge_resources(
                 ResourceMode::Managed => "resource",
                 ResourceMode::Data => "data",
                 ResourceMode::Ephemeral => "ephemeral",
+                ResourceMode::Action => "action",
             };
             return Err(ConfigError::invalid(
                 r.at.clone(),
@@ -712,6 +836,7 @@ fn merge_module_calls(
                 source: source.clone(),
                 literal: *literal,
                 version: call.version.clone(),
+                written: Arc::new(call.written.clone()),
                 at: call.at.clone(),
             });
     }
@@ -725,16 +850,114 @@ fn merge_module_calls(
                 ),
             ));
         };
+        let written = Arc::make_mut(&mut existing.written);
         if let Some((source, literal)) = &call.source {
             existing.source = source.clone();
             existing.literal = *literal;
             existing.at = call.at.clone();
+            written.source = call.written.source.clone();
         }
-        if call.version.is_some() {
+        if call.version.is_some() || call.written.version.is_some() {
             existing.version = call.version.clone();
+            written.version = call.written.version.clone();
+        }
+        // An override's arguments replace the call's arguments of the same name.
+        for (name, arg) in &call.written.args {
+            written.args.insert(name.clone(), arg.clone());
         }
     }
     Ok(calls)
+}
+
+/// Variables by name: one declaration per name among the primary files ("Duplicate
+/// variable declaration"); an override must match a declared variable, and each argument
+/// it sets replaces the declaration's (`internal/configs/module_merge.go`, `const`
+/// included since Terraform 1.15). Validations are the primary declaration's.
+fn merge_variables(
+    primary: &[FileContent],
+    overrides: &[FileContent],
+) -> Result<BTreeMap<String, Variable>, ConfigError> {
+    let mut variables: BTreeMap<String, Variable> = BTreeMap::new();
+    for decl in primary.iter().flat_map(|f| &f.variables) {
+        if let Some(earlier) = variables.get(&decl.name) {
+            return Err(ConfigError::invalid(
+                decl.at.clone(),
+                format!(
+                    "duplicate variable declaration: a variable named {:?} was already declared at {}",
+                    decl.name, earlier.at
+                ),
+            ));
+        }
+        variables.insert(
+            decl.name.clone(),
+            Variable {
+                name: decl.name.clone(),
+                at: decl.at.clone(),
+                default: decl.default.clone(),
+                type_constraint: decl.type_constraint.clone(),
+                constant: decl.constant,
+                sensitive: decl.sensitive.unwrap_or(false),
+                ephemeral: decl.ephemeral.unwrap_or(false),
+                nullable: decl.nullable.unwrap_or(true),
+                validations: decl.validations.clone(),
+            },
+        );
+    }
+    for decl in overrides.iter().flat_map(|f| &f.variables) {
+        let Some(variable) = variables.get_mut(&decl.name) else {
+            return Err(ConfigError::invalid(
+                decl.at.clone(),
+                format!(
+                    "override for variable {:?}, but no primary file declares it",
+                    decl.name
+                ),
+            ));
+        };
+        if decl.default.is_some() {
+            variable.default = decl.default.clone();
+        }
+        if decl.type_constraint.is_some() {
+            variable.type_constraint = decl.type_constraint.clone();
+        }
+        if decl.constant.is_some() {
+            variable.constant = decl.constant;
+        }
+        if let Some(sensitive) = decl.sensitive {
+            variable.sensitive = sensitive;
+        }
+        if let Some(ephemeral) = decl.ephemeral {
+            variable.ephemeral = ephemeral;
+        }
+        if let Some(nullable) = decl.nullable {
+            variable.nullable = nullable;
+        }
+    }
+    Ok(variables)
+}
+
+/// Locals by name: one definition per name among the primary files ("Duplicate local
+/// value definition"); an override's replaces it.
+fn merge_locals(
+    primary: &[FileContent],
+    overrides: &[FileContent],
+) -> Result<BTreeMap<String, WrittenExpr>, ConfigError> {
+    let mut locals: BTreeMap<String, WrittenExpr> = BTreeMap::new();
+    for (name, expr) in primary.iter().flat_map(|f| &f.locals) {
+        if let Some(earlier) = locals.get(name) {
+            return Err(ConfigError::invalid(
+                expr.at.clone(),
+                format!(
+                    "duplicate local value definition: a local value named {name:?} was already defined at {}",
+                    earlier.at
+                ),
+            ));
+        }
+        locals.insert(name.clone(), expr.clone());
+    }
+    for (name, expr) in overrides.iter().flat_map(|f| &f.locals) {
+        locals.insert(name.clone(), expr.clone());
+    }
+    Ok(locals)
 }
 
 /// Every local name mapped to its provider: `required_providers` first, else the

@@ -101,11 +101,33 @@ impl FileContent {
         }
         for call in &mut self.module_calls {
             f(&mut call.at);
+            call.written.each_location(&mut f);
+        }
+        for variable in &mut self.variables {
+            f(&mut variable.at);
+            let exprs = variable.default.iter_mut().chain(&mut variable.type_constraint);
+            exprs.for_each(|e| f(&mut e.at));
+            for validation in &mut variable.validations {
+                f(&mut validation.condition.at);
+                if let Some(message) = &mut validation.error_message {
+                    f(&mut message.at);
+                }
+            }
+        }
+        for (_, local) in &mut self.locals {
+            f(&mut local.at);
         }
         self.backends.iter_mut().for_each(&mut f);
         for constraint in &mut self.required_version {
             f(&mut constraint.at);
         }
+    }
+}
+
+impl super::CallExprs {
+    fn each_location(&mut self, f: &mut impl FnMut(&mut Location)) {
+        let exprs = self.source.iter_mut().chain(&mut self.version);
+        exprs.chain(self.args.values_mut()).for_each(|e| f(&mut e.at));
     }
 }
 

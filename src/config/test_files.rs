@@ -228,6 +228,7 @@ impl RunModule {
             source: self.source,
             literal: true,
             version: self.version,
+            written: Default::default(),
             at: self.at,
         }
     }
@@ -445,6 +446,7 @@ mod tests {
 
     use super::*;
     use crate::config::load_module;
+    use crate::config::early::{RootInputs, Rules, ValueInputs};
     use crate::config::tree::{module_tree_requirements, ModuleReader, Remote};
     use crate::vocab::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
     use crate::vocab::module_source::ModuleSource as RemoteSource;
@@ -886,7 +888,12 @@ run "remote" {
             let dir = dir_with(&borrowed);
             let root = dir.path().join("root");
             let tree =
-                module_tree_requirements(&root, TERRAFORM_REGISTRY, &mut RootTests(root.clone()))
+                module_tree_requirements(
+                    &root,
+                    TERRAFORM_REGISTRY,
+                    &RootInputs::new(Rules::Terraform, &root, &ValueInputs::default()),
+                    &mut RootTests(root.clone()),
+                )
                     .unwrap();
             let mut addrs: Vec<String> = tree
                 .requirements

@@ -219,6 +219,7 @@ fn module_sources() {
         source: source.to_string(),
         literal,
         version: None,
+        written: Default::default(),
         at: Location {
             file: PathBuf::from("main.tf"),
             line: 1,
@@ -322,7 +323,10 @@ impl<F: FnMut(&RemoteSource, Option<&str>) -> Remote> ModuleReader for TestReade
 }
 
 fn walk(root: &Path, reader: &mut impl ModuleReader) -> Result<TreeRequirements, ConfigError> {
-    module_tree_requirements(root, TERRAFORM_REGISTRY, reader)
+    let values = crate::config::early::ValueInputs::default();
+    let inputs =
+        crate::config::early::RootInputs::new(crate::config::early::Rules::Terraform, root, &values);
+    module_tree_requirements(root, TERRAFORM_REGISTRY, &inputs, reader)
 }
 
 /// One row of [`tree_requirements`]: a root, then what its tree should yield.
@@ -728,8 +732,8 @@ fn tree_fails_on_calls_it_cannot_follow() {
         "variable \"src\" {}\nmodule \"y\" {\n  source = var.src\n}\n",
     )]);
     let err = walk(dynamic.path(), &mut reader()).unwrap_err().to_string();
-    assert!(err.contains("main.tf:2"), "{err}");
-    assert!(err.contains("expression tfsum cannot evaluate"), "{err}");
+    assert!(err.contains("main.tf:3: module \"y\": source"), "{err}");
+    assert!(err.contains("`var.src` is not declared `const = true`"), "{err}");
 }
 
 /// `modules.json` speaks for remote calls only inside `.terraform/modules`: an entry

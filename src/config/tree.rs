@@ -19,6 +19,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use regex::Regex;
 
+use super::early::{Instance, RootInputs};
 use super::{
     manifest_entry_for_call, read_modules_manifest, ConfigError, Location, Module, ModuleCall,
     ModulesManifest, Requirement, DATA_DIR,
@@ -69,6 +70,10 @@ pub struct TreeRequirements {
     /// Remote calls whose code the reader did not have yet ([`Remote::Pending`]): while
     /// non-zero the result is partial, and the caller fetches and walks again.
     pub pending: usize,
+    /// Local module directories reached through a call whose source is an expression
+    /// (sorted): discovery could not tell they are called, so they may have been taken
+    /// for roots.
+    pub evaluated_local: Vec<PathBuf>,
 }
 
 /// What the reader knows of a remote module call's code.
@@ -110,7 +115,9 @@ impl ModuleReader for LocalModules<'_> {
 }
 
 /// Gathers the requirements of the module tree rooted at `root`, whose registry
-/// addresses without a host mean `default_host`.
+/// addresses without a host mean `default_host`; calls whose `source` or `version` is an
+/// expression are evaluated with the values `inputs` gives the root
+/// ([`crate::config::early`]).
 ///
 /// Local calls are followed relative to the caller; remote calls through the root's
 /// `.terraform/modules/modules.json` while its entries still stand (as `init` without
@@ -123,6 +130,7 @@ impl ModuleReader for LocalModules<'_> {
 pub(crate) fn module_tree_requirements(
     root: &Path,
     default_host: &str,
+    inputs: &RootInputs<'_>,
     reader: &mut impl ModuleReader,
 ) -> Result<TreeRequirements, ConfigError> {
     let root = normalize_path(root);
@@ -144,8 +152,11 @@ pub(crate) fn module_tree_requirements(
         key: String::new(),
         package: None,
         installed: true,
+        path_module: ".".to_string(),
+        package_key: String::new(),
     };
-    walker.visit(&module, &place, &mut ancestors)?;
+    let instance = Instance::root(inputs, &module);
+    walker.visit(&module, &place, &instance, &mut ancestors)?;
     let mut out = walker.out;
     out.requirements.sort();
     out.requirements.dedup();
@@ -153,6 +164,8 @@ pub(crate) fn module_tree_requirements(
     out.modules.dedup();
     out.warnings.sort();
     out.warnings.dedup();
+    out.evaluated_local.sort();
+    out.evaluated_local.dedup();
     Ok(out)
 }
 
@@ -174,6 +187,10 @@ struct Place {
     /// Whether `modules.json` may still speak for its calls: `init` discards the entries
     /// below a module it reinstalls, so only while every ancestor's entry was kept.
     installed: bool,
+    /// Terraform's `path.module` there ([`Instance::path_module_for`]).
+    path_module: String,
+    /// The key of the call that fetched `package`: `init` installs the package under it.
+    package_key: String,
 }
 
 /// A module on the current call path: its directory and the call that entered it (none
@@ -191,20 +208,22 @@ fn call_chain(path: &[Step], last: &ModuleCall) -> Vec<String> {
 
 impl<R: ModuleReader> Walker<'_, R> {
     /// Depth-first over module calls; `ancestors` holds the modules on the current call
-    /// path.
+    /// path, `instance` the module's static values there.
     fn visit(
         &mut self,
         module: &Module,
         place: &Place,
+        instance: &Instance<'_>,
         ancestors: &mut Vec<Step>,
     ) -> Result<(), ConfigError> {
         self.out.requirements.extend(module.requirements());
         self.out.modules.push(normalize_path(&module.dir));
+        instance.check_constants()?;
         for call in &module.module_calls {
             // Counted before the reader is asked, so a tree over the limit fails before
             // anything is fetched.
             self.count_call(call)?;
-            let Some((dir, child_place)) = self.target(module, place, call)? else {
+            let Some((dir, child_place)) = self.target(module, place, instance, call)? else {
                 continue;
             };
             self.check_growth(ancestors, call, &dir)?;
@@ -212,7 +231,8 @@ impl<R: ModuleReader> Walker<'_, R> {
                 continue;
             };
             ancestors.push((dir, Some((call.at.clone(), call.name.clone()))));
-            let result = self.visit(&child, &child_place, ancestors);
+            let child_instance = instance.child(call, &child, child_place.path_module.clone());
+            let result = self.visit(&child, &child_place, &child_instance, ancestors);
             ancestors.pop();
             result?;
         }
@@ -220,11 +240,12 @@ impl<R: ModuleReader> Walker<'_, R> {
     }
 
     /// Where `call`'s code is and its place in the tree; `None` while it waits to be
-    /// fetched.
+    /// fetched. A `source` or `version` written as an expression is evaluated first.
     fn target(
         &mut self,
         module: &Module,
         place: &Place,
+        instance: &Instance<'_>,
         call: &ModuleCall,
     ) -> Result<Option<(PathBuf, Place)>, ConfigError> {
         let key = if place.key.is_empty() {
@@ -232,44 +253,70 @@ impl<R: ModuleReader> Walker<'_, R> {
         } else {
             format!("{}.{}", place.key, call.name)
         };
-        let version = call.version.as_deref().filter(|v| !v.trim().is_empty());
-        let at = |dir: PathBuf, package: Option<PathBuf>, installed: bool| {
+        let evaluated;
+        let dynamic = !call.literal || call.written.version.is_some();
+        let (source, version) = if dynamic {
+            evaluated = instance.evaluate_call(call)?;
+            (evaluated.source.as_str(), evaluated.version.as_deref())
+        } else {
+            let version = call.version.as_deref().filter(|v| !v.trim().is_empty());
+            (call.source.as_str(), version)
+        };
+        let at = |dir: PathBuf,
+                  package: Option<PathBuf>,
+                  installed: bool,
+                  path_module: String,
+                  package_key: String| {
             Some((
                 dir,
                 Place {
                     key: key.clone(),
                     package,
                     installed,
+                    path_module,
+                    package_key,
                 },
             ))
         };
-        if call.literal && is_local_source(&call.source) {
-            let dir = self.local_target(module, place, call, version)?;
-            return Ok(at(dir, place.package.clone(), place.installed));
+        if is_local_source(source) {
+            let dir = self.local_target(module, place, call, source, version)?;
+            if dynamic {
+                self.out.evaluated_local.push(dir.clone());
+            }
+            let path_module = match &place.package {
+                // Inside a fetched package: where `init` would install that package.
+                Some(package) => {
+                    let inside = dir.strip_prefix(package).unwrap_or(Path::new(""));
+                    instance.path_module_for(&dir, Some((&place.package_key, inside)))
+                }
+                None => instance.path_module_for(&dir, None),
+            };
+            let package_key = place.package_key.clone();
+            return Ok(at(dir, place.package.clone(), place.installed, path_module, package_key));
         }
-        if let Some(dir) = self.installed_dir(place, call, &key, version) {
-            return Ok(at(dir, None, true));
+        if let Some(dir) = self.installed_dir(place, call, &key, source, version) {
+            let path_module = instance.path_module_for(&dir, None);
+            return Ok(at(dir, None, true, path_module, String::new()));
         }
         let fetch_failed = |error: ModuleError| ConfigError::RemoteModule {
             at: call.at.clone(),
             name: call.name.clone(),
-            module_source: call.source.clone(),
+            module_source: source.to_string(),
             error: Box::new(error),
         };
-        if !call.literal {
-            return Err(ConfigError::invalid(
-                call.at.clone(),
-                format!(
-                    "module {:?}: the source {} is an expression tfsum cannot evaluate; write it as a literal string, or run `terraform init` so that .terraform/modules/modules.json maps the call",
-                    call.name,
-                    redacted_source(&call.source)
-                ),
-            ));
-        }
-        let source = parse_source_for(&call.source, self.default_host)
+        let parsed = parse_source_for(source, self.default_host)
             .map_err(|e| fetch_failed(e.into()))?;
-        match self.reader.remote(&source, version) {
-            Remote::Fetched(fetched) => Ok(at(fetched.dir, Some(fetched.package_root), false)),
+        match self.reader.remote(&parsed, version) {
+            Remote::Fetched(fetched) => {
+                let inside = fetched
+                    .dir
+                    .strip_prefix(&fetched.package_root)
+                    .unwrap_or(Path::new(""))
+                    .to_path_buf();
+                let path_module = instance.path_module_for(&fetched.dir, Some((&key, &inside)));
+                let package = Some(fetched.package_root);
+                Ok(at(fetched.dir, package, false, path_module, key.clone()))
+            }
             Remote::Pending => {
                 self.out.pending += 1;
                 Ok(None)
@@ -284,6 +331,7 @@ impl<R: ModuleReader> Walker<'_, R> {
         module: &Module,
         place: &Place,
         call: &ModuleCall,
+        source: &str,
         version: Option<&str>,
     ) -> Result<PathBuf, ConfigError> {
         if version.is_some() {
@@ -296,12 +344,10 @@ impl<R: ModuleReader> Walker<'_, R> {
             ));
         }
         match &place.package {
-            Some(package) => resolve_in_package(package, &module.dir, &call.source).map_err(|e| {
+            Some(package) => resolve_in_package(package, &module.dir, source).map_err(|e| {
                 ConfigError::invalid(call.at.clone(), format!("module {:?}: {e}", call.name))
             }),
-            None => Ok(normalize_path(
-                &module.dir.join(call.source.replace('\\', "/")),
-            )),
+            None => Ok(normalize_path(&module.dir.join(source.replace('\\', "/")))),
         }
     }
 
@@ -310,17 +356,13 @@ impl<R: ModuleReader> Walker<'_, R> {
     fn installed_dir(
         &self,
         place: &Place,
-        call: &ModuleCall,
+        _call: &ModuleCall,
         key: &str,
+        source: &str,
         version: Option<&str>,
     ) -> Option<PathBuf> {
         let manifest = self.manifest.as_ref().filter(|_| place.installed)?;
-        if call.literal {
-            manifest_entry_for_call(manifest, key, &call.source, version, self.default_host)
-        } else {
-            // The expression's value is unknown; the entry is all there is.
-            manifest.dir_for(key).filter(|dir| dir.is_dir())
-        }
+        manifest_entry_for_call(manifest, key, source, version, self.default_host)
     }
 
     /// Refuses a tree Terraform could not install either.

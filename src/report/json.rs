@@ -266,7 +266,8 @@ fn config_location(error: &ConfigError) -> (&Path, Option<usize>) {
         ConfigError::ProviderSource { at, .. }
         | ConfigError::Invalid { at, .. }
         | ConfigError::RemoteModule { at, .. }
-        | ConfigError::ModuleCall { at, .. } => (&at.file, Some(at.line)),
+        | ConfigError::ModuleCall { at, .. }
+        | ConfigError::EarlyEval { at, .. } => (&at.file, Some(at.line)),
     }
 }
 

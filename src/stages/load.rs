@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
+use crate::config::early::{RootInputs, Rules, ValueInputs};
 use crate::config::edit::Edited;
 use crate::config::parsed::ParsedFiles;
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
@@ -41,6 +42,11 @@ pub(crate) struct Loaded {
     pub reqs: BTreeMap<ProviderAddr, ProviderReqs>,
     /// Every module directory of the root's configuration (for changed-files mode).
     pub modules: Vec<PathBuf>,
+    /// The var files its module sources' values came from (for changed-files mode); none
+    /// when every source is a literal.
+    pub value_files: Vec<PathBuf>,
+    /// Local modules its tree reaches through calls whose source is an expression.
+    pub evaluated_local: Vec<PathBuf>,
     /// Where the lock file is written: its own path, or the target of a lock file that
     /// is a link within the tree.
     pub lock_path: PathBuf,
@@ -64,6 +70,8 @@ pub(crate) struct LoadOptions {
     /// The trees tfsum works on (canonical): a lock file that is a link may lead only
     /// into one of them.
     pub within: Vec<PathBuf>,
+    /// Where the variables of module `source`/`version` expressions take their values.
+    pub values: Arc<ValueInputs>,
 }
 
 /// Every root of `discovery`, in path order, loaded or stopped; and the warnings met on
@@ -102,8 +110,11 @@ pub(crate) async fn roots_edited(
         .collect();
     let units = load_units(discovery, options, &edited);
     let (waiting, mut roots) = open_roots(discovery, units, options, &loader);
-    let (walked, found) = walk_in_rounds(waiting, &loader, fetcher).await;
+    let (walked, found) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
     roots.extend(walked);
+    if options.recursive {
+        drop_called_through_expressions(&mut roots, &loader);
+    }
     warnings.extend(found);
     roots.sort_by(|a, b| a.dir.cmp(&b.dir));
     let Loader {
@@ -114,6 +125,30 @@ pub(crate) async fn roots_edited(
     } = loader;
     parallel::drop_aside((modules, root_modules, parsed));
     (roots, warnings)
+}
+
+/// Drops the module roots that another root's tree calls through a source written as an
+/// expression (`source = "./modules/${var.name}"`): root detection cannot evaluate
+/// sources, so it took them for roots; the walk knows. A directory with its own lock
+/// file or backend stays a root, as one called by a literal source does.
+fn drop_called_through_expressions(roots: &mut Vec<Root<Loaded>>, loader: &Loader<'_>) {
+    let called: HashSet<PathBuf> = roots
+        .iter()
+        .filter_map(|root| root.stage.as_ref().ok())
+        .flat_map(|loaded| loaded.evaluated_local.iter().cloned())
+        .collect();
+    if called.is_empty() {
+        return;
+    }
+    roots.retain(|root| {
+        let dir = normalize_path(&root.dir);
+        root.kind != RootKind::Module
+            || !called.contains(&dir)
+            || dir.join(LOCK_FILE_NAME).exists()
+            || loader
+                .load(&dir, Flavor::Terraform.default_registry())
+                .is_ok_and(|module| module.has_backend)
+    });
 }
 
 /// Every Terragrunt unit among discovery's candidates, loaded with the edited files'
@@ -191,6 +226,7 @@ async fn walk_in_rounds(
     mut waiting: Vec<OpenRoot>,
     loader: &Loader<'_>,
     fetcher: &ModuleFetcher,
+    values: &ValueInputs,
 ) -> (Vec<Root<Loaded>>, Vec<Warning>) {
     let mut roots = Vec::new();
     let mut warnings = Vec::new();
@@ -199,7 +235,7 @@ async fn walk_in_rounds(
         let walked: Vec<Walked> = parallel::run(|| {
             waiting
                 .into_par_iter()
-                .map(|open| walk(open, loader, &remote))
+                .map(|open| walk(open, loader, &remote, values))
                 .collect()
         });
         let mut still = Vec::new();
@@ -400,7 +436,12 @@ enum Walked {
 }
 
 /// Walks a root's module tree with the remote code fetched so far.
-fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches) -> Walked {
+fn walk(
+    mut open: OpenRoot,
+    loader: &Loader<'_>,
+    remote: &Fetches,
+    values: &ValueInputs,
+) -> Walked {
     let host = open.flavor.default_registry();
     let mut reader = Reader {
         loader,
@@ -415,10 +456,23 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches) -> Walked {
             Err(e) => return Walked::Done(Root::failed(open.dir, open.kind, e), Vec::new()),
         }
     }
-    let tree = match &open.unit {
-        Some(unit) => terragrunt::unit_requirements(unit, host, &mut reader),
-        None => tree::module_tree_requirements(&open.dir, host, &mut reader),
+    let rules = match open.flavor {
+        Flavor::OpenTofu => Rules::OpenTofu,
+        Flavor::Terraform => Rules::Terraform,
     };
+    // Terraform runs in the root module's directory; in a unit's, that of its source.
+    let run_dir = open
+        .unit
+        .as_ref()
+        .and_then(|unit| unit.module_dir())
+        .unwrap_or(&open.dir)
+        .to_path_buf();
+    let inputs = RootInputs::new(rules, &run_dir, values);
+    let tree = match &open.unit {
+        Some(unit) => terragrunt::unit_requirements(unit, host, &inputs, &mut reader),
+        None => tree::module_tree_requirements(&open.dir, host, &inputs, &mut reader),
+    };
+    let value_files = inputs.value_files();
     let tree = match tree {
         Ok(tree) if tree.pending > 0 => return Walked::Waiting(open),
         Ok(tree) => tree,
@@ -437,6 +491,8 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches) -> Walked {
             old: open.old,
             reqs,
             modules,
+            value_files,
+            evaluated_local: tree.evaluated_local.clone(),
             lock_path: open.lock_path,
         });
     let root = Root {
@@ -657,6 +713,7 @@ mod tests {
             flavor: None,
             recursive: true,
             within: vec![std::fs::canonicalize(base).unwrap()],
+            values: Arc::default(),
         };
         let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
         roots(discovery, &options, &fetcher).await
@@ -831,20 +888,21 @@ mod tests {
             root: normalize_path(&base.join("installed")),
         };
         assert!(!reader.lacks(&base.join("installed"), DATA_DIR));
-        let tree = tree::module_tree_requirements(
-            &base.join("installed"),
-            TERRAFORM_REGISTRY,
-            &mut reader,
-        )
-        .unwrap();
+        let values = ValueInputs::default();
+        let installed = base.join("installed");
+        let inputs = RootInputs::new(Rules::Terraform, &installed, &values);
+        let tree =
+            tree::module_tree_requirements(&installed, TERRAFORM_REGISTRY, &inputs, &mut reader)
+                .unwrap();
         assert_eq!(tree.pending, 0);
         assert_eq!(tree.requirements.len(), 1, "{:?}", tree.requirements);
 
         reader.root = normalize_path(&base.join("fresh"));
         assert!(reader.lacks(&base.join("fresh"), DATA_DIR));
-        let tree =
-            tree::module_tree_requirements(&base.join("fresh"), TERRAFORM_REGISTRY, &mut reader)
-                .unwrap();
+        let fresh = base.join("fresh");
+        let inputs = RootInputs::new(Rules::Terraform, &fresh, &values);
+        let tree = tree::module_tree_requirements(&fresh, TERRAFORM_REGISTRY, &inputs, &mut reader)
+            .unwrap();
         assert_eq!(tree.pending, 1);
     }
 

@@ -18,7 +18,8 @@
 //! | `TFSUM_TEST_WRITE_DELAY_MS`  | testing only: a pause inside every file replacement |
 //!
 //! Terraform's own variables (`TF_CLI_CONFIG_FILE`, `TF_TOKEN_*`, …) are read by
-//! [`crate::net::cliconfig`] from the same captured values. Seconds may be fractional
+//! [`crate::net::cliconfig`] from the same captured values; `TF_VAR_*` and `TF_WORKSPACE`
+//! give module `source`/`version` expressions their variables, as they give Terraform's. Seconds may be fractional
 //! (`0.2`); an unparsable value is an error naming the variable.
 
 use std::collections::BTreeMap;
@@ -101,6 +102,16 @@ impl Environment {
             .get(name)
             .map(String::as_str)
             .filter(|v| !v.is_empty())
+    }
+
+    /// The `TF_VAR_NAME` variables, by `NAME` (an empty value is a value: Terraform
+    /// passes it on).
+    pub(crate) fn terraform_variables(&self) -> BTreeMap<String, String> {
+        self.vars
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix("TF_VAR_")?.to_string(), v.clone())))
+            .filter(|(name, _)| !name.is_empty())
+            .collect()
     }
 
     /// Every variable whose name starts with one of `prefixes`, for the cloud credential

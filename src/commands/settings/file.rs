@@ -52,6 +52,22 @@ pub(crate) struct FileSettings {
     pub shared_cache_trusted_keys: Option<Vec<String>>,
     /// Only in the user's file: plain `http://` beyond the loopback interface.
     pub shared_cache_allow_http: Option<bool>,
+    /// Var files for the roots that match (module `source`/`version` expressions read
+    /// their variables), `[[var_files]]` tables in order; paths relative to the file's
+    /// directory, which [`load`] records in `var_files_base`.
+    pub var_files: Option<Vec<VarFiles>>,
+    #[serde(skip)]
+    pub var_files_base: Option<PathBuf>,
+}
+
+/// One `[[var_files]]` table: `roots` is a regular expression over a root's path relative
+/// to the settings file's directory (`/`-separated, `.` for that directory itself).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VarFiles {
+    #[serde(deserialize_with = "regex")]
+    pub roots: regex::Regex,
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -85,6 +101,8 @@ impl FileSettings {
             shared_cache: user.shared_cache,
             shared_cache_trusted_keys: user.shared_cache_trusted_keys,
             shared_cache_allow_http: user.shared_cache_allow_http,
+            var_files: self.var_files.or(user.var_files),
+            var_files_base: self.var_files_base.or(user.var_files_base),
         }
     }
 }
@@ -138,6 +156,9 @@ pub(crate) fn load(path: &Path, origin: Origin) -> Result<FileSettings, Settings
         let span = dir.span();
         let base = path.parent().unwrap_or(Path::new("."));
         file.cache_dir = Some(toml::Spanned::new(span, base.join(dir.into_inner())));
+    }
+    if file.var_files.is_some() {
+        file.var_files_base = Some(path.parent().unwrap_or(Path::new(".")).to_path_buf());
     }
     Ok(file)
 }
@@ -212,6 +233,13 @@ fn regexes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<regex::Regex>>,
         })
         .collect::<Result<_, _>>()
         .map(Some)
+}
+
+fn regex<'de, D: Deserializer<'de>>(d: D) -> Result<regex::Regex, D::Error> {
+    let raw = String::deserialize(d)?;
+    regex::Regex::new(&raw).map_err(|e| {
+        serde::de::Error::custom(format!("invalid regular expression {raw:?}: {e}"))
+    })
 }
 
 #[cfg(test)]

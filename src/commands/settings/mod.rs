@@ -28,9 +28,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::commands::cli::{
+    GivenValue, ValueArgs,
     FlavorArg, Format, LayoutArg, LockArgs, MirrorArgs, MirrorFormat, OutdatedArgs, SourceArgs,
     UpgradeOptions, VerifyArgs,
 };
+use crate::config::early::{AssignedFiles, CliValue, ValueInputs};
 use crate::disk::provider_dir::Layout;
 use crate::net::http::HttpConfig;
 use crate::vocab::addr::Platform;
@@ -121,6 +123,8 @@ pub(crate) struct LockSettings {
     pub fail_on_write: bool,
     pub format: Format,
     pub sources: SourceSettings,
+    /// Where module `source`/`version` expressions take their variables' values.
+    pub values: ValueInputs,
     /// `--mirror DIR`: also fill this provider directory.
     pub mirror: Option<PathBuf>,
     /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
@@ -136,6 +140,8 @@ pub(crate) struct VerifySettings {
     pub recursive: bool,
     pub format: Format,
     pub sources: SourceSettings,
+    /// Where module `source`/`version` expressions take their variables' values.
+    pub values: ValueInputs,
 }
 
 /// Everything `tfsum mirror` runs on, resolved and validated.
@@ -155,6 +161,8 @@ pub(crate) struct MirrorSettings {
     pub ignore: Vec<regex::Regex>,
     pub format: MirrorFormat,
     pub sources: SourceSettings,
+    /// Where module `source`/`version` expressions take their variables' values.
+    pub values: ValueInputs,
 }
 
 /// Everything `tfsum upgrade` runs on besides what it moves (`commands::upgrade::Request`):
@@ -173,6 +181,8 @@ pub(crate) struct UpgradeSettings {
     /// True when `platforms` is this machine's because nothing said which.
     pub platforms_defaulted: bool,
     pub sources: SourceSettings,
+    /// Where module `source`/`version` expressions take their variables' values.
+    pub values: ValueInputs,
     /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
     pub write_delay: Duration,
 }
@@ -188,6 +198,8 @@ pub(crate) struct OutdatedSettings {
     /// Exit 1 when something is behind its newest published version.
     pub exit_code: bool,
     pub sources: SourceSettings,
+    /// Where module `source`/`version` expressions take their variables' values.
+    pub values: ValueInputs,
 }
 
 /// Where provider packages come from and how they are fetched and cached: what every
@@ -242,6 +254,7 @@ pub(crate) fn lock(
         fail_on_write: args.fail_on_write,
         format: args.format,
         sources: sources(&args.sources, args.flavor, &file, files, env, cwd)?,
+        values: values(&args.values, &file, env, cwd),
         mirror: args.mirror.as_ref().map(|dir| cwd.join(dir)),
         write_delay: env.write_delay()?,
     })
@@ -260,6 +273,7 @@ pub(crate) fn verify(
         recursive: args.recursive,
         format: args.format,
         sources: sources(&args.sources, None, &file, files, environment, cwd)?,
+        values: values(&args.values, &file, environment, cwd),
     })
 }
 
@@ -290,6 +304,7 @@ pub(crate) fn mirror(
         ignore: ignore(&args.ignore_paths, &file)?,
         format: args.format,
         sources: sources(&args.sources, args.flavor, &file, files, environment, cwd)?,
+        values: values(&args.values, &file, environment, cwd),
     })
 }
 
@@ -314,6 +329,7 @@ pub(crate) fn upgrade(
         platforms,
         platforms_defaulted,
         sources: sources(&options.sources, options.flavor, &file, files, env, cwd)?,
+        values: values(&options.values, &file, env, cwd),
         write_delay: env.write_delay()?,
     })
 }
@@ -333,6 +349,7 @@ pub(crate) fn outdated(
         format: args.format,
         exit_code: args.exit_code,
         sources: sources(&args.sources, args.flavor, &file, files, environment, cwd)?,
+        values: values(&args.values, &file, environment, cwd),
     })
 }
 
@@ -499,6 +516,43 @@ fn read_files(
         None => FileSettings::default(),
     };
     Ok((repository.over(user), files))
+}
+
+/// Where variables take their values: `TF_VAR_*` and `TF_WORKSPACE` from the
+/// environment, the settings files' `[[var_files]]`, and `--var`/`--var-file` in
+/// command-line order (relative to `cwd`). The trees the configuration may read are the
+/// run's, filled in when they are known (`commands::lock::Targets::load_options`).
+fn values(args: &ValueArgs, file: &FileSettings, env: &Environment, cwd: &Path) -> ValueInputs {
+    let assigned = match (&file.var_files, &file.var_files_base) {
+        (Some(list), Some(base)) => list
+            .iter()
+            .map(|entry| AssignedFiles {
+                base: base.clone(),
+                pattern: entry.roots.clone(),
+                files: entry.files.clone(),
+                origin: base.join(FILE_NAME).display().to_string(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let cli = args
+        .ordered
+        .iter()
+        .map(|given| match given {
+            GivenValue::Var(name, value) => CliValue::Var {
+                name: name.clone(),
+                value: value.clone(),
+            },
+            GivenValue::File(path) => CliValue::File(cwd.join(path)),
+        })
+        .collect();
+    ValueInputs {
+        env: env.terraform_variables(),
+        cli,
+        assigned,
+        workspace: env.var("TF_WORKSPACE").map(str::to_string),
+        readable: Vec::new(),
+    }
 }
 
 fn parse_platforms(list: &str) -> Result<Vec<Platform>, SettingsError> {

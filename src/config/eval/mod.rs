@@ -16,6 +16,7 @@
 //! grown when short, like the parser's ([`crate::config::PARSE_STACK`]).
 
 pub(crate) mod functions;
+pub(crate) mod types;
 pub(crate) mod value;
 
 use std::collections::BTreeMap;

@@ -35,7 +35,7 @@ use hcl::{Expression, Map, Value};
 
 use super::limits::{check_len, check_value, MAX_READ_DEPTH};
 use super::parse::{parse_file, LocalDecl, TgFile};
-use super::paths::{relative_path, slash};
+use crate::config::paths::{relative_path, slash};
 
 /// The `include` a function call answers for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -46,7 +46,6 @@ mod eval;
 mod generate;
 mod limits;
 mod parse;
-mod paths;
 mod source;
 mod units;
 
@@ -71,7 +70,7 @@ use eval::{
 };
 use generate::Generated;
 use parse::{parse_file, Expr, TgFile};
-use paths::{absolute, in_style_of};
+use crate::config::paths::{absolute, in_style_of};
 use source::Classified;
 
 pub(crate) use crate::vocab::paths::UNIT_FILE_NAME;
@@ -471,6 +470,7 @@ fn unit_source(
 pub fn unit_requirements(
     unit: &UnitConfig,
     default_host: &str,
+    inputs: &crate::config::early::RootInputs<'_>,
     reader: &mut impl ModuleReader,
 ) -> Result<TreeRequirements, ConfigError> {
     let Some(root) = unit.module_dir().map(normalize_path) else {
@@ -485,7 +485,7 @@ pub fn unit_requirements(
         overlay: &unit.overlay,
         inner: reader,
     };
-    module_tree_requirements(&root, default_host, &mut overlaid)
+    module_tree_requirements(&root, default_host, inputs, &mut overlaid)
 }
 
 /// Reads the unit's module directory with its overlay, everything else as `inner` does.

@@ -10,6 +10,7 @@ use pretty_assertions::assert_eq;
 use super::eval::{context, evaluate, with_scope, Includes, Locals, ResolvedInclude, Scope};
 use super::parse::parse_text;
 use super::*;
+use crate::config::paths;
 use crate::config::tree::LocalModules;
 use crate::vocab::addr::TERRAFORM_REGISTRY;
 
@@ -52,9 +53,16 @@ fn describe(unit: &str) -> Vec<String> {
             file.first_line
         ));
     }
+    let values = crate::config::early::ValueInputs::default();
+    let inputs = crate::config::early::RootInputs::new(
+        crate::config::early::Rules::Terraform,
+        &config.unit_dir,
+        &values,
+    );
     match unit_requirements(
         &config,
         TERRAFORM_REGISTRY,
+        &inputs,
         &mut LocalModules {
             default_host: TERRAFORM_REGISTRY,
         },

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use super::eval::{with_scope, Includes, Scope};
 use super::limits::on_eval_stack;
 use super::parse::parse_file;
-use super::paths::absolute;
+use crate::config::paths::absolute;
 use super::{find_repo_root, include_setting, UNIT_FILE_NAME};
 use crate::disk::walk::has_config_files;
 

@@ -202,6 +202,8 @@ mod tests {
                     .map(|(name, c)| (hashicorp(name), reqs(c)))
                     .collect(),
                 modules: vec![PathBuf::from(dir)],
+                value_files: Vec::new(),
+                evaluated_local: Vec::new(),
                 lock_path: PathBuf::from(dir).join(lockfile::LOCK_FILE_NAME),
             }),
         }

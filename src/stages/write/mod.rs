@@ -321,6 +321,8 @@ mod tests {
                     old,
                     reqs: [(null().addr, reqs)].into(),
                     modules: vec![dir.to_path_buf()],
+                    value_files: Vec::new(),
+                    evaluated_local: Vec::new(),
                     lock_path,
                 },
                 selected: [(null().addr, null().version)].into(),

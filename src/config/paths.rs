@@ -1,4 +1,4 @@
-//! Lexical path helpers.
+//! Lexical path helpers, shared by the configuration readers.
 //!
 //! Terragrunt's path functions answer with absolute, `/`-separated paths and compute
 //! relative paths with Go's `filepath.Rel`; both are lexical (symbolic links are not
