@@ -1,0 +1,7 @@
+variable "src" {
+	type = string
+}
+
+module "mod" {
+	source = var.src
+}

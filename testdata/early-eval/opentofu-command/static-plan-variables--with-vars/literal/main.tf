@@ -1,0 +1,17 @@
+variable "state_path" {}
+
+variable "src" {}
+
+terraform {
+	backend "local" {
+		path = "custom.tfstate"
+	}
+}
+
+module "mod" {
+	source = "./mod"
+}
+
+output "out" {
+	value = module.mod.out
+}

@@ -1,0 +1,4 @@
+
+module "foo" {
+  source = var.path
+}

@@ -1,0 +1,6 @@
+
+variable "path" {
+  type = string
+  const = false
+  default = "./path"
+}

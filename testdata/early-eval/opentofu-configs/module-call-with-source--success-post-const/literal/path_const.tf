@@ -1,0 +1,5 @@
+
+variable "path" {
+  type = string
+  default = "./path"
+}

@@ -1,0 +1,6 @@
+
+variable "path" {
+  type = string
+  const = true
+  default = "./path"
+}

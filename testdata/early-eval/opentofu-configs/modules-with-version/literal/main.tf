@@ -1,0 +1,14 @@
+locals {
+  module_version = null
+}
+module "foo" {
+  source  = "./foo"
+}
+
+locals {
+  module_version_set = "1.0.0"
+}
+module "foo_remote" {
+  source  = "{{MODULES}}/hashicorp/foo/bar"
+  version = "1.0.0"
+}

@@ -1,0 +1,7 @@
+locals {
+  circular = local.circular
+}
+
+module "mod" {
+  source = "./modules/${local.circular}"
+}

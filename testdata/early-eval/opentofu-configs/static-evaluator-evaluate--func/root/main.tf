@@ -1,0 +1,7 @@
+locals {
+  func = md5("my-string")
+}
+
+module "mod" {
+  source = "./modules/${local.func}"
+}

@@ -1,0 +1,7 @@
+locals {
+  missing_func = missing_fn("my-string")
+}
+
+module "mod" {
+  source = "./modules/${local.missing_func}"
+}

@@ -1,0 +1,7 @@
+locals {
+  path_module = path.module
+}
+
+module "mod" {
+  source = "./modules/example"
+}

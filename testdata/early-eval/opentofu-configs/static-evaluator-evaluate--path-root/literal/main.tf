@@ -1,0 +1,7 @@
+locals {
+  path_root = path.root
+}
+
+module "mod" {
+  source = "./modules/example"
+}

@@ -1,0 +1,7 @@
+locals {
+  static = "static"
+}
+
+module "mod" {
+  source = "./modules/${local.static}"
+}

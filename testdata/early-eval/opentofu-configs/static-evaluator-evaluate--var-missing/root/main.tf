@@ -1,0 +1,7 @@
+locals {
+  var_missing = var.missing
+}
+
+module "mod" {
+  source = "./modules/${local.var_missing}"
+}

@@ -1,0 +1,7 @@
+locals {
+  ws = terraform.workspace
+}
+
+module "mod" {
+  source = "./modules/my-workspace"
+}

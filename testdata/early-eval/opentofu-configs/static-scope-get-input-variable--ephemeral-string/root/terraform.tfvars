@@ -1,0 +1,1 @@
+ephemeral_string = "ssshhhhh it's a secret"

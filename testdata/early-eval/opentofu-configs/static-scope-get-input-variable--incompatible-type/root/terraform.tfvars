@@ -1,0 +1,1 @@
+bad_default = "not a list"

@@ -1,0 +1,7 @@
+variable "list_from_tuple" {
+	type = list(string)
+}
+
+module "mod" {
+  source = "./modules/a-true-a"
+}

@@ -1,0 +1,1 @@
+list_from_tuple = ["a", true, "a"]

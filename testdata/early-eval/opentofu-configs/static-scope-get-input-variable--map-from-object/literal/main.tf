@@ -1,0 +1,7 @@
+variable "map_from_object" {
+	type = map(string)
+}
+
+module "mod" {
+  source = "./modules/false"
+}

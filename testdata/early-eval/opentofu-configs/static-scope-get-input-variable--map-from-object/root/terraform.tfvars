@@ -1,0 +1,4 @@
+map_from_object = {
+  a = "a value"
+  b = false
+}

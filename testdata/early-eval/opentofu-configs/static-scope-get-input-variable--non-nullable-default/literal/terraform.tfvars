@@ -1,0 +1,1 @@
+non_nullable_default = null

@@ -1,0 +1,8 @@
+variable "not_nullable" {
+	type     = string
+	nullable = false
+}
+
+module "mod" {
+  source = "./modules/${var.not_nullable}"
+}

@@ -1,0 +1,1 @@
+not_nullable = null

@@ -1,0 +1,1 @@
+nullable_null_string = null

@@ -1,0 +1,7 @@
+variable "object_with_optional" {
+	type = any
+}
+
+module "mod" {
+  source = "./modules/b default"
+}

@@ -1,0 +1,4 @@
+object_with_optional = {
+  c = "c value"
+  d = "d value"
+}

@@ -1,0 +1,1 @@
+sensitive_string = "ssshhhhh it's a secret"

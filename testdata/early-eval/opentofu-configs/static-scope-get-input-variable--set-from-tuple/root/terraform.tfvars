@@ -1,0 +1,1 @@
+set_from_tuple = ["a", true, "a"]

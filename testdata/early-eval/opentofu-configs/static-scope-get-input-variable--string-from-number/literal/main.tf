@@ -1,0 +1,7 @@
+variable "string_from_number" {
+	type = string
+}
+
+module "mod" {
+  source = "./modules/12"
+}

@@ -1,0 +1,1 @@
+string_from_number = 12

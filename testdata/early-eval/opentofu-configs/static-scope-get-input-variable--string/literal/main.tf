@@ -1,0 +1,7 @@
+variable "string" {
+	type = string
+}
+
+module "mod" {
+  source = "./modules/hello"
+}

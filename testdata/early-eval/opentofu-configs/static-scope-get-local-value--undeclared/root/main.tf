@@ -1,0 +1,5 @@
+# This module intentionally left blank
+
+module "mod" {
+  source = "./modules/${local.nonexist}"
+}

@@ -1,0 +1,7 @@
+locals {
+  foo = "bar"
+}
+
+module "mod" {
+  source = "./modules/bar"
+}

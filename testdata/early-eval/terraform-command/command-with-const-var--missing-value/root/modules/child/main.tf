@@ -1,0 +1,2 @@
+resource "test_instance" "test" {
+}

@@ -1,0 +1,7 @@
+variable "module_name" {
+  type  = string
+}
+
+module "child" {
+  source = "./modules/child"
+}

@@ -1,0 +1,7 @@
+variable "module_name" {
+  type  = string
+}
+
+module "example" {
+  source = "./modules/example"
+}

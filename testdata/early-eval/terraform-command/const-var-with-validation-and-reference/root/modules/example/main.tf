@@ -1,0 +1,4 @@
+variable "in" {
+  type  = string
+  const = true
+}

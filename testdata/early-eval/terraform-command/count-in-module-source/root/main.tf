@@ -1,0 +1,4 @@
+module "example" {
+  count  = 2
+  source = "./modules/${count.index}"
+}

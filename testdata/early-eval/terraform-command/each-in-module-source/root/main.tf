@@ -1,0 +1,4 @@
+module "example" {
+  for_each = toset(["one", "two"])
+  source   = "./modules/${each.key}"
+}

@@ -1,0 +1,7 @@
+resource "test_instance" "example" {
+  ami = "bar"
+}
+
+variable "number" {
+  type = number
+}

@@ -1,0 +1,1 @@
+# Empty child module used by dynamic-module-sources tests

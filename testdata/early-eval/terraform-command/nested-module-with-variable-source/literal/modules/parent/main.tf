@@ -1,0 +1,7 @@
+variable "child_name" {
+  type  = string
+}
+
+module "child" {
+  source = "../child"
+}

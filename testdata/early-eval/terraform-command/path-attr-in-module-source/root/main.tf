@@ -1,0 +1,3 @@
+module "example" {
+  source = "${path.module}/modules/example"
+}

@@ -1,0 +1,5 @@
+resource "test_instance" "example" {}
+
+module "example" {
+  source = "./modules/${test_instance.example.id}"
+}

@@ -1,0 +1,3 @@
+module "example" {
+  source = "./modules/${terraform.workspace}"
+}

@@ -1,0 +1,12 @@
+
+variable "use_local" {
+  type  = bool
+}
+
+locals {
+  source = var.use_local ? "./modules/local" : "{{MODULES}}/terraform-aws-modules/vpc/aws"
+}
+
+module "example" {
+  source  = "./modules/local"
+}

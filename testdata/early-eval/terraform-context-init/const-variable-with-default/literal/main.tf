@@ -1,0 +1,8 @@
+
+variable "name" {
+  type = string
+  default = "example"
+}
+module "example" {
+    source = "./modules/example"
+}

@@ -1,0 +1,9 @@
+
+variable "name" {
+  type = string
+  const = true
+  default = "example"
+}
+module "example" {
+    source = "./modules/${var.name}"
+}

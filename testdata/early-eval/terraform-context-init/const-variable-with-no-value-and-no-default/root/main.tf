@@ -1,0 +1,8 @@
+
+variable "name" {
+  type = string
+  const = true
+}
+module "example" {
+    source = "./modules/${var.name}"
+}

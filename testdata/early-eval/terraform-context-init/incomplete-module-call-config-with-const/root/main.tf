@@ -1,0 +1,4 @@
+
+module "example" {
+  source = "./modules/example"
+}

@@ -1,0 +1,9 @@
+
+variable "name" {
+  type  = string
+  const = true
+}
+
+module "name" {
+  source = var.name
+}

@@ -1,0 +1,7 @@
+
+variable "name" {
+  type = string
+}
+module "example" {
+    source = "./modules/example"
+}

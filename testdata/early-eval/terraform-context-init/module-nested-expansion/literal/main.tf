@@ -1,0 +1,5 @@
+
+module "fromdisk" {
+  source    = "./mod"
+  namespace = "terraform-iaac"
+}

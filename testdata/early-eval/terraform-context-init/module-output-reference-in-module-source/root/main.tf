@@ -1,0 +1,9 @@
+
+module "example" {
+    source = "./module/example"
+}
+
+module "example2" {
+    source  = "terraform-iaac/${module.example.id}/kubernetes"
+}
+    

@@ -1,0 +1,5 @@
+
+output "id" {
+  value = "example-id"
+}
+							

@@ -1,0 +1,5 @@
+
+module "mod" {
+  source = "./mod"
+  name   = "cert-manager"
+}

@@ -1,0 +1,8 @@
+
+variable "name" {
+  type = string
+}
+module "example" {
+  source  = "{{MODULES}}/terraform-iaac/cert-manager/kubernetes"
+}
+					

@@ -1,0 +1,9 @@
+
+variable "name" {
+  type = string
+  const = true
+}
+module "example" {
+  source  = "{{MODULES}}/terraform-iaac/${var.name}/kubernetes"
+}
+					

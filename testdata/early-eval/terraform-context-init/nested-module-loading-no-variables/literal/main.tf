@@ -1,0 +1,4 @@
+
+module "parent" {
+  source = "{{MODULES}}/hashicorp/parent/aws"
+}

@@ -1,0 +1,5 @@
+
+module "child" {
+  source = "{{MODULES}}/hashicorp/child/aws"
+}
+					

@@ -1,0 +1,8 @@
+
+variable "name" {
+    type = string
+}
+module "grandchild" {
+  source = "{{MODULES}}/hashicorp/grandchild/aws"
+}
+					

@@ -1,0 +1,9 @@
+
+variable "name" {
+    type = string
+}
+module "child" {
+  source = "{{MODULES}}/hashicorp/child/aws"
+  name = "grand${var.name}"
+}
+					

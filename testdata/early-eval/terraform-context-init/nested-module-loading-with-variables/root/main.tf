@@ -1,0 +1,5 @@
+
+module "parent" {
+  source = "{{MODULES}}/hashicorp/parent/aws"
+  name = "child"
+}

@@ -1,0 +1,6 @@
+
+module "example" {
+  source = "./modules/example"
+
+  name = "foo"
+}

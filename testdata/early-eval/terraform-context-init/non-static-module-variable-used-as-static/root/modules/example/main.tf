@@ -1,0 +1,9 @@
+
+variable "name" {
+  type = string
+}
+
+module "nested" {
+    source = "./modules/${var.name}"
+}
+					

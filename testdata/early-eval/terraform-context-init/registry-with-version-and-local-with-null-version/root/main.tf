@@ -1,0 +1,10 @@
+
+module "vpc" {
+  source  = "{{MODULES}}/terraform-aws-modules/vpc/aws"
+  version = "~> 5.0"
+}
+
+module "local" {
+  source  = "./modules/local"
+  version = null
+}

@@ -1,0 +1,8 @@
+
+variable "name" {
+  type = string
+}
+module "example2" {
+  source  = "{{MODULES}}/terraform-iaac/cert-manager/kubernetes"
+  version = ">= 1.2.3"
+}

@@ -1,0 +1,7 @@
+
+variable "name" {
+  type = string
+}
+module "example2" {
+  source  = "{{MODULES}}/terraform-iaac/cert-manager/kubernetes"
+}

@@ -1,0 +1,19 @@
+
+variable "name" {
+    type = string
+    const = true
+}
+
+variable "this_should_be_unknown_and_not_cause_error" {
+    type = string
+}
+
+module "example" {
+    source = "{{MODULES}}/terraform-iaac/${var.name}/kubernetes"
+}
+
+
+output "foo" {
+    value = var.this_should_be_unknown_and_not_cause_error
+}
+			

@@ -1,0 +1,7 @@
+
+variable "sourc" {
+  default    = "./modules/local"
+}
+module "local" {
+  source  = "./modules/local"
+}

@@ -1,0 +1,8 @@
+
+variable "ver" {
+  type    = string
+  default = null
+}
+module "local" {
+  source  = "./modules/local"
+}
