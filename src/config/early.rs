@@ -184,7 +184,12 @@ impl<'a> RootInputs<'a> {
         let mut files: Vec<PathBuf> = self.files.get().cloned().unwrap_or_default();
         for assigned in &self.inputs.assigned {
             if assigned_to(assigned, &self.dir) {
-                files.extend(assigned.files.iter().map(|f| normalize_path(&assigned.base.join(f))));
+                files.extend(
+                    assigned
+                        .files
+                        .iter()
+                        .map(|f| normalize_path(&assigned.base.join(f))),
+                );
             }
         }
         for value in &self.inputs.cli {
@@ -211,9 +216,13 @@ impl<'a> RootInputs<'a> {
             );
         }
         for (name, text) in &self.inputs.env {
-            given
-                .by_name
-                .insert(name.clone(), (Given::Text(text.clone()), Origin::Env(format!("TF_VAR_{name}"))));
+            given.by_name.insert(
+                name.clone(),
+                (
+                    Given::Text(text.clone()),
+                    Origin::Env(format!("TF_VAR_{name}")),
+                ),
+            );
         }
         let mut read = Vec::new();
         for file in auto_files(&self.dir) {
@@ -228,14 +237,27 @@ impl<'a> RootInputs<'a> {
                 let path = normalize_path(&assigned.base.join(file));
                 if !within(&path, &self.inputs.readable) {
                     return Err(ConfigError::invalid(
-                        Location { file: PathBuf::from(&assigned.origin), line: 0 },
-                        format!("the var file {} is outside the trees tfsum reads", path.display()),
+                        Location {
+                            file: PathBuf::from(&assigned.origin),
+                            line: 0,
+                        },
+                        format!(
+                            "the var file {} is outside the trees tfsum reads",
+                            path.display()
+                        ),
                     ));
                 }
                 read_var_file(&path, &mut given).map_err(|e| match e {
                     ConfigError::Read { path, source } => ConfigError::invalid(
-                        Location { file: PathBuf::from(&assigned.origin), line: 0 },
-                        format!("the var file {} it assigns to {}: {source}", path.display(), self.dir.display()),
+                        Location {
+                            file: PathBuf::from(&assigned.origin),
+                            line: 0,
+                        },
+                        format!(
+                            "the var file {} it assigns to {}: {source}",
+                            path.display(),
+                            self.dir.display()
+                        ),
                     ),
                     other => other,
                 })?;
@@ -245,7 +267,9 @@ impl<'a> RootInputs<'a> {
         for value in &self.inputs.cli {
             match value {
                 CliValue::Var { name, value } => {
-                    given.by_name.insert(name.clone(), (Given::Text(value.clone()), Origin::Flag));
+                    given
+                        .by_name
+                        .insert(name.clone(), (Given::Text(value.clone()), Origin::Flag));
                 }
                 CliValue::File(path) => {
                     read_var_file(path, &mut given)?;
@@ -275,11 +299,18 @@ impl<'a> RootInputs<'a> {
 /// Whether `assigned` names the root in `dir`.
 fn assigned_to(assigned: &AssignedFiles, dir: &Path) -> bool {
     let base = normalize_path(&assigned.base);
-    let Ok(relative) = normalize_path(dir).strip_prefix(&base).map(Path::to_path_buf) else {
+    let Ok(relative) = normalize_path(dir)
+        .strip_prefix(&base)
+        .map(Path::to_path_buf)
+    else {
         return false;
     };
     let relative = super::paths::slash(&relative);
-    let relative = if relative.is_empty() { "." } else { relative.as_str() };
+    let relative = if relative.is_empty() {
+        "."
+    } else {
+        relative.as_str()
+    };
     assigned.pattern.is_match(relative)
 }
 
@@ -335,7 +366,9 @@ fn read_var_file(path: &Path, given: &mut GivenValues) -> Result<(), ConfigError
                 line: member.line,
             };
             let value = json_value(&member.value);
-            given.by_name.insert(member.name, (Given::Value(value), Origin::File(at)));
+            given
+                .by_name
+                .insert(member.name, (Given::Value(value), Origin::File(at)));
         }
         return Ok(());
     }
@@ -352,14 +385,19 @@ fn read_var_file(path: &Path, given: &mut GivenValues) -> Result<(), ConfigError
             file: path.to_path_buf(),
             line: lines.line_of(attr.span()),
         };
-        let expr_text = attr.value.span().and_then(|s| text.get(s)).unwrap_or_default();
+        let expr_text = attr
+            .value
+            .span()
+            .and_then(|s| text.get(s))
+            .unwrap_or_default();
         let expr = WrittenExpr {
             text: expr_text.into(),
             at: at.clone(),
         };
-        given
-            .by_name
-            .insert(attr.key.as_str().to_string(), (Given::Expr(expr), Origin::File(at)));
+        given.by_name.insert(
+            attr.key.as_str().to_string(),
+            (Given::Expr(expr), Origin::File(at)),
+        );
     }
     if let Some(block) = body.blocks().next() {
         use hcl_edit::Span;
@@ -489,9 +527,17 @@ impl<'a> Instance<'a> {
         };
         let version = version.filter(|v| !v.trim().is_empty());
         let source = match (&call.written.source, call.literal) {
-            (Some(expr), false) => self
-                .argument(call, Argument::Source, expr)?
-                .ok_or_else(|| self.call_error(call, Argument::Source, &call.written.source, "the value is null; a module source is required".into()))?,
+            (Some(expr), false) => {
+                self.argument(call, Argument::Source, expr)?
+                    .ok_or_else(|| {
+                        self.call_error(
+                            call,
+                            Argument::Source,
+                            &call.written.source,
+                            "the value is null; a module source is required".into(),
+                        )
+                    })?
+            }
             _ => call.source.clone(),
         };
         Ok(Evaluated { source, version })
@@ -505,7 +551,8 @@ impl<'a> Instance<'a> {
         argument: Argument,
         written: &WrittenExpr,
     ) -> Result<Option<String>, ConfigError> {
-        let fail = |message: String| self.call_error(call, argument, &Some(written.clone()), message);
+        let fail =
+            |message: String| self.call_error(call, argument, &Some(written.clone()), message);
         let expr = written.parse()?;
         if self.root.rules == Rules::Terraform {
             self.check_references(&expr, argument).map_err(&fail)?;
@@ -517,7 +564,9 @@ impl<'a> Instance<'a> {
                 // (`internal/configs/version_constraint.go`).
                 return Ok(None);
             }
-            let cause = cause.as_deref().unwrap_or("it depends on a value that is not known");
+            let cause = cause
+                .as_deref()
+                .unwrap_or("it depends on a value that is not known");
             return Err(fail(format!(
                 "its value is not known during init: {cause}; {}",
                 match self.root.rules {
@@ -528,7 +577,11 @@ impl<'a> Instance<'a> {
         }
         let marks = value.deep_marks();
         if marks.contains(Marks::SENSITIVE) || marks.contains(Marks::EPHEMERAL) {
-            let which = if marks.contains(Marks::SENSITIVE) { "sensitive" } else { "ephemeral" };
+            let which = if marks.contains(Marks::SENSITIVE) {
+                "sensitive"
+            } else {
+                "ephemeral"
+            };
             return Err(fail(format!(
                 "its value is derived from a {which} value, which {} does not use in a module {argument}",
                 self.root.rules.tool()
@@ -577,7 +630,9 @@ impl<'a> Instance<'a> {
         written: &Option<WrittenExpr>,
         message: String,
     ) -> ConfigError {
-        let at = written.as_ref().map_or_else(|| call.at.clone(), |w| w.at.clone());
+        let at = written
+            .as_ref()
+            .map_or_else(|| call.at.clone(), |w| w.at.clone());
         ConfigError::EarlyEval {
             at,
             name: call.name.clone(),
@@ -595,7 +650,12 @@ impl<'a> Instance<'a> {
             if variable.constant != Some(true) {
                 continue;
             }
-            let fail = |message: String| ConfigError::invalid(variable.at.clone(), format!("variable {:?}: {message}", variable.name));
+            let fail = |message: String| {
+                ConfigError::invalid(
+                    variable.at.clone(),
+                    format!("variable {:?}: {message}", variable.name),
+                )
+            };
             if self.root.rules == Rules::Terraform {
                 if variable.sensitive {
                     return Err(fail("a const variable cannot be sensitive".into()));
@@ -607,7 +667,11 @@ impl<'a> Instance<'a> {
             let value = self.variable(variable).map_err(|e| fail(e.to_string()))?;
             if let (Some(cause), Some((_, call))) = (value.first_unknown(), self.caller) {
                 let cause = cause.as_deref().unwrap_or("it is not known");
-                let at = call.written.args.get(&variable.name).map_or(call.at.clone(), |a| a.at.clone());
+                let at = call
+                    .written
+                    .args
+                    .get(&variable.name)
+                    .map_or(call.at.clone(), |a| a.at.clone());
                 return Err(ConfigError::invalid(
                     at,
                     format!(
@@ -628,8 +692,9 @@ impl<'a> Instance<'a> {
     fn validate(&self, variable: &Variable) -> Result<(), ConfigError> {
         for validation in &variable.validations {
             let condition = validation.condition.parse()?;
-            let holds = eval::evaluate(&condition, self)
-                .map_err(|e| ConfigError::invalid(validation.condition.at.clone(), e.to_string()))?;
+            let holds = eval::evaluate(&condition, self).map_err(|e| {
+                ConfigError::invalid(validation.condition.at.clone(), e.to_string())
+            })?;
             if let Value::Bool(false) = holds.unmark().0 {
                 let message = validation
                     .error_message
@@ -672,18 +737,21 @@ impl<'a> Instance<'a> {
                     "`var.{name}`{whose} is not declared `const = true`"
                 )));
             }
-            (Rules::OpenTofu, Some(false)) => {
-                return Err(EvalError::Other(format!(
-                    "var.{name} is declared `const = false`, so OpenTofu cannot use it before planning"
-                )))
-            }
+            (Rules::OpenTofu, Some(false)) => return Err(EvalError::Other(format!(
+                "var.{name} is declared `const = false`, so OpenTofu cannot use it before planning"
+            ))),
             (Rules::OpenTofu, _) => {}
         }
         let ty = match &variable.type_constraint {
             Some(written) => {
-                let expr = written.parse().map_err(|e| EvalError::Other(e.to_string()))?;
+                let expr = written
+                    .parse()
+                    .map_err(|e| EvalError::Other(e.to_string()))?;
                 Some(Type::parse(&expr).map_err(|e| {
-                    EvalError::Other(format!("variable {name:?} at {}: invalid type: {e}", written.at))
+                    EvalError::Other(format!(
+                        "variable {name:?} at {}: invalid type: {e}",
+                        written.at
+                    ))
                 })?)
             }
             None => None,
@@ -694,7 +762,10 @@ impl<'a> Instance<'a> {
                 Some(arg) => {
                     let expr = arg.parse().map_err(|e| EvalError::Other(e.to_string()))?;
                     eval::evaluate(&expr, caller).map_err(|e| {
-                        EvalError::Other(format!("the argument {name:?} of module {:?} at {}: {e}", call.name, arg.at))
+                        EvalError::Other(format!(
+                            "the argument {name:?} of module {:?} at {}: {e}",
+                            call.name, arg.at
+                        ))
                     })?
                 }
                 None => self.default(variable)?.ok_or_else(|| {
@@ -706,12 +777,19 @@ impl<'a> Instance<'a> {
             },
         };
         let value = match ty {
-            Some(ty) => convert(value, &ty)
-                .map_err(|e| EvalError::Other(format!("invalid value for variable {name:?}: {e}")))?,
+            Some(ty) => convert(value, &ty).map_err(|e| {
+                EvalError::Other(format!("invalid value for variable {name:?}: {e}"))
+            })?,
             None => value,
         };
+        // `nullable = false`: a null takes the default; without one it is no value
+        // (`internal/configs/static_scope.go`, Terraform's `PrepareFinalInputVariableValue`).
         let value = if value.is_null() && !variable.nullable {
-            self.default(variable)?.unwrap_or(Value::Null)
+            self.default(variable)?.filter(|v| !v.is_null()).ok_or_else(|| {
+                EvalError::Other(format!(
+                    "no value for required variable {name:?}: it is declared `nullable = false` and has no default, so it may not be set to null"
+                ))
+            })?
         } else {
             value
         };
@@ -764,7 +842,9 @@ impl<'a> Instance<'a> {
         match &variable.default {
             None => Ok(None),
             Some(written) => {
-                let expr = written.parse().map_err(|e| EvalError::Other(e.to_string()))?;
+                let expr = written
+                    .parse()
+                    .map_err(|e| EvalError::Other(e.to_string()))?;
                 eval::evaluate(&expr, &Constants).map(Some)
             }
         }
@@ -779,10 +859,14 @@ impl<'a> Instance<'a> {
             )));
         };
         self.memoized(&format!("local.{name}"), || {
-            let expr = written.parse().map_err(|e| EvalError::Other(e.to_string()))?;
+            let expr = written
+                .parse()
+                .map_err(|e| EvalError::Other(e.to_string()))?;
             eval::evaluate(&expr, self).map_err(|e| match e {
                 // The innermost failing local names itself once.
-                EvalError::Other(m) if m.starts_with("in local.") || m.starts_with("circular") => EvalError::Other(m),
+                EvalError::Other(m) if m.starts_with("in local.") || m.starts_with("circular") => {
+                    EvalError::Other(m)
+                }
                 e => EvalError::Other(format!("in local.{name} ({}): {e}", written.at)),
             })
         })
@@ -810,7 +894,9 @@ impl<'a> Instance<'a> {
         }
         let result = compute();
         self.active.borrow_mut().pop();
-        self.memo.borrow_mut().insert(key.to_string(), result.clone());
+        self.memo
+            .borrow_mut()
+            .insert(key.to_string(), result.clone());
         result
     }
 

@@ -141,10 +141,9 @@ impl Reader<'_> {
                 };
                 out.imports.push(ImportDecl { target, provider });
             }
-            ("action", [ty, name]) => {
-                out.resources
-                    .push(resource(ResourceMode::Action, ty, name)?)
-            }
+            ("action", [ty, name]) => out
+                .resources
+                .push(resource(ResourceMode::Action, ty, name)?),
             ("module", [name]) => out.module_calls.push(self.module_call(name, block, at)?),
             ("variable", [name]) => out.variables.push(self.variable(name, &block.body, at)?),
             ("locals", []) => {

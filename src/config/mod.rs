@@ -133,9 +133,12 @@ impl WrittenExpr {
     /// The expression, parsed; a syntax error names the file and line.
     pub(crate) fn parse(&self) -> Result<::hcl::Expression, ConfigError> {
         stacker::maybe_grow(PARSE_STACK, 2 * PARSE_STACK, || {
-            self.text
-                .parse::<::hcl::Expression>()
-                .map_err(|e| ConfigError::invalid(self.at.clone(), format!("cannot read the expression {}: {e}", self.text.trim())))
+            self.text.parse::<::hcl::Expression>().map_err(|e| {
+                ConfigError::invalid(
+                    self.at.clone(),
+                    format!("cannot read the expression {}: {e}", self.text.trim()),
+                )
+            })
         })
     }
 

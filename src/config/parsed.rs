@@ -105,7 +105,10 @@ impl FileContent {
         }
         for variable in &mut self.variables {
             f(&mut variable.at);
-            let exprs = variable.default.iter_mut().chain(&mut variable.type_constraint);
+            let exprs = variable
+                .default
+                .iter_mut()
+                .chain(&mut variable.type_constraint);
             exprs.for_each(|e| f(&mut e.at));
             for validation in &mut variable.validations {
                 f(&mut validation.condition.at);
@@ -127,7 +130,9 @@ impl FileContent {
 impl super::CallExprs {
     fn each_location(&mut self, f: &mut impl FnMut(&mut Location)) {
         let exprs = self.source.iter_mut().chain(&mut self.version);
-        exprs.chain(self.args.values_mut()).for_each(|e| f(&mut e.at));
+        exprs
+            .chain(self.args.values_mut())
+            .for_each(|e| f(&mut e.at));
     }
 }
 

@@ -445,8 +445,8 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::config::load_module;
     use crate::config::early::{RootInputs, Rules, ValueInputs};
+    use crate::config::load_module;
     use crate::config::tree::{module_tree_requirements, ModuleReader, Remote};
     use crate::vocab::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
     use crate::vocab::module_source::ModuleSource as RemoteSource;
@@ -887,14 +887,13 @@ run "remote" {
                 .collect();
             let dir = dir_with(&borrowed);
             let root = dir.path().join("root");
-            let tree =
-                module_tree_requirements(
-                    &root,
-                    TERRAFORM_REGISTRY,
-                    &RootInputs::new(Rules::Terraform, &root, &ValueInputs::default()),
-                    &mut RootTests(root.clone()),
-                )
-                    .unwrap();
+            let tree = module_tree_requirements(
+                &root,
+                TERRAFORM_REGISTRY,
+                &RootInputs::new(Rules::Terraform, &root, &ValueInputs::default()),
+                &mut RootTests(root.clone()),
+            )
+            .unwrap();
             let mut addrs: Vec<String> = tree
                 .requirements
                 .iter()

@@ -324,8 +324,11 @@ impl<F: FnMut(&RemoteSource, Option<&str>) -> Remote> ModuleReader for TestReade
 
 fn walk(root: &Path, reader: &mut impl ModuleReader) -> Result<TreeRequirements, ConfigError> {
     let values = crate::config::early::ValueInputs::default();
-    let inputs =
-        crate::config::early::RootInputs::new(crate::config::early::Rules::Terraform, root, &values);
+    let inputs = crate::config::early::RootInputs::new(
+        crate::config::early::Rules::Terraform,
+        root,
+        &values,
+    );
     module_tree_requirements(root, TERRAFORM_REGISTRY, &inputs, reader)
 }
 
@@ -733,7 +736,10 @@ fn tree_fails_on_calls_it_cannot_follow() {
     )]);
     let err = walk(dynamic.path(), &mut reader()).unwrap_err().to_string();
     assert!(err.contains("main.tf:3: module \"y\": source"), "{err}");
-    assert!(err.contains("`var.src` is not declared `const = true`"), "{err}");
+    assert!(
+        err.contains("`var.src` is not declared `const = true`"),
+        "{err}"
+    );
 }
 
 /// `modules.json` speaks for remote calls only inside `.terraform/modules`: an entry

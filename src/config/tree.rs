@@ -292,7 +292,13 @@ impl<R: ModuleReader> Walker<'_, R> {
                 None => instance.path_module_for(&dir, None),
             };
             let package_key = place.package_key.clone();
-            return Ok(at(dir, place.package.clone(), place.installed, path_module, package_key));
+            return Ok(at(
+                dir,
+                place.package.clone(),
+                place.installed,
+                path_module,
+                package_key,
+            ));
         }
         if let Some(dir) = self.installed_dir(place, call, &key, source, version) {
             let path_module = instance.path_module_for(&dir, None);
@@ -304,8 +310,8 @@ impl<R: ModuleReader> Walker<'_, R> {
             module_source: source.to_string(),
             error: Box::new(error),
         };
-        let parsed = parse_source_for(source, self.default_host)
-            .map_err(|e| fetch_failed(e.into()))?;
+        let parsed =
+            parse_source_for(source, self.default_host).map_err(|e| fetch_failed(e.into()))?;
         match self.reader.remote(&parsed, version) {
             Remote::Fetched(fetched) => {
                 let inside = fetched

@@ -436,12 +436,7 @@ enum Walked {
 }
 
 /// Walks a root's module tree with the remote code fetched so far.
-fn walk(
-    mut open: OpenRoot,
-    loader: &Loader<'_>,
-    remote: &Fetches,
-    values: &ValueInputs,
-) -> Walked {
+fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &ValueInputs) -> Walked {
     let host = open.flavor.default_registry();
     let mut reader = Reader {
         loader,

@@ -9,6 +9,7 @@ mod cache;
 mod cli;
 mod conformance;
 mod credentials;
+mod early_eval;
 mod fake_registry;
 mod fan_out;
 mod faults;

@@ -237,9 +237,8 @@ fn regexes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<regex::Regex>>,
 
 fn regex<'de, D: Deserializer<'de>>(d: D) -> Result<regex::Regex, D::Error> {
     let raw = String::deserialize(d)?;
-    regex::Regex::new(&raw).map_err(|e| {
-        serde::de::Error::custom(format!("invalid regular expression {raw:?}: {e}"))
-    })
+    regex::Regex::new(&raw)
+        .map_err(|e| serde::de::Error::custom(format!("invalid regular expression {raw:?}: {e}")))
 }
 
 #[cfg(test)]

@@ -28,9 +28,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::commands::cli::{
-    GivenValue, ValueArgs,
-    FlavorArg, Format, LayoutArg, LockArgs, MirrorArgs, MirrorFormat, OutdatedArgs, SourceArgs,
-    UpgradeOptions, VerifyArgs,
+    FlavorArg, Format, GivenValue, LayoutArg, LockArgs, MirrorArgs, MirrorFormat, OutdatedArgs,
+    SourceArgs, UpgradeOptions, ValueArgs, VerifyArgs,
 };
 use crate::config::early::{AssignedFiles, CliValue, ValueInputs};
 use crate::disk::provider_dir::Layout;
@@ -140,8 +139,6 @@ pub(crate) struct VerifySettings {
     pub recursive: bool,
     pub format: Format,
     pub sources: SourceSettings,
-    /// Where module `source`/`version` expressions take their variables' values.
-    pub values: ValueInputs,
 }
 
 /// Everything `tfsum mirror` runs on, resolved and validated.
@@ -273,7 +270,6 @@ pub(crate) fn verify(
         recursive: args.recursive,
         format: args.format,
         sources: sources(&args.sources, None, &file, files, environment, cwd)?,
-        values: values(&args.values, &file, environment, cwd),
     })
 }
 

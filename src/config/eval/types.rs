@@ -66,7 +66,10 @@ fn one_arg<'e>(call: &'e FuncCall, name: &str) -> Result<&'e Expression, String>
 
 /// A type, and for `optional(T, default)` (allowed only as an object attribute's type)
 /// the optional flag and default.
-fn parse_type(expr: &Expression, attribute: bool) -> Result<(Type, Option<(bool, Option<Value>)>), String> {
+fn parse_type(
+    expr: &Expression,
+    attribute: bool,
+) -> Result<(Type, Option<(bool, Option<Value>)>), String> {
     if let Some(word) = keyword(expr) {
         let ty = match word {
             "any" => Type::Any,
@@ -79,7 +82,9 @@ fn parse_type(expr: &Expression, attribute: bool) -> Result<(Type, Option<(bool,
         return Ok((ty, None));
     }
     let Expression::FuncCall(call) = expr else {
-        return Err("a type constraint is a type keyword or a type constructor such as list(string)".into());
+        return Err(
+            "a type constraint is a type keyword or a type constructor such as list(string)".into(),
+        );
     };
     let name = call.name.name.as_str();
     let ty = match name {
@@ -112,15 +117,19 @@ fn parse_type(expr: &Expression, attribute: bool) -> Result<(Type, Option<(bool,
                 };
                 let (ty, optional) = parse_type(value, true)?;
                 let (optional, default) = optional.unwrap_or((false, None));
-                out.insert(key, Attribute { ty, optional, default });
+                out.insert(
+                    key,
+                    Attribute {
+                        ty,
+                        optional,
+                        default,
+                    },
+                );
             }
             Type::Object(out)
         }
         "optional" if attribute => {
-            let (ty, _) = parse_type(
-                call.args.first().ok_or("optional(…) takes a type")?,
-                false,
-            )?;
+            let (ty, _) = parse_type(call.args.first().ok_or("optional(…) takes a type")?, false)?;
             let default = match call.args.get(1) {
                 None => None,
                 Some(expr) => Some(literal_value(expr)?),
@@ -129,12 +138,17 @@ fn parse_type(expr: &Expression, attribute: bool) -> Result<(Type, Option<(bool,
                 return Err("optional(…) takes a type and at most a default".into());
             }
             let default = match default {
-                Some(v) => Some(convert(v, &ty).map_err(|e| format!("the optional attribute's default: {e}"))?),
+                Some(v) => Some(
+                    convert(v, &ty)
+                        .map_err(|e| format!("the optional attribute's default: {e}"))?,
+                ),
                 None => None,
             };
             return Ok((ty, Some((true, default))));
         }
-        "optional" => return Err("optional(…) is allowed only for an object type's attributes".into()),
+        "optional" => {
+            return Err("optional(…) is allowed only for an object type's attributes".into())
+        }
         other => return Err(format!("{other}(…) is not a type constructor")),
     };
     Ok((ty, None))
@@ -157,7 +171,11 @@ fn literal_value(expr: &Expression) -> Result<Value, String> {
         Expression::Bool(b) => Ok(Value::Bool(*b)),
         Expression::Number(n) => Ok(Value::Number(n.as_f64().unwrap_or(f64::NAN))),
         Expression::String(s) => Ok(Value::String(s.clone())),
-        Expression::Array(items) => items.iter().map(literal_value).collect::<Result<_, _>>().map(Value::List),
+        Expression::Array(items) => items
+            .iter()
+            .map(literal_value)
+            .collect::<Result<_, _>>()
+            .map(Value::List),
         Expression::Object(attrs) => {
             let mut out = BTreeMap::new();
             for (key, value) in attrs {
@@ -208,14 +226,20 @@ pub(crate) fn convert(value: Value, ty: &Type) -> Result<Value, String> {
         }
         (Value::List(items), Type::Tuple(types)) => {
             if items.len() != types.len() {
-                return Err(format!("a tuple of {} elements is required, not {}", types.len(), items.len()));
+                return Err(format!(
+                    "a tuple of {} elements is required, not {}",
+                    types.len(),
+                    items.len()
+                ));
             }
             Value::List(
                 items
                     .into_iter()
                     .zip(types)
                     .enumerate()
-                    .map(|(i, (item, ty))| convert(item, ty).map_err(|e| format!("element {i}: {e}")))
+                    .map(|(i, (item, ty))| {
+                        convert(item, ty).map_err(|e| format!("element {i}: {e}"))
+                    })
                     .collect::<Result<_, _>>()?,
             )
         }
@@ -235,7 +259,9 @@ pub(crate) fn convert(value: Value, ty: &Type) -> Result<Value, String> {
                     Some(Value::Null) | None if attr.optional => {
                         attr.default.clone().unwrap_or(Value::Null)
                     }
-                    Some(v) => convert(v, &attr.ty).map_err(|e| format!("attribute {name:?}: {e}"))?,
+                    Some(v) => {
+                        convert(v, &attr.ty).map_err(|e| format!("attribute {name:?}: {e}"))?
+                    }
                     None => return Err(format!("attribute {name:?} is required")),
                 };
                 out.insert(name.clone(), value);
@@ -275,7 +301,12 @@ mod tests {
     }
 
     fn obj(pairs: &[(&str, Value)]) -> Value {
-        Value::Object(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        Value::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     /// Conversions a variable's value goes through (cty's convert rules).
@@ -288,16 +319,36 @@ mod tests {
             ("number", s("2.5"), Ok(Value::Number(2.5))),
             ("number", s("x"), Err("a number is required")),
             ("bool", s("false"), Ok(Value::Bool(false))),
-            ("string", Value::List(vec![]), Err("a string required, not tuple")),
-            ("list(string)", Value::List(vec![Value::Number(1.0)]), Ok(Value::List(vec![s("1")]))),
-            ("set(string)", Value::List(vec![s("b"), s("a"), s("b")]), Ok(Value::List(vec![s("a"), s("b")]))),
-            ("map(number)", obj(&[("a", s("1"))]), Ok(obj(&[("a", Value::Number(1.0))]))),
+            (
+                "string",
+                Value::List(vec![]),
+                Err("a string required, not tuple"),
+            ),
+            (
+                "list(string)",
+                Value::List(vec![Value::Number(1.0)]),
+                Ok(Value::List(vec![s("1")])),
+            ),
+            (
+                "set(string)",
+                Value::List(vec![s("b"), s("a"), s("b")]),
+                Ok(Value::List(vec![s("a"), s("b")])),
+            ),
+            (
+                "map(number)",
+                obj(&[("a", s("1"))]),
+                Ok(obj(&[("a", Value::Number(1.0))])),
+            ),
             (
                 "object({ git_ref = string, extra = optional(string, \"x\") })",
                 obj(&[("git_ref", s("v1")), ("dropped", Value::Bool(true))]),
                 Ok(obj(&[("extra", s("x")), ("git_ref", s("v1"))])),
             ),
-            ("object({ git_ref = string })", obj(&[]), Err("attribute \"git_ref\" is required")),
+            (
+                "object({ git_ref = string })",
+                obj(&[]),
+                Err("attribute \"git_ref\" is required"),
+            ),
             ("any", obj(&[("a", s("b"))]), Ok(obj(&[("a", s("b"))]))),
             ("string", Value::unknown("u"), Ok(Value::unknown("u"))),
             ("string", Value::Null, Ok(Value::Null)),

@@ -65,12 +65,12 @@ use crate::disk::walk::Listings;
 use crate::vocab::module_source::{ModuleSource as RemoteSource, TerragruntSource};
 use crate::vocab::paths::normalize_path;
 
+use crate::config::paths::{absolute, in_style_of};
 use eval::{
     at_line, with_scope, Abort, AbortKind, EvalFailure, Includes, Locals, ResolvedInclude, Scope,
 };
 use generate::Generated;
 use parse::{parse_file, Expr, TgFile};
-use crate::config::paths::{absolute, in_style_of};
 use source::Classified;
 
 pub(crate) use crate::vocab::paths::UNIT_FILE_NAME;

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use super::eval::{with_scope, Includes, Scope};
 use super::limits::on_eval_stack;
 use super::parse::parse_file;
-use crate::config::paths::absolute;
 use super::{find_repo_root, include_setting, UNIT_FILE_NAME};
+use crate::config::paths::absolute;
 use crate::disk::walk::has_config_files;
 
 /// The units among `candidates` (directories holding `terragrunt.hcl`, sorted and

@@ -104,8 +104,12 @@ impl Def {
 /// Every function, by name (sorted, for [`find`]'s binary search).
 static TABLE: &[Def] = &[
     Def::new("lower", 1, strings::lower),
-    Def::new("nonsensitive", 1, conversion::nonsensitive).handles_marks().allows_unknown(),
-    Def::new("sensitive", 1, conversion::sensitive).handles_marks().allows_unknown(),
+    Def::new("nonsensitive", 1, conversion::nonsensitive)
+        .handles_marks()
+        .allows_unknown(),
+    Def::new("sensitive", 1, conversion::sensitive)
+        .handles_marks()
+        .allows_unknown(),
     Def::new("upper", 1, strings::upper),
 ];
 
@@ -131,7 +135,11 @@ pub(crate) fn call(def: &Def, ctx: &Ctx<'_>, args: Vec<Value>) -> Result<Value, 
         return Err(format!(
             "function {:?} takes {count} argument{}, not {}",
             def.name,
-            if wanted == 1 && !def.variadic { "" } else { "s" },
+            if wanted == 1 && !def.variadic {
+                ""
+            } else {
+                "s"
+            },
             args.len()
         ));
     }
@@ -156,12 +164,18 @@ pub(crate) fn call(def: &Def, ctx: &Ctx<'_>, args: Vec<Value>) -> Result<Value, 
 
 /// The string in argument `i`, converting a number or bool as HCL does.
 pub(crate) fn string_arg(args: &[Value], i: usize) -> Result<String, String> {
-    let arg = args.get(i).ok_or_else(|| format!("argument {} is missing", i + 1))?;
+    let arg = args
+        .get(i)
+        .ok_or_else(|| format!("argument {} is missing", i + 1))?;
     match arg {
         Value::Null => Err(format!("argument {} must not be null", i + 1)),
-        other => other
-            .as_string()
-            .ok_or_else(|| format!("argument {}: a string is required, not {}", i + 1, other.type_name())),
+        other => other.as_string().ok_or_else(|| {
+            format!(
+                "argument {}: a string is required, not {}",
+                i + 1,
+                other.type_name()
+            )
+        }),
     }
 }
 
@@ -172,7 +186,12 @@ mod tests {
     #[test]
     fn the_table_is_sorted_and_names_are_unique() {
         for pair in TABLE.windows(2) {
-            assert!(pair[0].name < pair[1].name, "{} before {}", pair[0].name, pair[1].name);
+            assert!(
+                pair[0].name < pair[1].name,
+                "{} before {}",
+                pair[0].name,
+                pair[1].name
+            );
         }
     }
 }
