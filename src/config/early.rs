@@ -124,6 +124,8 @@ enum Given {
     Expr(WrittenExpr),
     /// A value of a `.tfvars.json` file or a Terragrunt input.
     Value(Value),
+    /// A Terragrunt input that could not be evaluated, and why.
+    Failed(String),
 }
 
 /// The values given to one root, read when first needed.
@@ -140,8 +142,8 @@ pub struct RootInputs<'a> {
     pub dir: PathBuf,
     inputs: &'a ValueInputs,
     /// Values a Terragrunt unit passes its module through `TF_VAR_` (its `inputs`),
-    /// below the environment's own.
-    unit_inputs: BTreeMap<String, (Value, Location)>,
+    /// below the environment's own; an input that could not be evaluated, with why.
+    unit_inputs: BTreeMap<String, (Result<Value, String>, Location)>,
     /// The values given, or why they could not be read (a var file's error, as text).
     given: OnceLock<Result<GivenValues, String>>,
     /// The var files read for this root, for changed-files mode.
@@ -161,7 +163,10 @@ impl<'a> RootInputs<'a> {
     }
 
     /// A Terragrunt unit's `inputs`, which reach its module as `TF_VAR_` variables.
-    pub(crate) fn with_unit_inputs(mut self, inputs: BTreeMap<String, (Value, Location)>) -> Self {
+    pub(crate) fn with_unit_inputs(
+        mut self,
+        inputs: BTreeMap<String, (Result<Value, String>, Location)>,
+    ) -> Self {
         self.unit_inputs = inputs;
         self
     }
@@ -210,10 +215,13 @@ impl<'a> RootInputs<'a> {
     fn read_given(&self) -> Result<GivenValues, ConfigError> {
         let mut given = GivenValues::default();
         for (name, (value, at)) in &self.unit_inputs {
-            given.by_name.insert(
-                name.clone(),
-                (Given::Value(value.clone()), Origin::UnitInput(at.clone())),
-            );
+            let given_value = match value {
+                Ok(value) => Given::Value(value.clone()),
+                Err(why) => Given::Failed(why.clone()),
+            };
+            given
+                .by_name
+                .insert(name.clone(), (given_value, Origin::UnitInput(at.clone())));
         }
         for (name, text) in &self.inputs.env {
             given.by_name.insert(
@@ -372,6 +380,7 @@ fn read_var_file(path: &Path, given: &mut GivenValues) -> Result<(), ConfigError
         }
         return Ok(());
     }
+    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
     let (body, text) = super::parse_hcl_body(&text).map_err(|e| ConfigError::Syntax {
         file: path.to_path_buf(),
         line: e.line,
@@ -385,14 +394,13 @@ fn read_var_file(path: &Path, given: &mut GivenValues) -> Result<(), ConfigError
             file: path.to_path_buf(),
             line: lines.line_of(attr.span()),
         };
-        let expr_text = attr
-            .value
-            .span()
-            .and_then(|s| text.get(s))
-            .unwrap_or_default();
+        let range = attr.value.span();
+        let expr_text = range.clone().and_then(|s| text.get(s)).unwrap_or_default();
         let expr = WrittenExpr {
             text: expr_text.into(),
             at: at.clone(),
+            // The byte order mark parse_hcl_body dropped counts in file offsets.
+            offset: range.map(|r| r.start + bom),
         };
         given.by_name.insert(
             attr.key.as_str().to_string(),
@@ -810,6 +818,9 @@ impl<'a> Instance<'a> {
         let given = self.root.given().map_err(EvalError::Other)?;
         match given.by_name.get(name) {
             Some((Given::Value(value), _)) => Ok(value.clone()),
+            Some((Given::Failed(why), origin)) => Err(EvalError::Other(format!(
+                "the value of variable {name:?} comes from {origin}, which cannot be evaluated: {why}"
+            ))),
             Some((Given::Text(text), origin)) => {
                 if Type::parses_literally(ty) {
                     Ok(Value::String(text.clone()))
@@ -912,6 +923,191 @@ impl<'a> Instance<'a> {
             ))),
         }
     }
+}
+
+/// Where a module's version (or git ref) is written as one literal string, when it comes
+/// from a variable or a local value: what `tfsum outdated` shows and `tfsum upgrade`
+/// edits ([`Instance::version_definition`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Definition {
+    pub at: Location,
+    /// The bytes of the quoted literal in `at.file`, when it can be edited in place.
+    pub span: Option<std::ops::Range<usize>>,
+    /// The literal's text: the whole version constraint, or the whole source whose
+    /// `?ref=` names the version.
+    pub text: String,
+    /// What it is, for messages: `the default of variable "ref"`, `local.versions.vpc`.
+    pub what: String,
+}
+
+/// The outcome of following a version to its literal: found, or why it cannot be.
+pub(crate) type Traced = Result<Definition, String>;
+
+impl Instance<'_> {
+    /// Where the call's version is written, for a call whose `version` (registry) or
+    /// `source` (its `?ref=`) is an expression; `None` for a call written literally.
+    pub(crate) fn version_definition(&self, call: &ModuleCall) -> Option<Traced> {
+        if let Some(version) = &call.written.version {
+            return Some(self.trace(version, &[], 0));
+        }
+        let source = call.written.source.as_ref()?;
+        Some(self.trace_ref(source))
+    }
+
+    /// A source template whose `?ref=` is one interpolation (`…?ref=${var.ref}`), or a
+    /// whole source from one reference.
+    fn trace_ref(&self, source: &WrittenExpr) -> Traced {
+        let expr = parse_edit(source)?;
+        if let hcl_edit::expr::Expression::StringTemplate(template) = &expr {
+            let elements: Vec<&hcl_edit::template::Element> = template.iter().collect();
+            if let [.., hcl_edit::template::Element::Literal(before), hcl_edit::template::Element::Interpolation(last)] =
+                elements.as_slice()
+            {
+                if before.value().ends_with("ref=") {
+                    return self.trace_node(source, &last.expr, &[], 0);
+                }
+            }
+            return Err(format!(
+                "the ref in its source {} is not one interpolation at its end (…?ref=${{…}})",
+                source.text.trim()
+            ));
+        }
+        self.trace_node(source, &expr, &[], 0)
+    }
+
+    /// Where `written` (with `path` applied: attribute names into objects) is one
+    /// literal string. `depth` bounds the chase through variables and locals.
+    fn trace(&self, written: &WrittenExpr, path: &[String], depth: usize) -> Traced {
+        let expr = parse_edit(written)?;
+        self.trace_node(written, &expr, path, depth)
+    }
+
+    fn trace_node(
+        &self,
+        written: &WrittenExpr,
+        node: &hcl_edit::expr::Expression,
+        path: &[String],
+        depth: usize,
+    ) -> Traced {
+        use hcl_edit::expr::{Expression as E, ObjectKey, TraversalOperator as Op};
+        use hcl_edit::Span;
+        if depth > 16 {
+            return Err("it passes through more than 16 variables and locals".into());
+        }
+        match (node, path) {
+            (E::String(s), []) => {
+                let range = node.span();
+                let line = range.clone().map_or(0, |r| {
+                    written.text[..r.start.min(written.text.len())].matches('\n').count()
+                });
+                Ok(Definition {
+                    at: Location {
+                        file: written.at.file.clone(),
+                        line: written.at.line + line,
+                    },
+                    span: written.offset.zip(range).map(|(o, r)| o + r.start..o + r.end),
+                    text: s.as_str().to_string(),
+                    what: String::new(),
+                })
+            }
+            (E::Parenthesis(inner), _) => self.trace_node(written, inner.inner(), path, depth),
+            (E::Object(object), [first, rest @ ..]) => {
+                let value = object.iter().find_map(|(key, value)| {
+                    let name = match key {
+                        ObjectKey::Ident(ident) => ident.as_str(),
+                        ObjectKey::Expression(E::String(s)) => s.as_str(),
+                        ObjectKey::Expression(_) => return None,
+                    };
+                    (name == first).then_some(value)
+                });
+                match value {
+                    Some(value) => self.trace_node(written, value.expr(), rest, depth),
+                    None => Err(format!("{} has no attribute {first:?} written in it", written.at)),
+                }
+            }
+            (E::Traversal(traversal), _) => {
+                let E::Variable(root) = &traversal.expr else {
+                    return Err(format!("it is computed ({})", written.text.trim()));
+                };
+                let mut names = Vec::new();
+                for op in &traversal.operators {
+                    match op.value() {
+                        Op::GetAttr(name) => names.push(name.as_str().to_string()),
+                        Op::Index(E::String(key)) => names.push(key.as_str().to_string()),
+                        _ => return Err(format!("it is computed ({})", written.text.trim())),
+                    }
+                }
+                let Some((name, inner)) = names.split_first() else {
+                    return Err(format!("it is computed ({})", written.text.trim()));
+                };
+                let mut inner = inner.to_vec();
+                inner.extend(path.iter().cloned());
+                let found = match root.as_str() {
+                    "var" => self.trace_var(name, &inner, depth + 1),
+                    "local" => match self.module.locals.get(name) {
+                        Some(local) => self.trace(local, &inner, depth + 1),
+                        None => Err(format!("local.{name} is not defined")),
+                    },
+                    other => Err(format!("it comes from {other}.{name}, which is not written in the configuration")),
+                }?;
+                let what = if found.what.is_empty() {
+                    format!("{}.{}", root.as_str(), names.join("."))
+                } else {
+                    found.what.clone()
+                };
+                Ok(Definition { what, ..found })
+            }
+            _ => Err(format!(
+                "it is computed ({}), not written as one literal string",
+                written.text.trim()
+            )),
+        }
+    }
+
+    /// Where `var.NAME` (with `path`) takes its value in this instance.
+    fn trace_var(&self, name: &str, path: &[String], depth: usize) -> Traced {
+        let variable = self
+            .module
+            .variables
+            .get(name)
+            .ok_or_else(|| format!("var.{name} is not declared"))?;
+        let from_default = |what: String| -> Traced {
+            let default = variable
+                .default
+                .as_ref()
+                .ok_or_else(|| format!("variable {name:?} has no default"))?;
+            let found = self.trace(default, path, depth)?;
+            Ok(Definition { what, ..found })
+        };
+        match self.caller {
+            Some((caller, call)) => match call.written.args.get(name) {
+                Some(arg) => caller.trace(arg, path, depth),
+                None => from_default(format!("the default of variable {name:?}")),
+            },
+            None => {
+                let given = self.root.given()?;
+                match given.by_name.get(name) {
+                    Some((Given::Expr(written), Origin::File(at))) => {
+                        let found = self.trace(written, path, depth)?;
+                        Ok(Definition {
+                            what: format!("{name} in {}", at.file.display()),
+                            ..found
+                        })
+                    }
+                    Some((_, origin)) => Err(format!(
+                        "var.{name} is given by {origin}; change it there"
+                    )),
+                    None => from_default(format!("the default of variable {name:?}")),
+                }
+            }
+        }
+    }
+}
+
+/// `written` parsed with its spans (relative to its text).
+fn parse_edit(written: &WrittenExpr) -> Result<hcl_edit::expr::Expression, String> {
+    hcl_edit::parser::parse_expr(&written.text)
+        .map_err(|e| format!("{}: cannot read {}: {e}", written.at, written.text.trim()))
 }
 
 impl Scope for Instance<'_> {

@@ -59,6 +59,7 @@ pub(super) fn with_body<T>(
     read: impl FnOnce(&Body, &Reader<'_>) -> Result<T, ConfigError>,
 ) -> Result<T, ConfigError> {
     stacker::maybe_grow(PARSE_STACK, PARSE_STACK_SEGMENT, || {
+        let whole = text.len();
         let (body, text) = super::parse_hcl_body(text).map_err(|e| ConfigError::Syntax {
             file: path.to_path_buf(),
             line: e.line,
@@ -69,6 +70,7 @@ pub(super) fn with_body<T>(
             path,
             lines: LineIndex::new(text),
             text,
+            bom: whole - text.len(),
             default_host,
         };
         read(&body, &reader)
@@ -79,7 +81,9 @@ pub(super) fn with_body<T>(
 pub(super) struct Reader<'a> {
     path: &'a Path,
     lines: LineIndex,
+    /// The file's text without a byte order mark, which `bom` bytes were.
     text: &'a str,
+    bom: usize,
     default_host: &'a str,
 }
 
@@ -281,13 +285,15 @@ impl Reader<'_> {
     /// An expression kept as its text ([`WrittenExpr`]), at the line of `span` (the
     /// attribute's).
     fn written(&self, expr: &Expression, span: Option<std::ops::Range<usize>>) -> WrittenExpr {
-        let text = expr
-            .span()
+        let range = expr.span();
+        let text = range
+            .clone()
             .and_then(|range| self.text.get(range))
             .unwrap_or_default();
         WrittenExpr {
             text: text.into(),
             at: self.at(span),
+            offset: range.map(|r| r.start + self.bom),
         }
     }
 

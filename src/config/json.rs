@@ -252,6 +252,7 @@ fn variables(
             Some(m) => Some(WrittenExpr {
                 text: string(m, "a variable's type", at)?.into(),
                 at: at(m.line),
+                offset: None,
             }),
             None => None,
         };
@@ -304,6 +305,7 @@ fn written(node: &JsonNode, at: Location) -> WrittenExpr {
     WrittenExpr {
         text: text.into(),
         at,
+        offset: None,
     }
 }
 

@@ -127,6 +127,9 @@ pub struct CallExprs {
 pub struct WrittenExpr {
     pub text: Arc<str>,
     pub at: Location,
+    /// Where `text` starts in the file (native syntax), so a literal inside it can be
+    /// edited in place (`tfsum upgrade`); `None` for text tfsum made (JSON syntax).
+    pub offset: Option<usize>,
 }
 
 impl WrittenExpr {
@@ -142,13 +145,6 @@ impl WrittenExpr {
         })
     }
 
-    /// The expression is the literal string `text`.
-    pub(crate) fn literal_string(&self) -> Option<String> {
-        match self.parse() {
-            Ok(::hcl::Expression::String(s)) => Some(s),
-            _ => None,
-        }
-    }
 }
 
 /// A `variable` block, after override files were applied.

@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use regex::Regex;
 
-use super::early::{Instance, RootInputs};
+use super::early::{Definition, Instance, RootInputs};
 use super::{
     manifest_entry_for_call, read_modules_manifest, ConfigError, Location, Module, ModuleCall,
     ModulesManifest, Requirement, DATA_DIR,
@@ -74,6 +74,23 @@ pub struct TreeRequirements {
     /// (sorted): discovery could not tell they are called, so they may have been taken
     /// for roots.
     pub evaluated_local: Vec<PathBuf>,
+    /// The calls whose `source` or `version` is an expression, as this root evaluated
+    /// them, with where their version is written (`tfsum outdated` and `upgrade`).
+    pub evaluated_calls: Vec<EvaluatedCall>,
+}
+
+/// A module call whose `source` or `version` is an expression, evaluated for one root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvaluatedCall {
+    /// The calling module's directory.
+    pub dir: PathBuf,
+    pub name: String,
+    pub at: Location,
+    pub source: String,
+    pub version: Option<String>,
+    /// Where the version (a registry module's `version`, a git module's `?ref=`) is
+    /// written as a literal, or why it is not.
+    pub definition: Result<Definition, String>,
 }
 
 /// What the reader knows of a remote module call's code.
@@ -257,6 +274,16 @@ impl<R: ModuleReader> Walker<'_, R> {
         let dynamic = !call.literal || call.written.version.is_some();
         let (source, version) = if dynamic {
             evaluated = instance.evaluate_call(call)?;
+            if let Some(definition) = instance.version_definition(call) {
+                self.out.evaluated_calls.push(EvaluatedCall {
+                    dir: normalize_path(&module.dir),
+                    name: call.name.clone(),
+                    at: call.at.clone(),
+                    source: evaluated.source.clone(),
+                    version: evaluated.version.clone(),
+                    definition,
+                });
+            }
             (evaluated.source.as_str(), evaluated.version.as_deref())
         } else {
             let version = call.version.as_deref().filter(|v| !v.trim().is_empty());

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use rayon::prelude::*;
 
 use crate::config::early::{RootInputs, Rules, ValueInputs};
+use crate::config::eval::Value as EvalValue;
 use crate::config::edit::Edited;
 use crate::config::parsed::ParsedFiles;
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
@@ -47,6 +48,8 @@ pub(crate) struct Loaded {
     pub value_files: Vec<PathBuf>,
     /// Local modules its tree reaches through calls whose source is an expression.
     pub evaluated_local: Vec<PathBuf>,
+    /// Its module calls whose source or version is an expression, evaluated.
+    pub evaluated_calls: Vec<crate::config::tree::EvaluatedCall>,
     /// Where the lock file is written: its own path, or the target of a lock file that
     /// is a link within the tree.
     pub lock_path: PathBuf,
@@ -462,7 +465,18 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
         .and_then(|unit| unit.module_dir())
         .unwrap_or(&open.dir)
         .to_path_buf();
-    let inputs = RootInputs::new(rules, &run_dir, values);
+    let mut inputs = RootInputs::new(rules, &run_dir, values);
+    if let Some(unit) = &open.unit {
+        let given = unit
+            .inputs
+            .iter()
+            .map(|(name, input)| {
+                let value = input.value.as_ref().map(EvalValue::from).map_err(Clone::clone);
+                (name.clone(), (value, input.at.clone()))
+            })
+            .collect();
+        inputs = inputs.with_unit_inputs(given);
+    }
     let tree = match &open.unit {
         Some(unit) => terragrunt::unit_requirements(unit, host, &inputs, &mut reader),
         None => tree::module_tree_requirements(&open.dir, host, &inputs, &mut reader),
@@ -488,6 +502,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             modules,
             value_files,
             evaluated_local: tree.evaluated_local.clone(),
+            evaluated_calls: tree.evaluated_calls.clone(),
             lock_path: open.lock_path,
         });
     let root = Root {

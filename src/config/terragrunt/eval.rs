@@ -1,11 +1,13 @@
 //! Evaluating Terragrunt expressions: the functions units use to name their source module,
 //! and the `local`/`include` variables.
 //!
-//! hcl-rs evaluates templates, conditionals and traversals; tfsum supplies the functions.
-//! hcl-rs functions are plain `fn` pointers (no captured state), so the facts they answer
-//! from (which file is being evaluated, for which unit, through which include) live in a
-//! thread-local [`Scope`] stack for the duration of one evaluation ([`with_scope`]). The
-//! stack is what lets `read_terragrunt_config` evaluate another file from inside a call.
+//! Expressions are evaluated by tfsum's one evaluator ([`crate::config::eval`], which also
+//! holds Terraform's built-in functions, all of which Terragrunt offers too); this file is
+//! the Terragrunt scope over it ([`Context`]): its names and its own functions. The
+//! facts those functions answer from (which file is being evaluated, for which unit,
+//! through which include) live in a thread-local [`Scope`] stack for the duration of one
+//! evaluation ([`with_scope`]). The stack is what lets `read_terragrunt_config` evaluate
+//! another file from inside a call.
 //!
 //! Semantics follow Terragrunt's `config/config_helpers.go`: every path function answers
 //! for the *unit* (`TerragruntConfigPath`), also while a parent file pulled in by `include`
@@ -23,17 +25,20 @@
 //! Only functions that are pure, or that read the repository's own files, are provided: no
 //! `get_env`, `run_cmd`, `sops_decrypt_file` or AWS lookups. A value that needs one of
 //! those fails with [`EvalFailure::UnsupportedFunction`] naming it, but only when it is
-//! actually needed (see [`Locals`]).
+//! actually needed (see [`Locals`]). The filesystem functions (`file()`, …) read only
+//! inside the repository.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use hcl::eval::{Context, ErrorKind, Evaluate, FuncArgs, FuncDef, ParamType};
 use hcl::{Expression, Map, Value};
 
-use super::limits::{check_len, check_value, MAX_READ_DEPTH};
+use crate::config::eval::{self as expr_eval, Ctx, EvalError, Lookup};
+use crate::config::eval::value::Value as EvalValue;
+
+use super::limits::{check_value, MAX_READ_DEPTH};
 use super::parse::{parse_file, LocalDecl, TgFile};
 use crate::config::paths::{relative_path, slash};
 
@@ -167,7 +172,8 @@ pub(crate) enum EvalFailure {
     Other(String),
 }
 
-/// The functions tfsum implements, for messages.
+/// The Terragrunt functions tfsum implements (besides Terraform's built-ins), for
+/// messages.
 pub(crate) const SUPPORTED_FUNCTIONS: &[&str] = &[
     "find_in_parent_folders",
     "get_terragrunt_dir",
@@ -179,103 +185,145 @@ pub(crate) const SUPPORTED_FUNCTIONS: &[&str] = &[
     "path_relative_to_include",
     "path_relative_from_include",
     "read_terragrunt_config",
-    "basename",
-    "dirname",
-    "format",
-    "join",
-    "lower",
-    "replace",
-    "split",
-    "trimprefix",
-    "trimspace",
-    "trimsuffix",
-    "upper",
+    "and Terraform's built-in functions",
 ];
 
-/// A context holding every supported function and the given variables.
-pub(crate) fn context(vars: &[(&str, Value)]) -> Context<'static> {
-    let mut ctx = Context::new();
-    let optional_strings = || FuncDef::builder().variadic_param(ParamType::String);
-    ctx.declare_func(
-        "find_in_parent_folders",
-        optional_strings().build(find_in_parent_folders),
-    );
-    ctx.declare_func(
-        "get_terragrunt_dir",
-        FuncDef::builder().build(get_terragrunt_dir),
-    );
-    ctx.declare_func(
-        "get_original_terragrunt_dir",
-        FuncDef::builder().build(get_original_terragrunt_dir),
-    );
-    ctx.declare_func(
-        "get_parent_terragrunt_dir",
-        optional_strings().build(get_parent_terragrunt_dir),
-    );
-    ctx.declare_func("get_repo_root", FuncDef::builder().build(get_repo_root));
-    ctx.declare_func(
-        "get_path_from_repo_root",
-        FuncDef::builder().build(get_path_from_repo_root),
-    );
-    ctx.declare_func(
-        "get_path_to_repo_root",
-        FuncDef::builder().build(get_path_to_repo_root),
-    );
-    ctx.declare_func(
-        "path_relative_to_include",
-        optional_strings().build(path_relative_to_include),
-    );
-    ctx.declare_func(
-        "path_relative_from_include",
-        optional_strings().build(path_relative_from_include),
-    );
-    ctx.declare_func(
-        "read_terragrunt_config",
-        FuncDef::builder()
-            .param(ParamType::String)
-            .variadic_param(ParamType::Any)
-            .build(read_terragrunt_config),
-    );
-    let s = ParamType::String;
-    let string_fn = |n: usize, f: hcl::eval::Func| {
-        FuncDef::builder()
-            .params(std::iter::repeat_n(s.clone(), n))
-            .build(f)
+/// A Terragrunt function: evaluated arguments to a value, or why not.
+type TgFunction = fn(&[EvalValue]) -> Result<EvalValue, String>;
+
+/// Terragrunt's own functions, by name.
+fn own_function(name: &str) -> Option<TgFunction> {
+    let f: TgFunction = match name {
+        "find_in_parent_folders" => find_in_parent_folders,
+        "get_terragrunt_dir" => get_terragrunt_dir,
+        "get_original_terragrunt_dir" => get_original_terragrunt_dir,
+        "get_parent_terragrunt_dir" => get_parent_terragrunt_dir,
+        "get_repo_root" => get_repo_root,
+        "get_path_from_repo_root" => get_path_from_repo_root,
+        "get_path_to_repo_root" => get_path_to_repo_root,
+        "path_relative_to_include" => path_relative_to_include,
+        "path_relative_from_include" => path_relative_from_include,
+        "read_terragrunt_config" => read_terragrunt_config,
+        _ => return None,
     };
-    ctx.declare_func("basename", string_fn(1, basename));
-    ctx.declare_func("dirname", string_fn(1, dirname));
-    ctx.declare_func("lower", string_fn(1, lower));
-    ctx.declare_func("upper", string_fn(1, upper));
-    ctx.declare_func("trimspace", string_fn(1, trimspace));
-    ctx.declare_func("trimprefix", string_fn(2, trimprefix));
-    ctx.declare_func("trimsuffix", string_fn(2, trimsuffix));
-    ctx.declare_func("replace", string_fn(3, replace));
-    ctx.declare_func("split", string_fn(2, split));
-    ctx.declare_func(
-        "join",
-        FuncDef::builder()
-            .param(ParamType::String)
-            .variadic_param(ParamType::array_of(ParamType::String))
-            .build(join),
-    );
-    ctx.declare_func(
-        "format",
-        FuncDef::builder()
-            .param(ParamType::String)
-            .variadic_param(ParamType::Any)
-            .build(format),
-    );
+    Some(f)
+}
+
+/// The names one Terragrunt evaluation sees (`local`, `include`, `values`, …) and its
+/// functions: the scope of [`crate::config::eval`] for Terragrunt files.
+pub(crate) struct Context {
+    vars: Vec<(String, EvalValue)>,
+    /// Where the filesystem functions may read: the repository.
+    readable: Vec<PathBuf>,
+    base_dir: PathBuf,
+}
+
+/// A context holding the given variables (and every function).
+pub(crate) fn context(vars: &[(&str, Value)]) -> Context {
+    let mut ctx = Context {
+        vars: Vec::new(),
+        readable: Vec::new(),
+        base_dir: PathBuf::from("."),
+    };
+    if let Ok(scope) = current() {
+        ctx.readable = vec![scope.repo_root.clone()];
+        ctx.base_dir = config_dir(&scope);
+    }
     for (name, value) in vars {
-        ctx.declare_var(*name, value.clone());
+        ctx.declare_var(name, value);
     }
     ctx
 }
 
+impl Context {
+    /// Declares (or replaces) the variable `name`.
+    pub(crate) fn declare_var(&mut self, name: &str, value: &Value) {
+        let value = EvalValue::from(value);
+        match self.vars.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.vars.push((name.to_string(), value)),
+        }
+    }
+}
+
+impl expr_eval::Scope for Context {
+    fn lookup(&self, name: &str, _attr: Option<&str>) -> Result<Lookup, EvalError> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| Lookup::Whole(v.clone()))
+            .ok_or_else(|| EvalError::UnknownName(name.to_string()))
+    }
+
+    fn own_function(&self, name: &str, args: &[EvalValue]) -> Option<Result<EvalValue, EvalError>> {
+        let f = own_function(name)?;
+        Some(f(args).map_err(|message| EvalError::Other(format!("{name}: {message}"))))
+    }
+
+    fn files(&self) -> Ctx<'_> {
+        Ctx {
+            base_dir: &self.base_dir,
+            readable: &self.readable,
+        }
+    }
+}
+
 /// Evaluates `expr` in `ctx`, classifying a failure.
 pub(crate) fn evaluate(expr: &Expression, ctx: &Context) -> Result<Value, EvalFailure> {
-    expr.evaluate(ctx).map_err(|error| match error.kind() {
-        ErrorKind::UndefinedFunc(name) => EvalFailure::UnsupportedFunction(name.to_string()),
-        _ => EvalFailure::Other(error.to_string()),
+    let value = expr_eval::evaluate(expr, ctx).map_err(|error| match error {
+        EvalError::UnknownFunction(name) => EvalFailure::UnsupportedFunction(name),
+        // hcl-rs's wording, which `Locals::explain` follows to the failed local.
+        EvalError::UnknownName(name) => EvalFailure::Other(format!("undefined variable `{name}`")),
+        EvalError::Other(message) => EvalFailure::Other(undefined_local(message)),
+    })?;
+    to_hcl(value).map_err(EvalFailure::Other)
+}
+
+/// A missing `local.NAME` named in backticks, as [`Locals::explain`] looks for it.
+fn undefined_local(message: String) -> String {
+    const MISSING: &str = "does not have an attribute named \"";
+    match message.find(MISSING) {
+        Some(at) => {
+            let rest = &message[at + MISSING.len()..];
+            let name = rest.split('"').next().unwrap_or_default();
+            format!("{message} (`{name}`)")
+        }
+        None => message,
+    }
+}
+
+/// A value of the evaluator as the plain value the rest of the Terragrunt reader uses.
+fn to_hcl(value: EvalValue) -> Result<Value, String> {
+    Ok(match value.unmark_deep() {
+        EvalValue::Null => Value::Null,
+        EvalValue::Bool(b) => Value::Bool(b),
+        EvalValue::Number(n) => {
+            if n.fract() == 0.0 && n.abs() < 9.0e15 {
+                Value::Number((n as i64).into())
+            } else {
+                hcl::Number::from_f64(n).map_or(Value::Null, Value::Number)
+            }
+        }
+        EvalValue::String(s) => Value::String(s),
+        EvalValue::List(items) => Value::Array(
+            items
+                .into_iter()
+                .map(to_hcl)
+                .collect::<Result<_, _>>()?,
+        ),
+        EvalValue::Object(attrs) => Value::Object(
+            attrs
+                .into_iter()
+                .map(|(k, v)| Ok((k, to_hcl(v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        EvalValue::Unknown(cause) => {
+            return Err(format!(
+                "the value is not known: {}",
+                cause.as_deref().unwrap_or("it depends on something tfsum cannot evaluate")
+            ))
+        }
+        EvalValue::Marked(inner, _) => to_hcl(*inner)?,
     })
 }
 
@@ -304,7 +352,7 @@ impl Locals {
             let mut still = Vec::new();
             for local in pending {
                 at_line(local.line);
-                ctx.declare_var("local", out.visible_to(local));
+                ctx.declare_var("local", &out.visible_to(local));
                 let value = evaluate(&local.expr, &ctx).and_then(|value| {
                     check_value(&value)
                         .map(|()| value)
@@ -473,24 +521,24 @@ fn dependency_order(locals: &[LocalDecl]) -> Vec<&LocalDecl> {
     order
 }
 
-fn string_arg(args: &FuncArgs, i: usize) -> Result<&str, String> {
-    args.get(i)
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("argument {} must be a string", i + 1))
+fn string_arg(args: &[EvalValue], i: usize) -> Result<&str, String> {
+    match args.get(i) {
+        Some(EvalValue::String(s)) => Ok(s),
+        _ => Err(format!("argument {} must be a string", i + 1)),
+    }
 }
 
-fn string_args(args: &FuncArgs) -> Result<Vec<String>, String> {
+fn string_args(args: &[EvalValue]) -> Result<Vec<String>, String> {
     args.iter()
-        .map(|v| {
-            v.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| "arguments must be strings".to_string())
+        .map(|v| match v {
+            EvalValue::String(s) => Ok(s.clone()),
+            _ => Err("arguments must be strings".to_string()),
         })
         .collect()
 }
 
-fn path_value(path: &Path) -> Value {
-    Value::String(slash(path))
+fn path_value(path: &Path) -> EvalValue {
+    EvalValue::String(slash(path))
 }
 
 fn config_dir(scope: &Scope) -> PathBuf {
@@ -504,9 +552,9 @@ fn config_dir(scope: &Scope) -> PathBuf {
 /// `terragrunt.hcl`) in the folders *above* the directory of the file being evaluated for
 /// (the unit's, also inside an included parent). `name` may hold a sub-path
 /// (`"common/region.hcl"`). Terragrunt checks at most 100 folders.
-fn find_in_parent_folders(args: FuncArgs) -> Result<Value, String> {
+fn find_in_parent_folders(args: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
-    let params = string_args(&args)?;
+    let params = string_args(args)?;
     if params.len() > 2 {
         return Err(format!("takes 0, 1 or 2 arguments, got {}", params.len()));
     }
@@ -525,7 +573,7 @@ fn find_in_parent_folders(args: FuncArgs) -> Result<Value, String> {
         dir = parent.to_path_buf();
     }
     match params.get(1) {
-        Some(fallback) => Ok(Value::String(fallback.clone())),
+        Some(fallback) => Ok(EvalValue::String(fallback.clone())),
         None => Err(format!(
             "no {name:?} found in any folder above {}",
             config_dir(&scope).display()
@@ -533,19 +581,19 @@ fn find_in_parent_folders(args: FuncArgs) -> Result<Value, String> {
     }
 }
 
-fn get_terragrunt_dir(_: FuncArgs) -> Result<Value, String> {
+fn get_terragrunt_dir(_: &[EvalValue]) -> Result<EvalValue, String> {
     Ok(path_value(&config_dir(&*current()?)))
 }
 
-fn get_original_terragrunt_dir(_: FuncArgs) -> Result<Value, String> {
+fn get_original_terragrunt_dir(_: &[EvalValue]) -> Result<EvalValue, String> {
     Ok(path_value(&current()?.unit_dir))
 }
 
-fn get_repo_root(_: FuncArgs) -> Result<Value, String> {
+fn get_repo_root(_: &[EvalValue]) -> Result<EvalValue, String> {
     Ok(path_value(&current()?.repo_root))
 }
 
-fn get_path_from_repo_root(_: FuncArgs) -> Result<Value, String> {
+fn get_path_from_repo_root(_: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
     Ok(path_value(&relative_path(
         &scope.unit_dir,
@@ -553,7 +601,7 @@ fn get_path_from_repo_root(_: FuncArgs) -> Result<Value, String> {
     )))
 }
 
-fn get_path_to_repo_root(_: FuncArgs) -> Result<Value, String> {
+fn get_path_to_repo_root(_: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
     Ok(path_value(&relative_path(
         &scope.repo_root,
@@ -588,10 +636,10 @@ fn include_dir(include: &ResolvedInclude) -> PathBuf {
 }
 
 /// The unit directory relative to the included file's directory (`envs/prod/vpc`).
-fn path_relative_to_include(args: FuncArgs) -> Result<Value, String> {
+fn path_relative_to_include(args: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
-    let Some(include) = selected_include(&scope, &string_args(&args)?)? else {
-        return Ok(Value::String(".".into()));
+    let Some(include) = selected_include(&scope, &string_args(args)?)? else {
+        return Ok(EvalValue::String(".".into()));
     };
     Ok(path_value(&relative_path(
         &config_dir(&scope),
@@ -600,10 +648,10 @@ fn path_relative_to_include(args: FuncArgs) -> Result<Value, String> {
 }
 
 /// The included file's directory relative to the unit directory (`../../..`).
-fn path_relative_from_include(args: FuncArgs) -> Result<Value, String> {
+fn path_relative_from_include(args: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
-    let Some(include) = selected_include(&scope, &string_args(&args)?)? else {
-        return Ok(Value::String(".".into()));
+    let Some(include) = selected_include(&scope, &string_args(args)?)? else {
+        return Ok(EvalValue::String(".".into()));
     };
     Ok(path_value(&relative_path(
         &include_dir(&include),
@@ -611,9 +659,9 @@ fn path_relative_from_include(args: FuncArgs) -> Result<Value, String> {
     )))
 }
 
-fn get_parent_terragrunt_dir(args: FuncArgs) -> Result<Value, String> {
+fn get_parent_terragrunt_dir(args: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
-    let dir = match selected_include(&scope, &string_args(&args)?)? {
+    let dir = match selected_include(&scope, &string_args(args)?)? {
         Some(include) => include_dir(&include),
         None => config_dir(&scope),
     };
@@ -624,9 +672,9 @@ fn get_parent_terragrunt_dir(args: FuncArgs) -> Result<Value, String> {
 /// as `{ locals = {…} }`, evaluated with the file itself as the config path, as Terragrunt
 /// does. Its other blocks are not read. A cycle or a chain deeper than [`MAX_READ_DEPTH`]
 /// aborts the session.
-fn read_terragrunt_config(args: FuncArgs) -> Result<Value, String> {
+fn read_terragrunt_config(args: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
-    let given = string_arg(&args, 0)?;
+    let given = string_arg(args, 0)?;
     let mut path = config_dir(&scope).join(given);
     if path.is_dir() {
         path = path.join(super::UNIT_FILE_NAME);
@@ -639,7 +687,7 @@ fn read_terragrunt_config(args: FuncArgs) -> Result<Value, String> {
         };
     }
     if let Some(known) = SESSION.with(|s| s.borrow().reads.get(&path).cloned()) {
-        return known;
+        return known.map(|v| EvalValue::from(&v));
     }
     let (callers, cycle) = SCOPES.with(|s| {
         let scopes = s.borrow();
@@ -671,7 +719,7 @@ fn read_terragrunt_config(args: FuncArgs) -> Result<Value, String> {
     }
     let result = read_locals(&path, &scope);
     SESSION.with(|s| s.borrow_mut().reads.insert(path, result.clone()));
-    result
+    result.map(|v| EvalValue::from(&v))
 }
 
 fn read_locals(path: &Path, scope: &Scope) -> Result<Value, String> {
@@ -689,140 +737,4 @@ fn read_locals(path: &Path, scope: &Scope) -> Result<Value, String> {
     let mut out = Map::new();
     out.insert("locals".to_string(), Value::Object(locals.values));
     Ok(Value::Object(out))
-}
-
-fn map1(args: &FuncArgs, f: impl Fn(&str) -> String) -> Result<Value, String> {
-    Ok(Value::String(f(string_arg(args, 0)?)))
-}
-
-/// Terraform's `basename`/`dirname` are lexical, on `/`-separated paths.
-fn basename(args: FuncArgs) -> Result<Value, String> {
-    map1(&args, |s| {
-        let trimmed = s.trim_end_matches('/');
-        match trimmed.rsplit_once('/') {
-            Some((_, base)) => base.to_string(),
-            None if trimmed.is_empty() && !s.is_empty() => "/".to_string(),
-            None if trimmed.is_empty() => ".".to_string(),
-            None => trimmed.to_string(),
-        }
-    })
-}
-
-fn dirname(args: FuncArgs) -> Result<Value, String> {
-    map1(&args, |s| {
-        let dir = match s.rsplit_once('/') {
-            Some(("", _)) => "/".to_string(),
-            Some((dir, _)) => dir.to_string(),
-            None => ".".to_string(),
-        };
-        slash(&crate::vocab::paths::normalize_path(Path::new(&dir)))
-    })
-}
-
-fn lower(args: FuncArgs) -> Result<Value, String> {
-    map1(&args, str::to_lowercase)
-}
-
-fn upper(args: FuncArgs) -> Result<Value, String> {
-    map1(&args, str::to_uppercase)
-}
-
-fn trimspace(args: FuncArgs) -> Result<Value, String> {
-    map1(&args, |s| s.trim().to_string())
-}
-
-fn trimprefix(args: FuncArgs) -> Result<Value, String> {
-    let prefix = string_arg(&args, 1)?;
-    map1(&args, |s| s.strip_prefix(prefix).unwrap_or(s).to_string())
-}
-
-fn trimsuffix(args: FuncArgs) -> Result<Value, String> {
-    let suffix = string_arg(&args, 1)?;
-    map1(&args, |s| s.strip_suffix(suffix).unwrap_or(s).to_string())
-}
-
-/// `replace` with a plain substring; Terraform's `/regex/` form is refused rather than
-/// misread.
-fn replace(args: FuncArgs) -> Result<Value, String> {
-    let from = string_arg(&args, 1)?;
-    let to = string_arg(&args, 2)?;
-    if from.len() > 1 && from.starts_with('/') && from.ends_with('/') {
-        return Err("the regular-expression form of replace is not supported by tfsum".into());
-    }
-    let text = string_arg(&args, 0)?;
-    // An empty `from` matches between every two characters.
-    let matches = if from.is_empty() {
-        text.chars().count() + 1
-    } else {
-        text.matches(from).count()
-    };
-    check_len(text.len().saturating_add(matches.saturating_mul(to.len())))?;
-    map1(&args, |s| s.replace(from, to))
-}
-
-fn split(args: FuncArgs) -> Result<Value, String> {
-    let separator = string_arg(&args, 0)?;
-    let text = string_arg(&args, 1)?;
-    // Each part costs a `Value` besides its text (an empty separator splits every
-    // character).
-    let parts = text.split(separator).count();
-    check_len(text.len().saturating_add(parts.saturating_mul(16)))?;
-    Ok(Value::Array(
-        text.split(separator)
-            .map(|s| Value::String(s.to_string()))
-            .collect(),
-    ))
-}
-
-fn join(args: FuncArgs) -> Result<Value, String> {
-    let separator = string_arg(&args, 0)?;
-    let mut parts = Vec::new();
-    let mut len = 0usize;
-    for list in args.iter().skip(1) {
-        for item in list.as_array().into_iter().flatten() {
-            let part = item
-                .as_str()
-                .ok_or_else(|| "join takes lists of strings".to_string())?;
-            len = len.saturating_add(part.len() + separator.len());
-            check_len(len)?;
-            parts.push(part);
-        }
-    }
-    Ok(Value::String(parts.join(separator)))
-}
-
-/// `format` with the verbs source strings use: `%s`, `%d`, `%v` and `%%`.
-fn format(args: FuncArgs) -> Result<Value, String> {
-    let spec = string_arg(&args, 0)?;
-    let mut values = args.iter().skip(1);
-    let mut out = String::new();
-    let mut chars = spec.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('%') => out.push('%'),
-            Some('s' | 'd' | 'v') => {
-                let value = values
-                    .next()
-                    .ok_or_else(|| "not enough arguments for the format".to_string())?;
-                match value {
-                    Value::String(s) => out.push_str(s),
-                    Value::Number(n) => out.push_str(&n.to_string()),
-                    Value::Bool(b) => out.push_str(&b.to_string()),
-                    other => return Err(format!("cannot format {other}")),
-                }
-                check_len(out.len())?;
-            }
-            other => {
-                return Err(format!(
-                    "format verb %{} is not supported by tfsum",
-                    other.map(String::from).unwrap_or_default()
-                ))
-            }
-        }
-    }
-    Ok(Value::String(out))
 }

@@ -121,14 +121,3 @@ pub(crate) fn check_value(value: &Value) -> Result<(), String> {
     }
     Ok(())
 }
-
-/// Fails a function whose result would exceed [`MAX_VALUE_BYTES`], before it is built.
-pub(crate) fn check_len(len: usize) -> Result<(), String> {
-    if len > MAX_VALUE_BYTES {
-        return Err(format!(
-            "the result would be larger than {} MiB",
-            MAX_VALUE_BYTES >> 20
-        ));
-    }
-    Ok(())
-}

@@ -120,6 +120,18 @@ pub struct UnitConfig {
     /// remote source is fetched: `if_exists` depends on the module's files.
     pub overlay: Vec<OverlayFile>,
     generated: Vec<Generated>,
+    /// `inputs`, merged over the includes as `terraform.source` is: what Terragrunt
+    /// passes the module as `TF_VAR_` variables, which module sources may read. An
+    /// input that could not be evaluated keeps its reason.
+    pub inputs: BTreeMap<String, UnitInput>,
+}
+
+/// One entry of a unit's `inputs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitInput {
+    pub value: Result<Value, String>,
+    /// Where it is set.
+    pub at: crate::config::Location,
 }
 
 impl UnitConfig {
@@ -306,11 +318,13 @@ fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terra
     let mut source: Option<(PathBuf, usize, Result<String, TerragruntError>)> = None;
     let mut generates: BTreeMap<String, Result<Option<Generated>, TerragruntError>> =
         BTreeMap::new();
+    let mut inputs = BTreeMap::new();
     for (file, evaluated) in merged {
         if let (Some(expr), Some(value)) = (&file.source, evaluated.source) {
             source = Some((file.path.clone(), expr.line, value));
         }
         generates.extend(evaluated.generates);
+        inputs.extend(evaluated.inputs);
     }
     let generated: Vec<Generated> = generates
         .into_values()
@@ -327,6 +341,7 @@ fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terra
         source,
         overlay: Vec::new(),
         generated,
+        inputs,
     }
     .with_overlay()
 }
@@ -565,12 +580,13 @@ fn include_setting(
     })
 }
 
-/// One file's source and generate blocks, each evaluated on its own so that a failure
-/// only matters when the value survives the merge.
+/// One file's source, generate blocks and inputs, each evaluated on its own so that a
+/// failure only matters when the value survives the merge (and, for an input, is read).
 struct Evaluated {
     locals: Locals,
     source: Option<Result<String, TerragruntError>>,
     generates: BTreeMap<String, Result<Option<Generated>, TerragruntError>>,
+    inputs: BTreeMap<String, UnitInput>,
 }
 
 impl Evaluated {
@@ -585,12 +601,39 @@ impl Evaluated {
             .iter()
             .map(|g| (g.label.clone(), eval_generate(file, g, &locals, vars)))
             .collect();
+        let inputs = eval_inputs(file, &locals, vars);
         Evaluated {
             locals,
             source,
             generates,
+            inputs,
         }
     }
+}
+
+/// A file's `inputs`, entry by entry.
+fn eval_inputs(file: &TgFile, locals: &Locals, vars: &[(&str, Value)]) -> BTreeMap<String, UnitInput> {
+    let at = |line: usize| crate::config::Location {
+        file: file.path.clone(),
+        line,
+    };
+    let mut out = BTreeMap::new();
+    for (name, expr) in &file.inputs {
+        let value = eval_value(file, expr, locals, vars).map_err(|e| e.to_string());
+        match (name, value) {
+            (Some(name), value) => {
+                out.insert(name.clone(), UnitInput { value, at: at(expr.line) });
+            }
+            (None, Ok(Value::Object(map))) => {
+                for (name, value) in map {
+                    out.insert(name, UnitInput { value: Ok(value), at: at(expr.line) });
+                }
+            }
+            // `inputs = local.x` that fails or is not an object: no entry can be told.
+            (None, _) => {}
+        }
+    }
+    out
 }
 
 /// The `include` variable for the unit: exposed parents' `locals` and

@@ -71,6 +71,10 @@ pub(crate) struct TgFile {
     /// `terraform { source = … }`.
     pub source: Option<Expr>,
     pub generates: Vec<GenerateDecl>,
+    /// `inputs = { … }`: each attribute on its own when the value is an object
+    /// constructor (an input that cannot be evaluated fails only if a module needs it),
+    /// else the whole expression under `None`.
+    pub inputs: Vec<(Option<String>, Expr)>,
 }
 
 /// Reads and parses `path`. A syntax error names the file, line and column.
@@ -100,7 +104,11 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
         locals: Vec::new(),
         source: None,
         generates: Vec::new(),
+        inputs: Vec::new(),
     };
+    if let Some(attr) = body.get_attribute("inputs") {
+        file.inputs = reader.inputs(attr);
+    }
     for block in body.blocks() {
         match block.ident.as_str() {
             "include" => file.includes.push(reader.include(block)?),
@@ -152,6 +160,29 @@ impl Reader<'_> {
             line,
             message: message.into(),
         }
+    }
+
+    fn inputs(&self, attr: &Attribute) -> Vec<(Option<String>, Expr)> {
+        let hcl_edit::expr::Expression::Object(object) = &attr.value else {
+            return vec![(None, self.expr(attr))];
+        };
+        object
+            .iter()
+            .filter_map(|(key, value)| {
+                let name = match key {
+                    hcl_edit::expr::ObjectKey::Ident(ident) => ident.as_str().to_string(),
+                    hcl_edit::expr::ObjectKey::Expression(hcl_edit::expr::Expression::String(
+                        s,
+                    )) => s.as_str().to_string(),
+                    hcl_edit::expr::ObjectKey::Expression(_) => return None,
+                };
+                let expr = Expr {
+                    expr: Expression::from(value.expr().clone()),
+                    line: self.line_of(value.expr().span()),
+                };
+                Some((Some(name), expr))
+            })
+            .collect()
     }
 
     fn include(&self, block: &Block) -> Result<IncludeDecl, TerragruntError> {

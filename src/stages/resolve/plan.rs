@@ -204,6 +204,7 @@ mod tests {
                 modules: vec![PathBuf::from(dir)],
                 value_files: Vec::new(),
                 evaluated_local: Vec::new(),
+                evaluated_calls: Vec::new(),
                 lock_path: PathBuf::from(dir).join(lockfile::LOCK_FILE_NAME),
             }),
         }
