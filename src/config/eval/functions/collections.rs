@@ -48,9 +48,7 @@ pub(super) fn alltrue(_: &Ctx<'_>, args: Vec<Value>) -> Result<Value, String> {
 
 /// `anytrue(list)`: true when some element is true, false when empty.
 pub(super) fn anytrue(_: &Ctx<'_>, args: Vec<Value>) -> Result<Value, String> {
-    Ok(Value::Bool(
-        bool_items(&args)?.iter().any(|b| *b == Some(true)),
-    ))
+    Ok(Value::Bool(bool_items(&args)?.contains(&Some(true))))
 }
 
 /// `chunklist(list, size)`: the list cut into lists of `size` (0: one list of all).

@@ -439,7 +439,7 @@ fn go_g(abs: f64, precision: Option<usize>, letter: char) -> String {
         }
     };
     let mut eprec = precision.map_or(6, |p| p.max(1) as i32);
-    if !shortest && eprec > digits.len() as i32 && digits.len() as i32 >= exp + 1 {
+    if !shortest && eprec > digits.len() as i32 && digits.len() as i32 > exp {
         eprec = digits.len() as i32;
     }
     if shortest {

@@ -390,21 +390,6 @@ pub(crate) fn int_arg(args: &[Value], i: usize) -> Result<i64, String> {
     Ok(n as i64)
 }
 
-/// The bool in argument `i` (the strings `"true"` and `"false"` convert).
-pub(crate) fn bool_arg(args: &[Value], i: usize) -> Result<bool, String> {
-    match arg(args, i)? {
-        Value::Bool(b) => Ok(*b),
-        Value::String(s) if s == "true" => Ok(true),
-        Value::String(s) if s == "false" => Ok(false),
-        Value::Null => Err(format!("argument {} must not be null", i + 1)),
-        other => Err(format!(
-            "argument {}: a bool is required, not {}",
-            i + 1,
-            other.type_name()
-        )),
-    }
-}
-
 /// The elements of the list, tuple or set in argument `i`.
 pub(crate) fn list_arg(args: &[Value], i: usize) -> Result<Vec<Value>, String> {
     match arg(args, i)? {
