@@ -143,6 +143,9 @@ pub(super) fn indent(_: &Ctx<'_>, args: Vec<Value>) -> Result<Value, String> {
         return Err("the number of spaces must not be negative".into());
     }
     let breaks = text.matches('\n').count();
+    if breaks == 0 {
+        return Ok(Value::String(text));
+    }
     let spaces = usize::try_from(spaces).map_err(|_| "too many spaces".to_string())?;
     check_bytes(
         spaces
@@ -267,6 +270,7 @@ mod tests {
             ("indent(0, \"a\\nb\")", Ok(s("a\nb"))),
             ("indent(-1, \"a\")", Err("must not be negative")),
             ("indent(100000000, \"a\\nb\")", Err("more than the")),
+            ("indent(9000000000000000, \"a\")", Ok(s("a"))),
             ("title(\"hello world\")", Ok(s("Hello World"))),
             ("title(\"hello-world_x y.z\")", Ok(s("Hello-World_x Y.Z"))),
             ("title(\"\")", Ok(s(""))),
