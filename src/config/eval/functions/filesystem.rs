@@ -5,8 +5,8 @@
 //! A repository's files are untrusted (docs/design.md, "Trust model"), so every read
 //! goes through [`resolve`]: the path is expanded (`~`), joined to the base directory,
 //! cleaned as Go's `filepath.Clean` cleans it, then resolved through symlinks, and it
-//! must lie inside one of [`Ctx::readable`]'s trees. Whatever is outside is refused
-//! before anything about it (even whether it exists) is looked at. Files are read up to
+//! must lie inside one of [`Ctx::readable`]'s trees. Whatever is outside is refused with
+//! one message, whether it exists or not, and is never opened. Files are read up to
 //! [`MAX_FILE`] bytes, and only regular files (a FIFO would block the read).
 
 use std::collections::BTreeMap;
