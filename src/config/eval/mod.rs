@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use hcl::expr::{
-    BinaryOperator, Conditional, ForExpr, FuncCall, ObjectKey, Operation, TemplateExpr, Traversal,
-    TraversalOperator, UnaryOperator,
+    BinaryOperator, Conditional, ForExpr, FuncCall, ObjectKey, Operation, TemplateExpr,
+    Traversal, TraversalOperator, UnaryOperator,
 };
 use hcl::template::{Directive, Element, Template};
 use hcl::Expression;
@@ -183,7 +183,10 @@ impl Evaluator<'_> {
         }
     }
 
-    fn object(&mut self, object: &hcl::Object<ObjectKey, Expression>) -> Result<Value, EvalError> {
+    fn object(
+        &mut self,
+        object: &hcl::Object<ObjectKey, Expression>,
+    ) -> Result<Value, EvalError> {
         let mut out = BTreeMap::new();
         let mut marks = Marks::NONE;
         let mut unknown = None;
@@ -204,7 +207,9 @@ impl Evaluator<'_> {
                             continue;
                         }
                         Value::Null => {
-                            return Err(EvalError::Other("an object key must not be null".into()))
+                            return Err(EvalError::Other(
+                                "an object key must not be null".into(),
+                            ))
                         }
                         other => other.as_string().ok_or_else(|| {
                             EvalError::Other(format!(
@@ -299,10 +304,7 @@ impl Evaluator<'_> {
                     Value::Bool(false) => match &if_dir.false_template {
                         Some(t) => self.elements(
                             t.elements(),
-                            (
-                                if_dir.else_strip.strip_end(),
-                                if_dir.endif_strip.strip_start(),
-                            ),
+                            (if_dir.else_strip.strip_end(), if_dir.endif_strip.strip_start()),
                             out,
                         ),
                         None => Ok(()),
@@ -366,7 +368,9 @@ impl Evaluator<'_> {
                     let full = matches!(op, TraversalOperator::FullSplat);
                     let take = tail
                         .iter()
-                        .take_while(|op| full || matches!(op, TraversalOperator::GetAttr(_)))
+                        .take_while(|op| {
+                            full || matches!(op, TraversalOperator::GetAttr(_))
+                        })
                         .count();
                     let (each, after) = tail.split_at(take);
                     value = self.splat(value, each)?;
@@ -452,8 +456,8 @@ impl Evaluator<'_> {
                 return result;
             }
         }
-        let def =
-            functions::find(name).ok_or_else(|| EvalError::UnknownFunction(name.to_string()))?;
+        let def = functions::find(name)
+            .ok_or_else(|| EvalError::UnknownFunction(name.to_string()))?;
         match self.scope.allow(def) {
             Allow::Run => {}
             Allow::Unknown(cause) => return Ok(Value::Unknown(Some(cause))),
@@ -467,9 +471,7 @@ impl Evaluator<'_> {
     /// that one is not wholly known (it might still fail), as hcl's `tryfunc` decides.
     fn try_(&mut self, call: &FuncCall) -> Result<Value, EvalError> {
         if call.args.is_empty() {
-            return Err(EvalError::Other(
-                "try: at least one argument is required".into(),
-            ));
+            return Err(EvalError::Other("try: at least one argument is required".into()));
         }
         let mut last = None;
         for arg in &call.args {
@@ -492,9 +494,7 @@ impl Evaluator<'_> {
     /// wholly known).
     fn can(&mut self, call: &FuncCall) -> Result<Value, EvalError> {
         let [arg] = call.args.as_slice() else {
-            return Err(EvalError::Other(
-                "can: exactly one argument is required".into(),
-            ));
+            return Err(EvalError::Other("can: exactly one argument is required".into()));
         };
         match self.eval(arg) {
             Ok(value) if !value.is_wholly_known() => {
@@ -821,9 +821,13 @@ fn binary_op(op: BinaryOperator, lhs: Value, rhs: Value) -> Result<Value, EvalEr
                     B::Plus => Value::Number(a + b),
                     B::Minus => Value::Number(a - b),
                     B::Mul => Value::Number(a * b),
-                    B::Div if b == 0.0 => return Err(EvalError::Other("divide by zero".into())),
+                    B::Div if b == 0.0 => {
+                        return Err(EvalError::Other("divide by zero".into()))
+                    }
                     B::Div => Value::Number(a / b),
-                    B::Mod if b == 0.0 => return Err(EvalError::Other("modulo by zero".into())),
+                    B::Mod if b == 0.0 => {
+                        return Err(EvalError::Other("modulo by zero".into()))
+                    }
                     B::Mod => Value::Number(a % b),
                     B::Less => Value::Bool(a < b),
                     B::LessEq => Value::Bool(a <= b),
@@ -1020,23 +1024,23 @@ fn template_references(
             Element::Literal(_) => {}
             Element::Interpolation(i) => collect_references(&i.expr, bound, out),
             Element::Directive(directive) => match directive.as_ref() {
-                Directive::If(d) => {
-                    collect_references(&d.cond_expr, bound, out);
-                    template_references(d.true_template.elements(), bound, out);
-                    if let Some(f) = &d.false_template {
-                        template_references(f.elements(), bound, out);
-                    }
+            Directive::If(d) => {
+                collect_references(&d.cond_expr, bound, out);
+                template_references(d.true_template.elements(), bound, out);
+                if let Some(f) = &d.false_template {
+                    template_references(f.elements(), bound, out);
                 }
-                Directive::For(d) => {
-                    collect_references(&d.collection_expr, bound, out);
-                    let before = bound.len();
-                    if let Some(k) = &d.key_var {
-                        bound.push(k.as_str().to_string());
-                    }
-                    bound.push(d.value_var.as_str().to_string());
-                    template_references(d.template.elements(), bound, out);
-                    bound.truncate(before);
+            }
+            Directive::For(d) => {
+                collect_references(&d.collection_expr, bound, out);
+                let before = bound.len();
+                if let Some(k) = &d.key_var {
+                    bound.push(k.as_str().to_string());
                 }
+                bound.push(d.value_var.as_str().to_string());
+                template_references(d.template.elements(), bound, out);
+                bound.truncate(before);
+            }
             },
         }
     }

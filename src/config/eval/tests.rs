@@ -38,31 +38,19 @@ fn scope() -> Fixed {
     let vars = BTreeMap::from([
         ("ref".to_string(), Value::string("v1.2.0")),
         ("n".to_string(), Value::Number(3.0)),
-        (
-            "unknown".to_string(),
-            Value::unknown("var.unknown is not const"),
-        ),
-        (
-            "secret".to_string(),
-            Value::string("s").mark(Marks::SENSITIVE),
-        ),
+        ("unknown".to_string(), Value::unknown("var.unknown is not const")),
+        ("secret".to_string(), Value::string("s").mark(Marks::SENSITIVE)),
         (
             "obj".to_string(),
             Value::Object(BTreeMap::from([
                 ("git_ref".to_string(), Value::string("main")),
-                (
-                    "list".to_string(),
-                    Value::List(vec![Value::string("a"), Value::string("b")]),
-                ),
+                ("list".to_string(), Value::List(vec![Value::string("a"), Value::string("b")])),
             ])),
         ),
     ]);
     let locals = Value::Object(BTreeMap::from([(
         "versions".to_string(),
-        Value::Object(BTreeMap::from([(
-            "network".to_string(),
-            Value::string("~> 2.0"),
-        )])),
+        Value::Object(BTreeMap::from([("network".to_string(), Value::string("~> 2.0"))])),
     )]));
     Fixed { vars, locals }
 }
@@ -76,58 +64,30 @@ fn eval(text: &str) -> Result<Value, EvalError> {
 #[test]
 fn expressions_evaluate_as_hcl_does() {
     let cases: &[(&str, Value)] = &[
-        (
-            r#""git::https://x/iam.git?ref=${var.ref}""#,
-            Value::string("git::https://x/iam.git?ref=v1.2.0"),
-        ),
+        (r#""git::https://x/iam.git?ref=${var.ref}""#, Value::string("git::https://x/iam.git?ref=v1.2.0")),
         ("var.obj.git_ref", Value::string("main")),
         ("var.obj[\"git_ref\"]", Value::string("main")),
         ("local.versions.network", Value::string("~> 2.0")),
         ("var.obj.list[1]", Value::string("b")),
-        (
-            "var.obj.list.*",
-            Value::List(vec![Value::string("a"), Value::string("b")]),
-        ),
+        ("var.obj.list.*", Value::List(vec![Value::string("a"), Value::string("b")])),
         ("var.n + 1", Value::Number(4.0)),
         ("\"2\" * var.n", Value::Number(6.0)),
         ("var.n > 2 ? \"big\" : \"small\"", Value::string("big")),
         ("!(var.n == 3)", Value::Bool(false)),
         ("\"${var.n}\"", Value::Number(3.0)),
         ("\"v${var.n}\"", Value::string("v3")),
-        (
-            "[for s in var.obj.list : upper(s)]",
-            Value::List(vec![Value::string("A"), Value::string("B")]),
-        ),
-        (
-            "{for i, s in var.obj.list : s => i}",
-            Value::Object(BTreeMap::from([
-                ("a".to_string(), Value::Number(0.0)),
-                ("b".to_string(), Value::Number(1.0)),
-            ])),
-        ),
-        (
-            "{for s in [\"a\", \"a\"] : s => s...}",
-            Value::Object(BTreeMap::from([(
-                "a".to_string(),
-                Value::List(vec![Value::string("a"), Value::string("a")]),
-            )])),
-        ),
-        (
-            "\"%{ for s in var.obj.list }${s}-%{ endfor }\"",
-            Value::string("a-b-"),
-        ),
-        (
-            "\"%{ if var.n == 3 }three%{ else }other%{ endif }\"",
-            Value::string("three"),
-        ),
-        (
-            "\"a  %{~ if true ~}  b  %{~ endif ~}  c\"",
-            Value::string("abc"),
-        ),
-        (
-            "try(var.obj.missing, \"fallback\")",
-            Value::string("fallback"),
-        ),
+        ("[for s in var.obj.list : upper(s)]", Value::List(vec![Value::string("A"), Value::string("B")])),
+        ("{for i, s in var.obj.list : s => i}", Value::Object(BTreeMap::from([
+            ("a".to_string(), Value::Number(0.0)),
+            ("b".to_string(), Value::Number(1.0)),
+        ]))),
+        ("{for s in [\"a\", \"a\"] : s => s...}", Value::Object(BTreeMap::from([
+            ("a".to_string(), Value::List(vec![Value::string("a"), Value::string("a")])),
+        ]))),
+        ("\"%{ for s in var.obj.list }${s}-%{ endfor }\"", Value::string("a-b-")),
+        ("\"%{ if var.n == 3 }three%{ else }other%{ endif }\"", Value::string("three")),
+        ("\"a  %{~ if true ~}  b  %{~ endif ~}  c\"", Value::string("abc")),
+        ("try(var.obj.missing, \"fallback\")", Value::string("fallback")),
         ("can(var.obj.missing)", Value::Bool(false)),
         ("can(var.obj.git_ref)", Value::Bool(true)),
         ("core::lower(\"ABC\")", Value::string("abc")),
@@ -164,18 +124,9 @@ fn unknowns_carry_their_cause() {
 /// Marks follow values through templates, functions and indexing.
 #[test]
 fn marks_follow_values() {
-    for text in [
-        "var.secret",
-        "\"x-${var.secret}\"",
-        "upper(var.secret)",
-        "[var.secret][0]",
-        "sensitive(\"a\")",
-    ] {
+    for text in ["var.secret", "\"x-${var.secret}\"", "upper(var.secret)", "[var.secret][0]", "sensitive(\"a\")"] {
         let value = eval(text).unwrap();
-        assert!(
-            value.deep_marks().contains(Marks::SENSITIVE),
-            "{text}: {value:?}"
-        );
+        assert!(value.deep_marks().contains(Marks::SENSITIVE), "{text}: {value:?}");
     }
 }
 
@@ -185,20 +136,11 @@ fn errors_say_why() {
     let cases: &[(&str, &str)] = &[
         ("var.nope", "var.nope is not declared"),
         ("nosuch(1)", "no function named \"nosuch\""),
-        (
-            "var.obj.missing",
-            "does not have an attribute named \"missing\"",
-        ),
+        ("var.obj.missing", "does not have an attribute named \"missing\""),
         ("var.obj.list[5]", "invalid index"),
         ("\"${null}\"x", ""),
-        (
-            "\"a${var.obj}\"",
-            "cannot include a object in a string template",
-        ),
-        (
-            "provider::aws::arn_parse(\"x\")",
-            "provider-defined function",
-        ),
+        ("\"a${var.obj}\"", "cannot include a object in a string template"),
+        ("provider::aws::arn_parse(\"x\")", "provider-defined function"),
         ("1 / 0", "divide by zero"),
         ("upper(1, 2)", "takes 1 argument, not 2"),
     ];
@@ -222,14 +164,5 @@ fn references_are_listed() {
         .into_iter()
         .map(|(root, attr)| format!("{root}.{}", attr.unwrap_or_default()))
         .collect();
-    assert_eq!(
-        refs,
-        [
-            "path.module",
-            "var.a",
-            "local.b",
-            "var.c",
-            "terraform.workspace"
-        ]
-    );
+    assert_eq!(refs, ["path.module", "var.a", "local.b", "var.c", "terraform.workspace"]);
 }

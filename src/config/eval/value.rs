@@ -276,12 +276,7 @@ mod tests {
 
     #[test]
     fn numbers_print_as_cty_prints_them() {
-        for (n, text) in [
-            (1.0, "1"),
-            (1.5, "1.5"),
-            (-0.25, "-0.25"),
-            (1e20, "100000000000000000000"),
-        ] {
+        for (n, text) in [(1.0, "1"), (1.5, "1.5"), (-0.25, "-0.25"), (1e20, "100000000000000000000")] {
             assert_eq!(number_text(n), text);
         }
     }
@@ -290,19 +285,14 @@ mod tests {
     fn marks_gather_and_the_deepest_unknown_is_found() {
         let v = Value::Object(BTreeMap::from([
             ("a".to_string(), Value::string("x").mark(Marks::SENSITIVE)),
-            (
-                "b".to_string(),
-                Value::List(vec![Value::unknown("var.b is not const")]),
-            ),
+            ("b".to_string(), Value::List(vec![Value::unknown("var.b is not const")])),
         ]));
         assert!(v.deep_marks().contains(Marks::SENSITIVE));
         assert_eq!(
             v.first_unknown().cloned().flatten().as_deref(),
             Some("var.b is not const")
         );
-        let v = Value::string("x")
-            .mark(Marks::SENSITIVE)
-            .mark(Marks::EPHEMERAL);
+        let v = Value::string("x").mark(Marks::SENSITIVE).mark(Marks::EPHEMERAL);
         let (inner, marks) = v.unmark();
         assert_eq!(inner, Value::string("x"));
         assert!(marks.contains(Marks::SENSITIVE) && marks.contains(Marks::EPHEMERAL));
@@ -310,14 +300,7 @@ mod tests {
 
     #[test]
     fn sets_drop_duplicates_and_sort() {
-        let set = Value::set_of(vec![
-            Value::string("b"),
-            Value::string("a"),
-            Value::string("b"),
-        ]);
-        assert_eq!(
-            set,
-            Value::List(vec![Value::string("a"), Value::string("b")])
-        );
+        let set = Value::set_of(vec![Value::string("b"), Value::string("a"), Value::string("b")]);
+        assert_eq!(set, Value::List(vec![Value::string("a"), Value::string("b")]));
     }
 }
