@@ -380,7 +380,11 @@ fn read_var_file(path: &Path, given: &mut GivenValues) -> Result<(), ConfigError
         }
         return Ok(());
     }
-    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let bom = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
     let (body, text) = super::parse_hcl_body(&text).map_err(|e| ConfigError::Syntax {
         file: path.to_path_buf(),
         line: e.line,
@@ -745,9 +749,11 @@ impl<'a> Instance<'a> {
                     "`var.{name}`{whose} is not declared `const = true`"
                 )));
             }
-            (Rules::OpenTofu, Some(false)) => return Err(EvalError::Other(format!(
+            (Rules::OpenTofu, Some(false)) => {
+                return Err(EvalError::Other(format!(
                 "var.{name} is declared `const = false`, so OpenTofu cannot use it before planning"
-            ))),
+            )))
+            }
             (Rules::OpenTofu, _) => {}
         }
         let ty = match &variable.type_constraint {
@@ -998,14 +1004,19 @@ impl Instance<'_> {
             (E::String(s), []) => {
                 let range = node.span();
                 let line = range.clone().map_or(0, |r| {
-                    written.text[..r.start.min(written.text.len())].matches('\n').count()
+                    written.text[..r.start.min(written.text.len())]
+                        .matches('\n')
+                        .count()
                 });
                 Ok(Definition {
                     at: Location {
                         file: written.at.file.clone(),
                         line: written.at.line + line,
                     },
-                    span: written.offset.zip(range).map(|(o, r)| o + r.start..o + r.end),
+                    span: written
+                        .offset
+                        .zip(range)
+                        .map(|(o, r)| o + r.start..o + r.end),
                     text: s.as_str().to_string(),
                     what: String::new(),
                 })
@@ -1022,7 +1033,10 @@ impl Instance<'_> {
                 });
                 match value {
                     Some(value) => self.trace_node(written, value.expr(), rest, depth),
-                    None => Err(format!("{} has no attribute {first:?} written in it", written.at)),
+                    None => Err(format!(
+                        "{} has no attribute {first:?} written in it",
+                        written.at
+                    )),
                 }
             }
             (E::Traversal(traversal), _) => {
@@ -1048,7 +1062,9 @@ impl Instance<'_> {
                         Some(local) => self.trace(local, &inner, depth + 1),
                         None => Err(format!("local.{name} is not defined")),
                     },
-                    other => Err(format!("it comes from {other}.{name}, which is not written in the configuration")),
+                    other => Err(format!(
+                        "it comes from {other}.{name}, which is not written in the configuration"
+                    )),
                 }?;
                 let what = if found.what.is_empty() {
                     format!("{}.{}", root.as_str(), names.join("."))
@@ -1094,9 +1110,9 @@ impl Instance<'_> {
                             ..found
                         })
                     }
-                    Some((_, origin)) => Err(format!(
-                        "var.{name} is given by {origin}; change it there"
-                    )),
+                    Some((_, origin)) => {
+                        Err(format!("var.{name} is given by {origin}; change it there"))
+                    }
                     None => from_default(format!("the default of variable {name:?}")),
                 }
             }

@@ -144,7 +144,6 @@ impl WrittenExpr {
             })
         })
     }
-
 }
 
 /// A `variable` block, after override files were applied.

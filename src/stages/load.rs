@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use rayon::prelude::*;
 
 use crate::config::early::{RootInputs, Rules, ValueInputs};
-use crate::config::eval::Value as EvalValue;
 use crate::config::edit::Edited;
+use crate::config::eval::Value as EvalValue;
 use crate::config::parsed::ParsedFiles;
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
 use crate::config::tree::{self, ModuleReader, Remote};
@@ -471,7 +471,11 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             .inputs
             .iter()
             .map(|(name, input)| {
-                let value = input.value.as_ref().map(EvalValue::from).map_err(Clone::clone);
+                let value = input
+                    .value
+                    .as_ref()
+                    .map(EvalValue::from)
+                    .map_err(Clone::clone);
                 (name.clone(), (value, input.at.clone()))
             })
             .collect();

@@ -35,8 +35,8 @@ use std::rc::Rc;
 
 use hcl::{Expression, Map, Value};
 
-use crate::config::eval::{self as expr_eval, Ctx, EvalError, Lookup};
 use crate::config::eval::value::Value as EvalValue;
+use crate::config::eval::{self as expr_eval, Ctx, EvalError, Lookup};
 
 use super::limits::{check_value, MAX_READ_DEPTH};
 use super::parse::{parse_file, LocalDecl, TgFile};
@@ -305,12 +305,9 @@ fn to_hcl(value: EvalValue) -> Result<Value, String> {
             }
         }
         EvalValue::String(s) => Value::String(s),
-        EvalValue::List(items) => Value::Array(
-            items
-                .into_iter()
-                .map(to_hcl)
-                .collect::<Result<_, _>>()?,
-        ),
+        EvalValue::List(items) => {
+            Value::Array(items.into_iter().map(to_hcl).collect::<Result<_, _>>()?)
+        }
         EvalValue::Object(attrs) => Value::Object(
             attrs
                 .into_iter()
@@ -320,7 +317,9 @@ fn to_hcl(value: EvalValue) -> Result<Value, String> {
         EvalValue::Unknown(cause) => {
             return Err(format!(
                 "the value is not known: {}",
-                cause.as_deref().unwrap_or("it depends on something tfsum cannot evaluate")
+                cause
+                    .as_deref()
+                    .unwrap_or("it depends on something tfsum cannot evaluate")
             ))
         }
         EvalValue::Marked(inner, _) => to_hcl(*inner)?,

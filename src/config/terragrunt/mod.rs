@@ -612,7 +612,11 @@ impl Evaluated {
 }
 
 /// A file's `inputs`, entry by entry.
-fn eval_inputs(file: &TgFile, locals: &Locals, vars: &[(&str, Value)]) -> BTreeMap<String, UnitInput> {
+fn eval_inputs(
+    file: &TgFile,
+    locals: &Locals,
+    vars: &[(&str, Value)],
+) -> BTreeMap<String, UnitInput> {
     let at = |line: usize| crate::config::Location {
         file: file.path.clone(),
         line,
@@ -622,11 +626,23 @@ fn eval_inputs(file: &TgFile, locals: &Locals, vars: &[(&str, Value)]) -> BTreeM
         let value = eval_value(file, expr, locals, vars).map_err(|e| e.to_string());
         match (name, value) {
             (Some(name), value) => {
-                out.insert(name.clone(), UnitInput { value, at: at(expr.line) });
+                out.insert(
+                    name.clone(),
+                    UnitInput {
+                        value,
+                        at: at(expr.line),
+                    },
+                );
             }
             (None, Ok(Value::Object(map))) => {
                 for (name, value) in map {
-                    out.insert(name, UnitInput { value: Ok(value), at: at(expr.line) });
+                    out.insert(
+                        name,
+                        UnitInput {
+                            value: Ok(value),
+                            at: at(expr.line),
+                        },
+                    );
                 }
             }
             // `inputs = local.x` that fails or is not an object: no entry can be told.

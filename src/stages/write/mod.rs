@@ -323,7 +323,7 @@ mod tests {
                     modules: vec![dir.to_path_buf()],
                     value_files: Vec::new(),
                     evaluated_local: Vec::new(),
-                evaluated_calls: Vec::new(),
+                    evaluated_calls: Vec::new(),
                     lock_path,
                 },
                 selected: [(null().addr, null().version)].into(),
