@@ -2,7 +2,7 @@
 CARGO ?= cargo
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test lint oracle s3-server azurite gcs-server renovate bench demo completions man clean fuzz
+.PHONY: build install test lint oracle s3-server azurite gcs-server renovate docker-registry bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -40,10 +40,17 @@ renovate: $(RENOVATE)
 $(RENOVATE):
 	scripts/fetch-renovate.sh
 
+# Debian's docker-registry (CNCF distribution) for the OCI client's tests; from apt once.
+# `test` names it in TFSUM_TEST_DOCKER_REGISTRY, so there a missing one fails, not skips.
+DOCKER_REGISTRY := target/tools/docker-registry/usr/bin/docker-registry
+docker-registry: $(DOCKER_REGISTRY)
+$(DOCKER_REGISTRY):
+	scripts/fetch-docker-registry.sh
+
 # `cargo fmt` without --all: --all would also format vendor/hcl-edit (a path dependency),
 # which keeps its upstream layout.
-test: oracle s3-server azurite gcs-server renovate
-	$(CARGO) test --locked --all-targets
+test: oracle s3-server azurite gcs-server renovate docker-registry
+	TFSUM_TEST_DOCKER_REGISTRY=$(CURDIR)/$(DOCKER_REGISTRY) $(CARGO) test --locked --all-targets
 	scripts/test-vendored-hcl-edit.sh
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
 	  $(CARGO) doc --locked --no-deps --document-private-items --lib

@@ -18,7 +18,7 @@
 //! | stages | [`stages`] | the `lock` pipeline, below |
 //! | configuration | [`config`] | Terraform modules and module trees, test files, `modules.json`, Terragrunt units ([`config::terragrunt`]), constraint edits in place ([`config::edit`]) |
 //! | package sources | [`sources`] | providers: the registry through the hash cache, filesystem and network mirrors; remote modules ([`sources::modules`]): fetching, package checks, archives, their cache namespace |
-//! | network | [`net`] | transports: HTTP ([`net::http`]), the `git` command ([`net::git`]), the registry protocols ([`net::registry`]), retries ([`net::retry`]), downloads ([`net::download`]), the CLI configuration ([`net::cliconfig`]), the shared cache's object store ([`net::shared_store`]) |
+//! | network | [`net`] | transports: HTTP ([`net::http`]), the `git` command ([`net::git`]), the registry protocols ([`net::registry`]), OCI registries ([`net::oci`]), retries ([`net::retry`]), downloads ([`net::download`]), the CLI configuration ([`net::cliconfig`]), the shared cache's object store ([`net::shared_store`]) |
 //! | disk | [`disk`] | the one directory walker, atomic writes, the persistent cache, the provider directory `mirror` fills ([`disk::provider_dir`]), claimed temporary entries ([`disk::leftovers`]) |
 //! | vocabulary | [`vocab`] | addresses and platforms, versions and constraints, module source addresses ([`vocab::module_source`]) and module versions ([`vocab::goversion`]), hashes and signatures, the lock-file format, file names |
 //!

@@ -24,6 +24,7 @@ mod limits;
 mod merge_driver;
 mod mirrors;
 mod modules_fetch;
+mod oci;
 mod opentofu;
 mod oracle;
 mod provider_mirror;

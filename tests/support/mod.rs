@@ -15,10 +15,13 @@
 //! - [`proxy`]: a loopback forward proxy (`HTTPS_PROXY`, `HTTP_PROXY`).
 //! - [`shared_stores`]: an S3-compatible server (moto) and an HTTP object store, for the
 //!   shared cache.
+//! - [`oci_registry`]: Debian's docker-registry (CNCF distribution) with TLS and an
+//!   htpasswd user, and a Bearer-token front with its token service.
 //!
 //!
 //! Each user of this module compiles it separately: the `it` binary uses every item but
-//! the [`go_zip`] knobs only the zip-hash unit tests turn (allowed on that module alone);
+//! the [`go_zip`] knobs only the zip-hash unit tests turn and the [`oci_registry`] parts only
+//! the OCI client's unit tests use (allowed on those modules alone);
 //! the benchmark uses only part, and its `mod support;` allows the rest.
 
 pub mod deadline;
@@ -31,6 +34,9 @@ pub mod git_http;
 #[allow(dead_code)]
 pub mod go_zip;
 pub mod loopback;
+// Driven mostly by the OCI client's unit tests in `src/net/oci/`, which include it.
+#[allow(dead_code)]
+pub mod oci_registry;
 pub mod proxy;
 pub mod shared_stores;
 pub mod signing;

@@ -221,14 +221,22 @@ impl fmt::Display for WithoutUrl<'_> {
 pub(crate) fn is_transient(err: &HttpError) -> bool {
     match err {
         HttpError::Status { status, .. } => crate::net::retry::is_transient_status(status.0),
-        HttpError::Transport { kind, .. } => match kind {
+        HttpError::Transport { kind, .. } => kind.is_transient(),
+        _ => false,
+    }
+}
+
+impl TransportKind {
+    /// Whether another attempt might get through: a connection, a wait or a body that
+    /// failed, not a redirect or an error of the client itself.
+    pub(crate) fn is_transient(self) -> bool {
+        match self {
             TransportKind::Connect
             | TransportKind::Timeout
             | TransportKind::Body
             | TransportKind::Request => true,
             TransportKind::Redirect | TransportKind::Other => false,
-        },
-        _ => false,
+        }
     }
 }
 

@@ -74,7 +74,7 @@ pub(crate) async fn serve(router: Router) -> (SocketAddr, Log) {
 
 #[path = "../../../tests/support/tls_listener.rs"]
 #[allow(unreachable_pub)]
-mod tls_listener;
+pub(crate) mod tls_listener;
 use tls_listener::TlsListener;
 
 /// Serves `router` over HTTPS for `localhost:<port>`; returns the hostname (with port)

@@ -414,8 +414,9 @@ impl Http {
         &self.inner.config.retry
     }
 
-    /// A place among the `per_host` requests allowed to `url`'s host at once.
-    async fn permit(&self, url: &Url) -> Option<OwnedSemaphorePermit> {
+    /// A place among the `per_host` requests allowed to `url`'s host at once; the OCI
+    /// client (`crate::net::oci`), which sends its own requests, takes its places here.
+    pub(crate) async fn permit(&self, url: &Url) -> Option<OwnedSemaphorePermit> {
         let key = format!("{}:{:?}", url.host_str()?, url.port_or_known_default());
         let semaphore = {
             let mut hosts = match self.inner.hosts.lock() {
