@@ -276,7 +276,10 @@ pub(crate) fn evaluate(expr: &Expression, ctx: &Context) -> Result<Value, EvalFa
         EvalError::UnknownName(name) => EvalFailure::Other(format!("undefined variable `{name}`")),
         EvalError::Other(message) => EvalFailure::Other(undefined_local(message)),
     })?;
-    to_hcl(value).map_err(EvalFailure::Other)
+    let value = to_hcl(value).map_err(EvalFailure::Other)?;
+    // The function table allows larger results than a Terragrunt value may be.
+    check_value(&value).map_err(EvalFailure::Other)?;
+    Ok(value)
 }
 
 /// A missing `local.NAME` named in backticks, as [`Locals::explain`] looks for it.
