@@ -710,7 +710,7 @@ pub(crate) struct ValueArgs {
     pub var_files: Vec<PathBuf>,
 
     /// `--var` and `--var-file` in the order given (later wins), filled by
-    /// [`Cli::order_values`].
+    /// [`Cli::parse_ordered`].
     #[arg(skip)]
     pub ordered: Vec<GivenValue>,
 }

@@ -198,6 +198,7 @@ async fn providers(
                 file: d.file.display().to_string(),
                 line: d.line,
                 constraint: d.text.clone(),
+                via: None,
             });
             items.add(
                 ItemKind::Provider,
@@ -231,6 +232,7 @@ async fn modules(
             file: call.at.file.display().to_string(),
             line: call.at.line,
             constraint: call.version.clone().unwrap_or_default(),
+            via: None,
         };
         let Some((name, current, latest)) =
             module_versions(services, call, &mut lists, &mut report.warnings).await
@@ -248,7 +250,71 @@ async fn modules(
             );
         }
     }
+    for (root, stage) in loaded {
+        for evaluated in &stage.evaluated_calls {
+            let Some((call, declared)) = evaluated_call(root, evaluated) else {
+                continue;
+            };
+            let Some((name, current, latest)) =
+                module_versions(services, &call, &mut lists, &mut report.warnings).await
+            else {
+                continue;
+            };
+            items.add(
+                ItemKind::Module,
+                name,
+                current,
+                latest.as_ref(),
+                root,
+                [declared],
+            );
+        }
+    }
     report.items.extend(items.items.into_values());
+}
+
+/// A call whose source or version is an expression, as one root evaluated it: the call
+/// to look versions up for, and where its version is written (the variable's default, a
+/// local, a var file entry), or the call itself with why no one place holds it.
+fn evaluated_call(
+    root: &std::path::Path,
+    evaluated: &crate::config::tree::EvaluatedCall,
+) -> Option<(RemoteCall, DeclaredAt)> {
+    let host = crate::vocab::addr::TERRAFORM_REGISTRY;
+    let source = match crate::vocab::module_source::parse_source_for(&evaluated.source, host) {
+        Ok(source @ (ModuleSource::Registry(_) | ModuleSource::Git(_))) => source,
+        _ => return None,
+    };
+    let version = match &source {
+        ModuleSource::Git(_) => crate::config::edit::ref_of(&evaluated.source),
+        _ => evaluated.version.clone(),
+    };
+    let call_at = format!("module {:?} at {}", evaluated.name, evaluated.at);
+    let declared = match &evaluated.definition {
+        Ok(definition) => DeclaredAt {
+            file: definition.at.file.display().to_string(),
+            line: definition.at.line,
+            constraint: version.clone().unwrap_or_default(),
+            via: Some(format!(
+                "{}, for {call_at} in {}",
+                definition.what,
+                root.display()
+            )),
+        },
+        Err(why) => DeclaredAt {
+            file: evaluated.at.file.display().to_string(),
+            line: evaluated.at.line,
+            constraint: version.clone().unwrap_or_default(),
+            via: Some(format!("evaluated for {}: {why}", root.display())),
+        },
+    };
+    let call = RemoteCall {
+        dir: evaluated.dir.clone(),
+        at: evaluated.at.clone(),
+        source,
+        version,
+    };
+    Some((call, declared))
 }
 
 /// The roots whose module tree holds the calling module of `call`.

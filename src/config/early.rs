@@ -96,8 +96,6 @@ pub(crate) enum Origin {
     File(Location),
     /// `--var NAME=VALUE`.
     Flag,
-    /// Not given: the variable's default, at the variable block.
-    Default(Location),
     /// A Terragrunt unit's `inputs` attribute.
     UnitInput(Location),
 }
@@ -108,7 +106,6 @@ impl std::fmt::Display for Origin {
             Origin::Env(name) => write!(f, "the environment variable {name}"),
             Origin::File(at) => write!(f, "{at}"),
             Origin::Flag => write!(f, "--var"),
-            Origin::Default(at) => write!(f, "the default at {at}"),
             Origin::UnitInput(at) => write!(f, "the unit's inputs at {at}"),
         }
     }
@@ -613,11 +610,10 @@ impl<'a> Instance<'a> {
     /// (`node_module_install.go`, "Invalid module source|version").
     fn check_references(&self, expr: &hcl::Expression, argument: Argument) -> Result<(), String> {
         for (root, attr) in eval::references(expr) {
-            let allowed = match (root.as_str(), argument) {
-                ("var" | "local", _) => true,
-                ("path", Argument::Source) => true,
-                _ => false,
-            };
+            let allowed = matches!(
+                (root.as_str(), argument),
+                ("var" | "local", _) | ("path", Argument::Source)
+            );
             if !allowed {
                 let name = match attr {
                     Some(attr) => format!("{root}.{attr}"),
@@ -935,7 +931,7 @@ impl<'a> Instance<'a> {
 /// from a variable or a local value: what `tfsum outdated` shows and `tfsum upgrade`
 /// edits ([`Instance::version_definition`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Definition {
+pub struct Definition {
     pub at: Location,
     /// The bytes of the quoted literal in `at.file`, when it can be edited in place.
     pub span: Option<std::ops::Range<usize>>,

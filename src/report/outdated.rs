@@ -63,6 +63,11 @@ pub(crate) struct DeclaredAt {
     pub file: String,
     pub line: usize,
     pub constraint: String,
+    /// For a module whose version comes from a variable or a local value: how the call
+    /// reaches this place (`var.ref of module "iam" at main.tf:4`), or why no one place
+    /// holds it. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 /// One provider or module at one locked version and one newest allowed version.
@@ -167,7 +172,15 @@ fn declared_cell(item: &Item) -> String {
             } else {
                 format!(" (+{} more)", rest.len())
             };
-            format!("{}:{} {:?}{more}", first.file, first.line, first.constraint)
+            let via = first
+                .via
+                .as_ref()
+                .map(|via| format!(" ({via})"))
+                .unwrap_or_default();
+            format!(
+                "{}:{} {:?}{via}{more}",
+                first.file, first.line, first.constraint
+            )
         }
     }
 }

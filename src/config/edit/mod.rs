@@ -329,10 +329,7 @@ impl Scope {
                     _ => continue,
                 };
                 let version = match &source {
-                    ModuleSource::Git(_) => match ref_slot(written) {
-                        Some(Ok(slot)) => Some(written[slot].to_string()),
-                        _ => None,
-                    },
+                    ModuleSource::Git(_) => ref_of(written),
                     _ => call.version.as_ref().and_then(|v| v.text.clone()),
                 };
                 out.push(RemoteCall {
@@ -698,6 +695,14 @@ fn ref_slot(source: &str) -> Option<Result<Range<usize>, String>> {
         at += param.len() + 1;
     }
     None
+}
+
+/// The version in a git source's `ref` (as `remote_calls` reads it), if it names one.
+pub(crate) fn ref_of(source: &str) -> Option<String> {
+    match ref_slot(source) {
+        Some(Ok(slot)) => Some(source[slot].to_string()),
+        _ => None,
+    }
 }
 
 /// `1.2.3`, `1.2`, `1`, `1.3.0-rc.1`, `1.0.0+build`: a version as tags spell one.

@@ -1,6 +1,6 @@
 //! One evaluator for the expression language of HCL configurations, over three scopes:
 //! Terraform's and OpenTofu's early evaluation of module `source` and `version`
-//! ([`crate::config::static_eval`]), Terragrunt unit files and Terragrunt stack files
+//! ([`crate::config::early`]), Terragrunt unit files and Terragrunt stack files
 //! ([`crate::config::terragrunt`]). Each caller implements [`Scope`]: what its names
 //! (`var`, `local`, `path`, `values`, …) hold and which functions it forbids or answers
 //! itself; the expression rules and the function table ([`functions`]) are the same for
@@ -937,10 +937,8 @@ fn collect_references(
 ) {
     let mut visit = |e: &Expression, bound: &mut Vec<String>| collect_references(e, bound, out);
     match expr {
-        Expression::Variable(v) => {
-            if !bound.iter().any(|b| b == v.as_str()) {
-                out.push((v.as_str().to_string(), None));
-            }
+        Expression::Variable(v) if !bound.iter().any(|b| b == v.as_str()) => {
+            out.push((v.as_str().to_string(), None));
         }
         Expression::Traversal(t) => {
             if let Expression::Variable(v) = &t.expr {

@@ -66,10 +66,10 @@ fn one_arg<'e>(call: &'e FuncCall, name: &str) -> Result<&'e Expression, String>
 
 /// A type, and for `optional(T, default)` (allowed only as an object attribute's type)
 /// the optional flag and default.
-fn parse_type(
-    expr: &Expression,
-    attribute: bool,
-) -> Result<(Type, Option<(bool, Option<Value>)>), String> {
+/// `optional(T, default)`'s flag and default.
+type Optional = Option<(bool, Option<Value>)>;
+
+fn parse_type(expr: &Expression, attribute: bool) -> Result<(Type, Optional), String> {
     if let Some(word) = keyword(expr) {
         let ty = match word {
             "any" => Type::Any,

@@ -24,8 +24,6 @@ impl Marks {
     pub(crate) const SENSITIVE: Marks = Marks(1);
     /// From an `ephemeral = true` variable or `ephemeralasnull`'s inputs.
     pub(crate) const EPHEMERAL: Marks = Marks(2);
-    /// From a variable declared with `deprecated = "…"` (Terraform 1.15 strips it).
-    pub(crate) const DEPRECATED: Marks = Marks(4);
 
     pub(crate) fn union(self, other: Marks) -> Marks {
         Marks(self.0 | other.0)

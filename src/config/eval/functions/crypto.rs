@@ -1,7 +1,7 @@
 //! Hashes, UUIDs and `rsadecrypt` (Terraform `internal/lang/funcs/crypto.go`): `md5`,
 //! `sha1`, `sha256`, `sha512` (lowercase hex), `base64sha256`, `base64sha512`, `uuid`,
 //! `uuidv5`, `bcrypt`, `rsadecrypt`. The `file…` variants are in `filesystem.rs` and
-//! share [`Hash`].
+//! share [`enum@Hash`].
 
 use rsa::pkcs1::DecodeRsaPrivateKey;
 use rsa::pkcs8::DecodePrivateKey;

@@ -2,7 +2,7 @@
 //! Terragrunt's files may call beside its own (`crate::config::terragrunt::eval`).
 //!
 //! One table for every scope: a caller says which functions its scope forbids or answers
-//! itself ([`super::Scope::function`]); the table never changes. Each entry follows the
+//! itself ([`super::Scope::own_function`] and [`super::Scope::allow`]); the table never changes. Each entry follows the
 //! function's definition in Terraform's `internal/lang/funcs/` and go-cty's
 //! `cty/function/stdlib/` (the file named on each group), with the same results and the
 //! same refusals, for the values this evaluator has.
