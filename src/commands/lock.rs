@@ -250,9 +250,9 @@ impl Targets {
                 .is_some_and(is_test_file_name);
             dir == root_dir
                 || modules.iter().any(|m| normalize_path(m) == dir)
-                || value_files
-                    .iter()
-                    .any(|f| normalize_path(f) == normalize_path(file))
+                || value_files.iter().any(|f| {
+                    crate::config::paths::absolute(f) == crate::config::paths::absolute(file)
+                })
                 || (is_test && dir == test_dir)
         })
     }

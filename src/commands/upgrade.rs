@@ -398,13 +398,24 @@ async fn edit(
     targets: &Targets,
     discovery: &Discovery,
 ) -> Result<Edits, UpgradeError> {
-    let scope = read_scope(
+    let mut scope = read_scope(
         settings.sources.flavor,
         &settings.ignore,
         targets,
         discovery,
     )?;
-    let (sites, notes) = scope.sites(&request.subject);
+    let (mut sites, mut notes) = scope.sites(&request.subject);
+    if let Subject::Module(matcher) = &request.subject {
+        if scope.has_evaluated_calls() {
+            let calls = evaluated_calls(settings, services, targets, discovery).await;
+            let (more, more_notes) = scope.evaluated_sites(&calls, matcher);
+            sites.extend(more);
+            notes.extend(more_notes);
+            sites.sort_by(|a, b| {
+                (&a.value.at, a.value.span.start).cmp(&(&b.value.at, b.value.span.start))
+            });
+        }
+    }
     let mut lists = Lists::default();
     let values = new_values(request, &sites, services, &mut lists).await?;
     if !request.no_lock || request.constraint.is_none() {
@@ -436,6 +447,23 @@ async fn edit(
         writes: replacements(&edited_files, &settings.paths)?,
         edited: Arc::new(Edited::new(&edited_files, &scope.aliases)),
     })
+}
+
+/// The module calls whose source or version is an expression, as every root evaluates
+/// them (the load stage over the configuration as it is).
+async fn evaluated_calls(
+    settings: &UpgradeSettings,
+    services: &Services,
+    targets: &Targets,
+    discovery: &Discovery,
+) -> Vec<crate::config::tree::EvaluatedCall> {
+    let options = targets.load_options(settings.sources.flavor, &settings.values);
+    let (roots, _) = crate::stages::load::roots(discovery, &options, &services.modules).await;
+    roots
+        .into_iter()
+        .filter_map(|root| root.stage.ok())
+        .flat_map(|loaded| loaded.evaluated_calls)
+        .collect()
 }
 
 /// The edited files as replacements, each at its own path or, for a link within the
@@ -638,7 +666,9 @@ impl Lists {
 /// What a git ref holds before its version: `v`, ``, `refs/tags/v`, …
 fn ref_prefix(site: &Site) -> &str {
     let before = &site.text[..site.slot.start];
-    before.rsplit_once("ref=").map_or("", |(_, prefix)| prefix)
+    before
+        .rsplit_once("ref=")
+        .map_or(before, |(_, prefix)| prefix)
 }
 
 /// The tag a git ref names.
@@ -869,7 +899,10 @@ impl Relock<'_> {
             ..Pipeline::new(self.services, options, &settings.platforms, self.progress)
         };
         let keep = |root: &Root<Loaded>| match &root.stage {
-            Ok(loaded) => loaded.modules.iter().any(|m| edited.touches_dir(m)),
+            Ok(loaded) => {
+                loaded.modules.iter().any(|m| edited.touches_dir(m))
+                    || loaded.value_files.iter().any(|f| edited.touches_file(f))
+            }
             Err(_) => edited.touches_dir(&root.dir),
         };
         // In check mode nothing is written; else every lock file waits for the edits.

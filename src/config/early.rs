@@ -145,6 +145,8 @@ pub struct RootInputs<'a> {
     given: OnceLock<Result<GivenValues, String>>,
     /// The var files read for this root, for changed-files mode.
     files: OnceLock<Vec<PathBuf>>,
+    /// Files an upgrade edited, read in place of the files on disk.
+    edited: Option<&'a crate::config::edit::Edited>,
 }
 
 impl<'a> RootInputs<'a> {
@@ -156,7 +158,14 @@ impl<'a> RootInputs<'a> {
             unit_inputs: BTreeMap::new(),
             given: OnceLock::new(),
             files: OnceLock::new(),
+            edited: None,
         }
+    }
+
+    /// Var files read with the text an upgrade gives them.
+    pub(crate) fn with_edited(mut self, edited: &'a crate::config::edit::Edited) -> Self {
+        self.edited = Some(edited);
+        self
     }
 
     /// A Terragrunt unit's `inputs`, which reach its module as `TF_VAR_` variables.
@@ -231,7 +240,7 @@ impl<'a> RootInputs<'a> {
         }
         let mut read = Vec::new();
         for file in auto_files(&self.dir) {
-            read_var_file(&file, &mut given)?;
+            read_var_file(&file, self.edited, &mut given)?;
             read.push(file);
         }
         for assigned in &self.inputs.assigned {
@@ -252,7 +261,7 @@ impl<'a> RootInputs<'a> {
                         ),
                     ));
                 }
-                read_var_file(&path, &mut given).map_err(|e| match e {
+                read_var_file(&path, self.edited, &mut given).map_err(|e| match e {
                     ConfigError::Read { path, source } => ConfigError::invalid(
                         Location {
                             file: PathBuf::from(&assigned.origin),
@@ -277,7 +286,7 @@ impl<'a> RootInputs<'a> {
                         .insert(name.clone(), (Given::Text(value.clone()), Origin::Flag));
                 }
                 CliValue::File(path) => {
-                    read_var_file(path, &mut given)?;
+                    read_var_file(path, self.edited, &mut given)?;
                     read.push(normalize_path(path));
                 }
             }
@@ -303,8 +312,8 @@ impl<'a> RootInputs<'a> {
 
 /// Whether `assigned` names the root in `dir`.
 fn assigned_to(assigned: &AssignedFiles, dir: &Path) -> bool {
-    let base = normalize_path(&assigned.base);
-    let Ok(relative) = normalize_path(dir)
+    let base = super::paths::absolute(&assigned.base);
+    let Ok(relative) = super::paths::absolute(dir)
         .strip_prefix(&base)
         .map(Path::to_path_buf)
     else {
@@ -356,11 +365,18 @@ fn auto_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Reads one var file into `given` (later files replace earlier values).
-fn read_var_file(path: &Path, given: &mut GivenValues) -> Result<(), ConfigError> {
-    let text = crate::disk::read::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+fn read_var_file(
+    path: &Path,
+    edited: Option<&crate::config::edit::Edited>,
+    given: &mut GivenValues,
+) -> Result<(), ConfigError> {
+    let text = match edited.and_then(|e| e.text_of(path)) {
+        Some(text) => text.to_string(),
+        None => crate::disk::read::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?,
+    };
     let json = path.extension().is_some_and(|e| e == "json")
         || (!path.to_string_lossy().ends_with(".tfvars") && text.trim_start().starts_with('{'));
     if json {

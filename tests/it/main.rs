@@ -10,6 +10,7 @@ mod cli;
 mod conformance;
 mod credentials;
 mod early_eval;
+mod early_values;
 mod fake_registry;
 mod fan_out;
 mod faults;

@@ -344,6 +344,153 @@ impl Scope {
         out
     }
 
+    /// Whether some module call in scope writes its source or version as an expression,
+    /// so that only evaluating it tells what it calls.
+    pub(crate) fn has_evaluated_calls(&self) -> bool {
+        self.files
+            .iter()
+            .flat_map(|f| &f.facts.module_calls)
+            .any(|call| {
+                call.source.as_ref().is_some_and(|v| v.text.is_none())
+                    || call.version.as_ref().is_some_and(|v| v.text.is_none())
+            })
+    }
+
+    /// Adds `path` as a file whose values may be edited though it is not configuration
+    /// (a `.tfvars` file holding a module's version), unless it is in scope already: the
+    /// path the scope knows it by.
+    fn add_plain_file(&mut self, path: &Path) -> Result<PathBuf, ConfigError> {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| normalize_path(path));
+        if let Some(known) = self.seen.get(&canonical) {
+            return Ok(known.clone());
+        }
+        let text = crate::disk::read::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.seen.insert(canonical, path.to_path_buf());
+        self.files.push(ScannedFile {
+            path: path.to_path_buf(),
+            text,
+            facts: Facts::default(),
+        });
+        Ok(path.to_path_buf())
+    }
+
+    /// The values `matcher` names among calls whose version comes from a variable or a
+    /// local value (`calls`, as the roots evaluated them): the literal each one's version
+    /// is written in ([`crate::config::early::Definition`]), once however many roots
+    /// reach it, or a note saying why it is not edited.
+    pub(crate) fn evaluated_sites(
+        &mut self,
+        calls: &[crate::config::tree::EvaluatedCall],
+        matcher: &ModuleMatch,
+    ) -> (Vec<Site>, Vec<Note>) {
+        let mut sites: Vec<Site> = Vec::new();
+        let mut notes = Vec::new();
+        for call in calls {
+            let host = self
+                .dirs
+                .get(&normalize_path(&call.dir))
+                .map_or(crate::vocab::addr::TERRAFORM_REGISTRY, |d| d.default_host);
+            let Ok(source) = parse_source_for(&call.source, host) else {
+                continue;
+            };
+            if !selects(matcher, host, &call.source, &source) {
+                continue;
+            }
+            let definition = match &call.definition {
+                Ok(definition) => definition,
+                Err(why) => {
+                    notes.push(Note {
+                        at: call.at.clone(),
+                        message: format!(
+                            "module {:?}: its version is evaluated, and not edited: {why}",
+                            call.name
+                        ),
+                    });
+                    continue;
+                }
+            };
+            let Some(span) = definition.span.clone() else {
+                notes.push(Note {
+                    at: definition.at.clone(),
+                    message: format!("module {:?}: its version is written in {}, which tfsum does not edit (JSON syntax)", call.name, definition.what),
+                });
+                continue;
+            };
+            let (slot, target) = match source {
+                ModuleSource::Registry(module) => (
+                    0..definition.text.len(),
+                    Target::ModuleVersion {
+                        call: call.name.clone(),
+                        module,
+                    },
+                ),
+                ModuleSource::Git(git) => {
+                    let slot = if definition.text.contains('?') {
+                        ref_slot(&definition.text)
+                    } else {
+                        bare_ref_slot(&definition.text)
+                    };
+                    match slot {
+                        Some(Ok(slot)) => (
+                            slot,
+                            Target::ModuleRef {
+                                call: call.name.clone(),
+                                git,
+                            },
+                        ),
+                        Some(Err(reference)) => {
+                            notes.push(Note {
+                                at: definition.at.clone(),
+                                message: format!("module {:?}: ref {reference:?} ({}) is not a version tag; left as it is", call.name, definition.what),
+                            });
+                            continue;
+                        }
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            let same = |s: &Site| {
+                s.value.span == span
+                    && std::fs::canonicalize(&s.value.at.file).ok()
+                        == std::fs::canonicalize(&definition.at.file).ok()
+            };
+            if sites.iter().any(same) {
+                continue;
+            }
+            let file = match self.add_plain_file(&definition.at.file) {
+                Ok(file) => file,
+                Err(e) => {
+                    notes.push(Note {
+                        at: definition.at.clone(),
+                        message: format!("module {:?}: {e}", call.name),
+                    });
+                    continue;
+                }
+            };
+            sites.push(Site {
+                value: Value {
+                    at: Location {
+                        file,
+                        line: definition.at.line,
+                    },
+                    span,
+                    text: Some(definition.text.clone()),
+                    written: format!("{:?} ({})", definition.text, definition.what),
+                },
+                text: definition.text.clone(),
+                slot,
+                target,
+            });
+        }
+        notes.sort();
+        notes.dedup();
+        (sites, notes)
+    }
+
     /// Every value `subject` names, in file order, and the ones it names but tfsum will
     /// not edit.
     pub(crate) fn sites(&self, subject: &Subject) -> (Vec<Site>, Vec<Note>) {
@@ -450,13 +597,6 @@ impl Scope {
     /// Module calls of one directory whose source `matcher` selects.
     fn modules(&self, dir: &ScopeDir, matcher: &ModuleMatch, found: &mut Found<'_>) {
         let host = dir.default_host;
-        let wanted = match matcher {
-            ModuleMatch::Source(given) => match parse_source_for(given, host) {
-                Ok(source) => Some(source),
-                Err(_) => return,
-            },
-            ModuleMatch::Regex(_) => None,
-        };
         for call in dir
             .files
             .iter()
@@ -471,12 +611,7 @@ impl Scope {
             let Ok(source) = parse_source_for(written, host) else {
                 continue;
             };
-            let selected = match (matcher, &wanted) {
-                (ModuleMatch::Regex(re), _) => re.is_match(&without_ref(written)),
-                (ModuleMatch::Source(_), Some(want)) => same_package(want, &source),
-                (ModuleMatch::Source(_), None) => false,
-            };
-            if !selected {
+            if !selects(matcher, host, written, &source) {
                 continue;
             }
             match source {
@@ -695,6 +830,30 @@ fn ref_slot(source: &str) -> Option<Result<Range<usize>, String>> {
         at += param.len() + 1;
     }
     None
+}
+
+/// Whether `matcher` names the call of `source` (written `written`), in a module whose
+/// short registry addresses mean `host`.
+fn selects(matcher: &ModuleMatch, host: &str, written: &str, source: &ModuleSource) -> bool {
+    match matcher {
+        ModuleMatch::Regex(re) => re.is_match(&without_ref(written)),
+        ModuleMatch::Source(given) => {
+            parse_source_for(given, host).is_ok_and(|want| same_package(&want, source))
+        }
+    }
+}
+
+/// Where the version is in a ref written on its own (`v1.2.3`, `refs/tags/1.2.3`), as
+/// [`ref_slot`] finds it in a source.
+fn bare_ref_slot(reference: &str) -> Option<Result<Range<usize>, String>> {
+    let bare = reference.strip_prefix("refs/tags/").unwrap_or(reference);
+    let bare_v = bare.strip_prefix('v').unwrap_or(bare);
+    let start = reference.len() - bare_v.len();
+    Some(if is_version_tag(bare_v) {
+        Ok(start..reference.len())
+    } else {
+        Err(reference.to_string())
+    })
 }
 
 /// The version in a git source's `ref` (as `remote_calls` reads it), if it names one.

@@ -49,6 +49,17 @@ impl Edited {
         self.files.is_empty()
     }
 
+    /// The new text of the file at `path`, if it was edited (var files an upgrade edits
+    /// are read from here by the relock, `crate::config::early`).
+    pub(crate) fn text_of(&self, path: &Path) -> Option<&str> {
+        self.files.get(&normalize_path(path)).map(String::as_str)
+    }
+
+    /// Whether the file at `path` was edited.
+    pub(crate) fn touches_file(&self, path: &Path) -> bool {
+        self.text_of(path).is_some()
+    }
+
     /// Whether a file directly in `dir` was edited.
     pub(crate) fn touches_dir(&self, dir: &Path) -> bool {
         !self.is_empty() && self.by_dir.contains_key(&normalize_path(dir))
