@@ -139,7 +139,15 @@ fn called(lock: &str) -> &'static str {
 #[test]
 fn values_reach_module_sources_in_terraform_order() {
     let world = World::start();
-    let cases: &[(&str, &[(&str, &str)], &[&str], &[(&str, &str)], &str)] = &[
+    // (what, files in the root, flags, environment, the tag installed)
+    type Case<'a> = (
+        &'a str,
+        &'a [(&'a str, &'a str)],
+        &'a [&'a str],
+        &'a [(&'a str, &'a str)],
+        &'a str,
+    );
+    let cases: &[Case] = &[
         ("the default", &[], &[], &[], "v1.0.0"),
         (
             "TF_VAR_ref",
