@@ -427,6 +427,9 @@ impl Evaluator<'_> {
         match name {
             "try" if namespace.is_empty() || namespace == ["core"] => return self.try_(call),
             "can" if namespace.is_empty() || namespace == ["core"] => return self.can(call),
+            "convert" if namespace.is_empty() || namespace == ["core"] => {
+                return self.convert(call)
+            }
             _ => {}
         }
         let mut args = Vec::with_capacity(call.args.len());
@@ -504,6 +507,19 @@ impl Evaluator<'_> {
             Ok(_) => Ok(Value::Bool(true)),
             Err(_) => Ok(Value::Bool(false)),
         }
+    }
+
+    /// `convert(value, type)`: its second argument is a type constraint, not a value
+    /// (Terraform's `internal/lang/funcs/conversion.go`, `MakeToFunc`'s type argument).
+    fn convert(&mut self, call: &FuncCall) -> Result<Value, EvalError> {
+        let [value, ty] = call.args.as_slice() else {
+            return Err(EvalError::Other(
+                "convert: exactly two arguments are required, a value and a type".into(),
+            ));
+        };
+        let ty = types::Type::parse(ty).map_err(|e| EvalError::Other(format!("convert: {e}")))?;
+        let value = self.eval(value)?;
+        types::convert(value, &ty).map_err(|e| EvalError::Other(format!("convert: {e}")))
     }
 
     fn conditional(&mut self, cond: &Conditional) -> Result<Value, EvalError> {

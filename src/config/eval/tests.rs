@@ -134,6 +134,11 @@ fn expressions_evaluate_as_hcl_does() {
         ("false && var.unknown", Value::Bool(false)),
         ("true || var.unknown", Value::Bool(true)),
         ("nonsensitive(var.secret)", Value::string("s")),
+        ("convert(var.n, string)", Value::string("3")),
+        (
+            "convert([\"b\", \"a\", \"b\"], set(string))",
+            Value::List(vec![Value::string("a"), Value::string("b")]),
+        ),
     ];
     for (text, want) in cases {
         assert_eq!(eval(text).as_ref(), Ok(want), "{text}");

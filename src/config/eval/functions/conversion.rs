@@ -56,10 +56,11 @@ pub(super) fn ephemeralasnull(_: &Ctx<'_>, mut args: Vec<Value>) -> Result<Value
 }
 
 /// `convert(value, type)`: its second argument is a type constraint (`list(string)`),
-/// which is not an expression this evaluator computes; the evaluator has it evaluated
-/// as one and fails first, so this body is reached only through `...` expansion.
+/// not a value, so the evaluator reads it itself (`crate::config::eval`); this entry
+/// keeps the name known to the table.
 pub(super) fn convert(_: &Ctx<'_>, _: Vec<Value>) -> Result<Value, String> {
-    Err("tfsum does not evaluate convert(): its second argument is a type constraint; use tostring, tolist, tomap or the other to… functions".into())
+    // The evaluator answers convert() before the table is asked.
+    Err("convert() takes a type constraint as its second argument".into())
 }
 
 /// What the `to…` functions share: marks and unknowns kept around the conversion, and
@@ -268,7 +269,9 @@ mod tests {
             ("tomap([])", Err("cannot convert tuple to map of any single type")),
             ("tomap({a = 1, b = [1]})", Err("cannot convert object to map of any single type")),
             ("tostring(var.unknown)", Ok(Value::unknown("var.unknown is not const"))),
-            ("convert(1, 2)", Err("tfsum does not evaluate convert()")),
+            // The evaluator reads convert's type argument itself (`super::super::Evaluator`).
+            ("convert(1, 2)", Err("a type constraint is a type keyword")),
+            ("convert(1, string)", Ok(Value::string("1"))),
             ("issensitive(var.secret)", Ok(b(true))),
             ("issensitive(\"a\")", Ok(b(false))),
             ("issensitive(var.unknown)", Ok(Value::unknown("var.unknown is not const"))),
