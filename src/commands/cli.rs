@@ -50,6 +50,9 @@ Examples:
   # Run again only the roots that failed last time (in this directory)
   tfsum lock --retry-failed
 
+  # Module sources from variables (Terraform 1.15 const, OpenTofu): give their values
+  tfsum lock --var-file envs/prod.tfvars --var module_ref=v1.4.0 envs/prod
+
   # Machine-readable outcome
   tfsum lock -r --format json . > report.json
 
@@ -59,6 +62,11 @@ calls it as a local module (source = \"./...\" or \"../...\"). Child-only module
 lock file. When a PATH is a file, tfsum searches the current directory and locks the
 roots whose configuration (own directory, local modules, Terragrunt unit) holds one of
 the files.
+
+A module source or version written as an expression is evaluated as `init` evaluates
+it (Terraform 1.15: const variables only; OpenTofu: any variable): values come from
+TF_VAR_*, terraform.tfvars, *.auto.tfvars, the var files .tfsum.toml assigns to the root
+([[var_files]]), then --var and --var-file in order.
 
 Settings come from, lowest precedence first: your own <config dir>/tfsum/config.toml,
 the repository's .tfsum.toml (searched from the current directory up to the repository

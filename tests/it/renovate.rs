@@ -237,6 +237,18 @@ fn renovate_runs_tfsum_as_its_post_upgrade_task() {
     .to_string();
     let output = run_renovate(&forge, &proxy, scratch, &cli_config, &host_rules);
     assert!(output.status.success(), "{}", log_tail(&output));
+    // The README's config.js names variables the bot does not have (TFSUM_SHARED_CACHE,
+    // TF_TOKEN_…, TF_VAR_…): they are left out, not handed over as `undefined`, which
+    // Renovate 44 reports as "Invalid `customEnvVariables.NAME` configuration".
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !log.contains("customEnvVariables."),
+        "Renovate refused part of config.js:\n{}",
+        log.lines()
+            .filter(|l| l.contains("customEnvVariables"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     // What reached the private host while Renovate (and tfsum under it) ran.
     let module_requests = modules.requests();
     // Everything went to the fakes: nothing Renovate or tfsum asked for lies outside.
