@@ -1,0 +1,10 @@
+terraform {
+  required_version = ">= 1.1"
+
+  required_providers {
+    aws = {
+      source  = "{{REGISTRY}}/hashicorp/aws"
+      version = "~> 4.0"
+    }
+  }
+}

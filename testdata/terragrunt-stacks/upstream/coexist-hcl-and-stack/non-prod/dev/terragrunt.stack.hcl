@@ -1,0 +1,4 @@
+stack "test" {
+	source = "${get_repo_root()}/stacks/test"
+	path   = "test"
+}

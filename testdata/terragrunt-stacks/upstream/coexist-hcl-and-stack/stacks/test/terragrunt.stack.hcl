@@ -1,0 +1,4 @@
+unit "test" {
+	source = "${get_repo_root()}/units/test"
+	path   = "test"
+}

@@ -1,0 +1,5 @@
+
+unit "api" {
+	source = "../../units/api" # incorrect source path
+	path = "api"
+}

@@ -1,0 +1,5 @@
+
+unit "app1" {
+	source = "../units/app1"
+	path   = "../project1/app1"
+}

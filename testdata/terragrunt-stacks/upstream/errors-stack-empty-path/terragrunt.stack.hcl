@@ -1,0 +1,4 @@
+stack "prod" {
+	source = "stacks/prod"
+	path = ""
+}

@@ -1,0 +1,5 @@
+variable "ver" {}
+
+output "data" {
+  value = "web ${var.ver}"
+}

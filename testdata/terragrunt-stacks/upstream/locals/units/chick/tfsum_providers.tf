@@ -1,0 +1,8 @@
+# tfsum: not in upstream's fixture. The provider this unit's lock file must hold.
+terraform {
+  required_providers {
+    random = {
+      source = "{{REGISTRY}}/hashicorp/random"
+    }
+  }
+}
