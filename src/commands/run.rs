@@ -101,6 +101,9 @@ impl<'a> Pipeline<'a> {
         let (roots, writes) = match finish {
             Finish::Write { check } => {
                 let reports = write::write(plan.roots, &hashes, check, self.progress);
+                if !check {
+                    remove_stale_stack_locks(&mut warnings);
+                }
                 (reports, Vec::new())
             }
             Finish::Prepare => pending(prepare(plan.roots, &hashes, self.progress)),
@@ -237,6 +240,31 @@ pub(crate) fn refused_entries(services: &Services) -> impl Iterator<Item = Warni
         .chain(unwritable)
         .map(Warning::Cache)
         .chain(shared.map(Warning::SharedCache))
+}
+
+/// Removes the lock files no unit of their Terragrunt stack generates any more (the load
+/// stage names them), and the directories that leaves empty below the stack's
+/// `.terragrunt-stack/`; each warning then says it was removed (or why not).
+fn remove_stale_stack_locks(warnings: &mut [Warning]) {
+    for warning in warnings.iter_mut() {
+        let Warning::StaleStackLock { lock, removed, .. } = warning else {
+            continue;
+        };
+        if std::fs::remove_file(&*lock).is_err() {
+            continue;
+        }
+        *removed = true;
+        let mut dir = lock.parent().map(std::path::Path::to_path_buf);
+        while let Some(current) = dir {
+            let is_top = current
+                .file_name()
+                .is_some_and(|n| n == crate::vocab::paths::STACK_DIR_NAME);
+            if is_top || std::fs::remove_dir(&current).is_err() {
+                break;
+            }
+            dir = current.parent().map(std::path::Path::to_path_buf);
+        }
+    }
 }
 
 /// The reports of prepared roots, and the lock files of those that succeeded.

@@ -31,6 +31,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 
 use crate::disk::leftovers::{self, TempFile};
+use crate::vocab::paths::normalize_path;
 
 static WRITES: Mutex<()> = Mutex::new(());
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -375,6 +376,52 @@ pub(crate) fn link_target(path: &Path, within: &[PathBuf]) -> Result<PathBuf, Li
             std::fs::read_link(path).unwrap_or_else(|_| path.to_path_buf()),
         )),
     }
+}
+
+/// Creates `dir` and every directory between it and `base` (which holds it lexically),
+/// refusing a link or a file on the way: a repository cannot make tfsum create
+/// directories, or write, outside its tree through a link it planted (the generated
+/// directories of a Terragrunt stack, where a unit's lock file goes before `stack
+/// generate` ever ran).
+pub(crate) fn make_dirs_below(base: &Path, dir: &Path) -> std::io::Result<()> {
+    let base = normalize_path(base);
+    let dir = normalize_path(dir);
+    let Ok(rest) = dir.strip_prefix(&base) else {
+        return Err(std::io::Error::other(format!(
+            "{} is not below {}",
+            dir.display(),
+            base.display()
+        )));
+    };
+    let mut at = base.clone();
+    for part in rest.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(std::io::Error::other(format!(
+                    "{} is a link; tfsum creates no lock file through one",
+                    at.display()
+                )))
+            }
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(std::io::Error::other(format!(
+                    "{} is not a directory",
+                    at.display()
+                )))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                match std::fs::create_dir(&at) {
+                    Ok(()) => {}
+                    // Another run made it meanwhile.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && at.is_dir() => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Makes the rename itself durable. Best effort: the file is already complete and in

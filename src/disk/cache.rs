@@ -9,7 +9,7 @@
 //! <root>/v2/packages/<host>/<namespace>/<type>/<version>/<os>_<arch>.json
 //! <root>/v2/versions/<host>/<namespace>/<type>.json      (version lists, with a TTL)
 //! <root>/v2/runs/<key>.json                              (the last run, `--retry-failed`)
-//! <root>/v2/modules/…                                    (remote modules, `crate::sources::modules::cache`)
+//! <root>/v2/modules3/…                                    (remote modules, `crate::sources::modules::cache`)
 //! ```
 //!
 //! # Trust

@@ -24,7 +24,8 @@ use regex::Regex;
 use crate::disk::leftovers;
 use crate::vocab::lockfile::LOCK_FILE_NAME;
 use crate::vocab::paths::{
-    is_config_file_name, is_tofu_file_name, normalize_path, slash_path, UNIT_FILE_NAME,
+    is_config_file_name, is_tofu_file_name, normalize_path, slash_path, STACK_DIR_NAME,
+    STACK_FILE_NAME, UNIT_FILE_NAME,
 };
 
 /// A problem met while walking that does not stop the walk (an unreadable subdirectory).
@@ -51,6 +52,8 @@ pub(crate) struct Walked {
     pub tofu_dirs: BTreeSet<PathBuf>,
     /// Directories holding `terragrunt.hcl`.
     pub unit_dirs: BTreeSet<PathBuf>,
+    /// Directories holding `terragrunt.stack.hcl`.
+    pub stack_dirs: BTreeSet<PathBuf>,
     /// `.terraform.lock.hcl` files (following links to files), in walk order.
     pub lock_files: Vec<PathBuf>,
     /// What each directory walked held, by its normalised path, so that reading a module
@@ -272,6 +275,8 @@ impl Node {
                 tofu |= is_tofu_file_name(&name);
             } else if name == UNIT_FILE_NAME && is_file() {
                 walked.unit_dirs.insert(dir.clone());
+            } else if name == STACK_FILE_NAME && is_file() {
+                walked.stack_dirs.insert(dir.clone());
             } else if name == LOCK_FILE_NAME && is_file() {
                 walked.lock_files.push(self.path.join(&name));
             }
@@ -370,6 +375,11 @@ pub(crate) fn lock_files(path: &Path, recursive: bool) -> Vec<Found> {
     // the user means to format.
     let walked = walk(path, &[]);
     let mut found: Vec<Found> = walked.lock_files.into_iter().map(Ok).collect();
+    // The lock files of the units a Terragrunt stack generates live under its
+    // `.terragrunt-stack/`, which the walk skips with the other dot-directories.
+    for dir in &walked.stack_dirs {
+        found.extend(stack_lock_files(dir).into_iter().map(Ok));
+    }
     found.extend(
         walked
             .warnings
@@ -380,6 +390,29 @@ pub(crate) fn lock_files(path: &Path, recursive: bool) -> Vec<Found> {
         found.push(Err((path.to_path_buf(), FindError::NoLockFileBelow)));
     }
     found
+}
+
+/// The lock files under a stack directory's `.terragrunt-stack/` (nested stacks' too),
+/// sorted; not below `.terraform/` or `.terragrunt-cache/` directories, nor through links.
+pub(crate) fn stack_lock_files(stack_dir: &Path) -> Vec<PathBuf> {
+    let top = stack_dir.join(STACK_DIR_NAME);
+    if !top.is_dir() {
+        return Vec::new();
+    }
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(&top)
+        .follow_links(false)
+        .max_depth(64)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            !(e.file_type().is_dir() && (name == ".terraform" || name == ".terragrunt-cache"))
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.file_name() == LOCK_FILE_NAME)
+        .map(|e| normalize_path(e.path()))
+        .collect();
+    out.sort();
+    out
 }
 
 /// The repository holding `start`: the nearest directory at or above it (absolute)

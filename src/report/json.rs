@@ -104,6 +104,7 @@ pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::R
                     dir: root.dir.to_string_lossy().into_owned(),
                     kind: match root.kind {
                         RootKind::Unit => "terragrunt_unit",
+                        RootKind::Stack => "terragrunt_stack",
                         RootKind::Module => "module",
                     },
                     outcome: root.outcome.record_word(),

@@ -125,6 +125,7 @@ pub(crate) fn print_text(
         }
         let kind = match root.kind {
             RootKind::Unit => " (terragrunt unit)",
+            RootKind::Stack => " (terragrunt stack)",
             RootKind::Module => "",
         };
         let word = root.outcome.word(report.check);

@@ -24,7 +24,7 @@ use regex::Regex;
 
 use crate::disk::walk::{has_config_files, walk, DiscoverWarning, Listings, Walked};
 use crate::stages::parallel;
-use crate::vocab::paths::{normalize_path, UNIT_FILE_NAME};
+use crate::vocab::paths::{normalize_path, STACK_FILE_NAME, UNIT_FILE_NAME};
 
 /// Why discovery could not even start for one of the given paths.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +55,8 @@ pub(crate) struct Discovery {
     /// them (empty otherwise), so that telling a root's flavor need not list it again.
     pub tofu_dirs: BTreeSet<PathBuf>,
     pub unit_dirs: Vec<PathBuf>,
+    /// Directories holding a Terragrunt stack file (`terragrunt.stack.hcl`).
+    pub stack_dirs: Vec<PathBuf>,
     /// What each walked directory held, so that loading need not list it again.
     pub listings: Listings,
     pub warnings: Vec<DiscoverWarning>,
@@ -86,6 +88,7 @@ pub(crate) fn discover(
             all.module_dirs.extend(walked.module_dirs);
             all.tofu_dirs.extend(walked.tofu_dirs);
             all.unit_dirs.extend(walked.unit_dirs);
+            all.stack_dirs.extend(walked.stack_dirs);
             all.listings.extend(walked.listings);
             all.warnings.extend(walked.warnings);
             continue;
@@ -96,12 +99,16 @@ pub(crate) fn discover(
             source,
         })?;
         let is_unit = root.join(UNIT_FILE_NAME).is_file();
-        if !has_config && !is_unit {
+        let is_stack = root.join(STACK_FILE_NAME).is_file();
+        if !has_config && !is_unit && !is_stack {
             return Err(DiscoverError::NoConfiguration { path: root.clone() });
+        }
+        if is_stack {
+            all.stack_dirs.insert(normalize_path(root));
         }
         if is_unit {
             all.unit_dirs.insert(normalize_path(root));
-        } else {
+        } else if has_config {
             all.module_dirs.insert(normalize_path(root));
         }
     }
@@ -109,6 +116,7 @@ pub(crate) fn discover(
         dirs: all.module_dirs.into_iter().collect(),
         tofu_dirs: all.tofu_dirs,
         unit_dirs: all.unit_dirs.into_iter().collect(),
+        stack_dirs: all.stack_dirs.into_iter().collect(),
         listings: all.listings,
         warnings: all.warnings,
     })

@@ -17,8 +17,8 @@ use rayon::prelude::*;
 
 use crate::config::early::{RootInputs, Rules, ValueInputs};
 use crate::config::edit::Edited;
-use crate::config::eval::Value as EvalValue;
 use crate::config::parsed::ParsedFiles;
+use crate::config::terragrunt::stack::{self, Mapping};
 use crate::config::terragrunt::{self, UnitConfig, UnitSource};
 use crate::config::tree::{self, ModuleReader, Remote};
 use crate::config::{self, test_files, ConfigError, Module, ProviderReqs};
@@ -53,6 +53,9 @@ pub(crate) struct Loaded {
     /// Where the lock file is written: its own path, or the target of a lock file that
     /// is a link within the tree.
     pub lock_path: PathBuf,
+    /// For a unit a Terragrunt stack generates: the stack's directory, below which the
+    /// write stage creates the lock file's directories when they do not exist yet.
+    pub create_below: Option<PathBuf>,
 }
 
 /// The lock file a root already has.
@@ -111,8 +114,12 @@ pub(crate) async fn roots_edited(
         .cloned()
         .map(Warning::Discover)
         .collect();
-    let units = load_units(discovery, options, &edited);
+    let stacks = expand_stacks(discovery, fetcher, &edited).await;
+    let mut units = load_units(discovery, options, &edited, &stacks.sources);
+    units.extend(stacks.units);
+    warnings.extend(stacks.warnings);
     let (waiting, mut roots) = open_roots(discovery, units, options, &loader);
+    roots.extend(stacks.failed);
     let (walked, found) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
     roots.extend(walked);
     if options.recursive {
@@ -160,9 +167,16 @@ fn load_units(
     discovery: &Discovery,
     options: &LoadOptions,
     edited: &Edited,
+    stack_sources: &BTreeSet<PathBuf>,
 ) -> Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)> {
     terragrunt::find_units(&discovery.unit_dirs, options.recursive)
         .into_iter()
+        // A unit a stack copies is a template there (a catalog's unit), unless it keeps
+        // a lock file of its own.
+        .filter(|dir| {
+            !stack_sources.contains(&crate::config::paths::absolute(dir))
+                || dir.join(LOCK_FILE_NAME).is_file()
+        })
         .map(|dir| {
             let unit =
                 terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir)).map(|mut unit| {
@@ -172,6 +186,239 @@ fn load_units(
             (dir, unit)
         })
         .collect()
+}
+
+/// What the Terragrunt stacks of a discovery generate ([`expand_stacks`]).
+#[derive(Default)]
+struct StackUnits {
+    /// Each generated unit's directory, and the unit read there.
+    units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)>,
+    /// A stack that could not be evaluated, at its directory.
+    failed: Vec<Root<Loaded>>,
+    warnings: Vec<Warning>,
+    /// Local directories that components come from (absolute): templates, not units or
+    /// stacks of their own.
+    sources: BTreeSet<PathBuf>,
+}
+
+/// A stack waiting to be evaluated: the discovered stack it belongs to, and where.
+struct PendingStack {
+    root: usize,
+    site: stack::StackSite,
+}
+
+/// Evaluates every stack of `discovery`, and every stack they generate, in rounds: the
+/// remote sources of a round are fetched together (each once), and the stacks that
+/// waited on them are evaluated again, until none waits. Each generated unit is read at
+/// its generated directory; a stack whose tree evaluated whole also names the lock files
+/// under its `.terragrunt-stack/` that no unit of it generates any more.
+async fn expand_stacks(
+    discovery: &Discovery,
+    fetcher: &ModuleFetcher,
+    edited: &Edited,
+) -> StackUnits {
+    let mut out = StackUnits::default();
+    if discovery.stack_dirs.is_empty() {
+        return out;
+    }
+    let roots: Vec<PathBuf> = discovery.stack_dirs.clone();
+    let mut pending: Vec<PendingStack> = Vec::new();
+    for (root, dir) in roots.iter().enumerate() {
+        // "A component must be either a unit or a stack, not both" (Terragrunt's
+        // discovery, `CoexistenceError`): the directory stands for neither.
+        if dir.join(terragrunt::UNIT_FILE_NAME).is_file() {
+            out.sources.insert(crate::config::paths::absolute(dir));
+            let error = terragrunt::TerragruntError::Invalid {
+                file: dir.join(crate::vocab::paths::STACK_FILE_NAME),
+                line: 1,
+                message: format!(
+                    "{} holds both {} and {}: a directory is either a unit or a stack, not both",
+                    dir.display(),
+                    terragrunt::UNIT_FILE_NAME,
+                    crate::vocab::paths::STACK_FILE_NAME
+                ),
+            };
+            out.failed
+                .push(Root::failed(dir.clone(), RootKind::Stack, error.into()));
+            continue;
+        }
+        pending.push(PendingStack {
+            root,
+            site: stack::StackSite {
+                dir: dir.clone(),
+                values: None,
+                mappings: Vec::new(),
+                chain: Vec::new(),
+            },
+        });
+    }
+    // Per discovered stack: whether its tree failed somewhere, the units it generates,
+    // and its failures (kept until we know it is not some other stack's template).
+    let mut broken = vec![false; roots.len()];
+    let mut generated: Vec<Vec<PathBuf>> = vec![Vec::new(); roots.len()];
+    let mut failures: Vec<Vec<Root<Loaded>>> = (0..roots.len()).map(|_| Vec::new()).collect();
+    let mut fetches = Fetches::default();
+    let mut to_read = Vec::new();
+    while !pending.is_empty() {
+        let mut next = Vec::new();
+        for PendingStack { root, site } in pending {
+            let repo_root = terragrunt::find_repo_root(&roots[root]);
+            let components = match stack::evaluate_stack(&site, &repo_root) {
+                Ok(components) => components,
+                Err(e) => {
+                    broken[root] = true;
+                    failures[root].push(Root::failed(site.dir.clone(), RootKind::Stack, e.into()));
+                    continue;
+                }
+            };
+            // A stack waiting for a remote source is evaluated whole again next round.
+            let mut sources = Vec::new();
+            let mut waiting = false;
+            for component in &components {
+                match &component.source {
+                    stack::Source::Local(dir) => sources.push(Ok(dir.clone())),
+                    stack::Source::Remote(remote) => {
+                        match fetches.get(&remote.source, remote.version.as_deref()) {
+                            Remote::Fetched(fetched) => sources.push(Ok(fetched.dir)),
+                            Remote::Pending => waiting = true,
+                            Remote::Failed(error) => sources.push(Err(RootError::UnitSource {
+                                unit: component.file.clone(),
+                                module_source: component.source_text.clone(),
+                                error: Box::new(error),
+                            })),
+                        }
+                    }
+                }
+            }
+            if waiting {
+                next.push(PendingStack { root, site });
+                continue;
+            }
+            for (component, source) in components.into_iter().zip(sources) {
+                let source = match source {
+                    Ok(dir) => dir,
+                    Err(e) => {
+                        broken[root] = true;
+                        failures[root].push(Root::failed(component.dir.clone(), RootKind::Unit, e));
+                        continue;
+                    }
+                };
+                match component.validate(&source) {
+                    Ok(true) => {}
+                    // An unchecked copy of a directory that is no unit: nothing to lock.
+                    Ok(false) => continue,
+                    Err(e) => {
+                        broken[root] = true;
+                        failures[root].push(Root::failed(
+                            component.dir.clone(),
+                            RootKind::Stack,
+                            e.into(),
+                        ));
+                        continue;
+                    }
+                }
+                if matches!(component.source, stack::Source::Local(_)) {
+                    out.sources.insert(source.clone());
+                }
+                let mut mappings = site.mappings.clone();
+                mappings.push(Mapping {
+                    generated: crate::config::paths::absolute(&component.dir),
+                    source: source.clone(),
+                });
+                let mut chain = site.chain.clone();
+                chain.push(component.file.clone());
+                match component.kind {
+                    stack::Kind::Stack if chain.len() >= stack::MAX_STACK_DEPTH => {
+                        broken[root] = true;
+                        let error = terragrunt::TerragruntError::Invalid {
+                            file: component.file.clone(),
+                            line: component.line,
+                            message: format!(
+                                "stacks nest more than {} deep",
+                                stack::MAX_STACK_DEPTH
+                            ),
+                        };
+                        failures[root].push(Root::failed(
+                            component.dir,
+                            RootKind::Stack,
+                            error.into(),
+                        ));
+                    }
+                    stack::Kind::Stack => next.push(PendingStack {
+                        root,
+                        site: stack::StackSite {
+                            dir: component.dir,
+                            values: component.values,
+                            mappings,
+                            chain,
+                        },
+                    }),
+                    stack::Kind::Unit => {
+                        let source_lock = source.join(LOCK_FILE_NAME);
+                        if source_lock.is_file() {
+                            out.warnings.push(Warning::SourceLockFile {
+                                stack_file: component.file.clone(),
+                                source_lock,
+                                unit_dir: component.dir.clone(),
+                            });
+                        }
+                        generated[root].push(crate::config::paths::absolute(&component.dir));
+                        let mut defined_by: Vec<PathBuf> = chain
+                            .iter()
+                            .filter_map(|file| file.parent().map(Path::to_path_buf))
+                            .collect();
+                        defined_by.push(source);
+                        to_read.push((root, component, mappings, defined_by, repo_root.clone()));
+                    }
+                }
+            }
+        }
+        fetches.fetch_wanted(fetcher).await;
+        pending = next;
+    }
+    for (root, component, mappings, defined_by, repo_root) in to_read {
+        let values = component.values.as_ref();
+        let unit = terragrunt::load_generated_unit(
+            &component.dir,
+            &repo_root,
+            values,
+            &mappings,
+            &component.autoinclude,
+        )
+        .map(|mut unit| {
+            unit.defined_by = defined_by;
+            unit.create_below = Some(crate::config::paths::absolute(&roots[root]));
+            edited.apply_to_unit(&mut unit);
+            unit
+        });
+        out.units.push((component.dir, unit));
+    }
+    for (root, dir) in roots.iter().enumerate() {
+        // A stack another stack copies is a template (a catalog's stack): nothing of its
+        // own is generated from where it is.
+        if out.sources.contains(&crate::config::paths::absolute(dir)) {
+            out.units.retain(|(unit, _)| {
+                !unit.starts_with(dir.join(crate::vocab::paths::STACK_DIR_NAME))
+            });
+            continue;
+        }
+        out.failed.append(&mut failures[root]);
+        if broken[root] {
+            continue;
+        }
+        let stack_file = dir.join(crate::vocab::paths::STACK_FILE_NAME);
+        for lock in crate::disk::walk::stack_lock_files(dir) {
+            let unit = lock.parent().map(crate::config::paths::absolute);
+            if unit.is_some_and(|unit| !generated[root].contains(&unit)) {
+                out.warnings.push(Warning::StaleStackLock {
+                    lock,
+                    stack_file: stack_file.clone(),
+                    removed: false,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Every root, module roots first and then units, opened (its lock file read and parsed)
@@ -471,11 +718,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             .inputs
             .iter()
             .map(|(name, input)| {
-                let value = input
-                    .value
-                    .as_ref()
-                    .map(EvalValue::from)
-                    .map_err(Clone::clone);
+                let value = input.value.clone();
                 (name.clone(), (value, input.at.clone()))
             })
             .collect();
@@ -497,6 +740,10 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
     let warnings = tree.warnings.iter().cloned().map(Warning::Module).collect();
     let mut modules = vec![open.dir.clone()];
     modules.extend(tree.modules.iter().cloned());
+    // A generated unit is defined by its stack files and its source as well.
+    if let Some(unit) = &open.unit {
+        modules.extend(unit.defined_by.iter().cloned());
+    }
     let stage = config::collect(&tree.requirements)
         .map_err(RootError::Constraint)
         .map(|reqs| Loaded {
@@ -507,6 +754,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             value_files,
             evaluated_local: tree.evaluated_local.clone(),
             evaluated_calls: tree.evaluated_calls.clone(),
+            create_below: open.unit.as_ref().and_then(|u| u.create_below.clone()),
             lock_path: open.lock_path,
         });
     let root = Root {

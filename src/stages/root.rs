@@ -21,6 +21,9 @@ pub(crate) enum RootKind {
     Module,
     /// A Terragrunt unit: a `terragrunt.hcl` whose source module is the configuration.
     Unit,
+    /// A Terragrunt stack that could not be evaluated: it stands for the units it would
+    /// have generated.
+    Stack,
 }
 
 /// One root at one stage.

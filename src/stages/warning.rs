@@ -61,6 +61,33 @@ pub(crate) enum Warning {
     /// not written either (all or none).
     #[error("the lock files below were not written")]
     NotWritten,
+    /// A Terragrunt stack's unit source carries a lock file of its own: `stack generate`
+    /// copies it over the one tfsum writes at the generated path.
+    #[error(
+        "{}: the unit source's {} is copied by `terragrunt stack generate` over the lock file tfsum writes to {}; remove it from the source (the generated path's lock file is the one to commit)",
+        stack_file.display(),
+        source_lock.display(),
+        unit_dir.display()
+    )]
+    SourceLockFile {
+        stack_file: PathBuf,
+        source_lock: PathBuf,
+        unit_dir: PathBuf,
+    },
+    /// A lock file under a stack's `.terragrunt-stack/` that no unit of the stack
+    /// generates any more (a renamed `path`, a removed block): removed by the write
+    /// stage unless `removed` is false (`--check`).
+    #[error(
+        "{}: no unit of {} is generated there any more; {}",
+        lock.display(),
+        stack_file.display(),
+        if *removed { "removed" } else { "it would be removed" }
+    )]
+    StaleStackLock {
+        lock: PathBuf,
+        stack_file: PathBuf,
+        removed: bool,
+    },
 }
 
 impl Warning {
@@ -86,6 +113,9 @@ impl Warning {
             Warning::RunRecord { .. } => "run_record",
             Warning::NotWritten => "not_written",
             Warning::Mirror(_) => "mirror_index",
+            Warning::SourceLockFile { .. } => "stack_source_lock_file",
+            Warning::StaleStackLock { removed: true, .. } => "stale_stack_lock_removed",
+            Warning::StaleStackLock { removed: false, .. } => "stale_stack_lock",
         }
     }
 
@@ -97,6 +127,8 @@ impl Warning {
             Warning::Source(SourceWarning::FsMirrorSkipped { path, .. }) => Some(path),
             Warning::Source(SourceWarning::DevOverride { file, .. }) => Some(file),
             Warning::RunRecord { file, .. } => Some(file),
+            Warning::SourceLockFile { source_lock, .. } => Some(source_lock),
+            Warning::StaleStackLock { lock, .. } => Some(lock),
             _ => None,
         }
     }

@@ -9,6 +9,14 @@
 use std::path::{Component, Path, PathBuf};
 
 /// The file that makes a directory a Terragrunt unit.
+/// The file of a Terragrunt stack: `unit` and `stack` blocks that `terragrunt stack
+/// generate` turns into directories under `.terragrunt-stack/` (only this exact name;
+/// `app.terragrunt.stack.hcl` is not one).
+pub(crate) const STACK_FILE_NAME: &str = "terragrunt.stack.hcl";
+
+/// The directory a stack generates its components into.
+pub(crate) const STACK_DIR_NAME: &str = ".terragrunt-stack";
+
 pub(crate) const UNIT_FILE_NAME: &str = "terragrunt.hcl";
 
 /// Editor and hidden files Terraform skips whatever their extension (`IsIgnoredFile`):

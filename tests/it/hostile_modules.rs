@@ -103,7 +103,7 @@ fn reseal(envelope: &str) -> String {
 /// Edits `file` of the cached package of `commit` and recomputes every checksum the
 /// entry carries, as someone able to write the cache would.
 fn plant(cache: &std::path::Path, commit: &str, file: &str, content: &str) {
-    let entry = cache.join("v2/modules/git").join(commit);
+    let entry = cache.join("v2/modules3/git").join(commit);
     let path = entry.join("files").join(file);
     let old = hex::encode(sha2::Sha256::digest(std::fs::read(&path).unwrap()));
     std::fs::write(&path, content).unwrap();
@@ -133,7 +133,7 @@ async fn planted_cache_packages_and_future_version_lists_are_not_believed() {
     let evil =
         "terraform {\n  required_providers {\n    evil = { source = \"evil/evil\" }\n  }\n}\n";
     let cache = setup.cache.path();
-    let meta = cache.join(format!("v2/modules/git/{commit}/package.json"));
+    let meta = cache.join(format!("v2/modules3/git/{commit}/package.json"));
     let sealed = std::fs::read_to_string(&meta).unwrap();
     std::fs::write(&meta, reseal(&sealed)).unwrap();
     let untouched = setup.run(false, &[]);
@@ -159,7 +159,7 @@ async fn planted_cache_packages_and_future_version_lists_are_not_believed() {
 
     // A version list dated ten years ahead is expired under any TTL.
     let host = registry.host().replace(':', "_");
-    let list = cache.join(format!("v2/modules/versions/{host}/acme/mono/aws.json"));
+    let list = cache.join(format!("v2/modules3/versions/{host}/acme/mono/aws.json"));
     let ahead = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()

@@ -33,6 +33,7 @@ mod remote_modules;
 mod renovate;
 mod resolution;
 mod shared_cache;
+mod stacks;
 mod terragrunt;
 mod test_files;
 mod tfsum;

@@ -108,6 +108,14 @@ pub(crate) trait Scope {
 
     /// Where the filesystem functions read.
     fn files(&self) -> Ctx<'_>;
+
+    /// Text a template writes for an interpolation that is unknown, instead of making
+    /// the whole template unknown: for generated files that are read only for what they
+    /// declare (Terragrunt's `generate` blocks), where an unknown argument value does
+    /// not matter. `None` (the default) keeps the template unknown.
+    fn unknown_in_template(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Evaluates `expr` in `scope`.
@@ -269,7 +277,10 @@ impl Evaluator<'_> {
                 }
                 Element::Interpolation(interp) => {
                     let value = self.eval(&interp.expr)?;
-                    out.push(value)?;
+                    match self.scope.unknown_in_template() {
+                        Some(text) if value.is_unknown() => out.text.push_str(text),
+                        _ => out.push(value)?,
+                    }
                 }
                 Element::Directive(directive) => self.directive(directive, out)?,
             }

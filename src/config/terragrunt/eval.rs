@@ -33,10 +33,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use hcl::{Expression, Map, Value};
+use hcl::Expression;
 
-use crate::config::eval::value::Value as EvalValue;
+use crate::config::eval::value::Value;
 use crate::config::eval::{self as expr_eval, Ctx, EvalError, Lookup};
+
+/// An object's attributes.
+pub(crate) type Map = BTreeMap<String, Value>;
+
+/// The value the evaluator and the Terragrunt reader share.
+type EvalValue = Value;
 
 use super::limits::{check_value, MAX_READ_DEPTH};
 use super::parse::{parse_file, LocalDecl, TgFile};
@@ -213,6 +219,8 @@ fn own_function(name: &str) -> Option<TgFunction> {
 /// functions: the scope of [`crate::config::eval`] for Terragrunt files.
 pub(crate) struct Context {
     vars: Vec<(String, EvalValue)>,
+    /// Write unknown interpolations of templates as [`UNKNOWN_TEXT`].
+    placeholder: bool,
     /// Where the filesystem functions may read: the repository.
     readable: Vec<PathBuf>,
     base_dir: PathBuf,
@@ -222,6 +230,7 @@ pub(crate) struct Context {
 pub(crate) fn context(vars: &[(&str, Value)]) -> Context {
     let mut ctx = Context {
         vars: Vec::new(),
+        placeholder: false,
         readable: Vec::new(),
         base_dir: PathBuf::from("."),
     };
@@ -236,9 +245,17 @@ pub(crate) fn context(vars: &[(&str, Value)]) -> Context {
 }
 
 impl Context {
+    /// This context, writing unknown values into templates as [`UNKNOWN_TEXT`]: for the
+    /// contents of a `generate` block, which tfsum reads only for the providers, modules
+    /// and constraints it declares (a `get_env()` in a provider's arguments changes none).
+    pub(crate) fn placeholders(mut self) -> Context {
+        self.placeholder = true;
+        self
+    }
+
     /// Declares (or replaces) the variable `name`.
     pub(crate) fn declare_var(&mut self, name: &str, value: &Value) {
-        let value = EvalValue::from(value);
+        let value = value.clone();
         match self.vars.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = value,
             None => self.vars.push((name.to_string(), value)),
@@ -256,6 +273,15 @@ impl expr_eval::Scope for Context {
     }
 
     fn own_function(&self, name: &str, args: &[EvalValue]) -> Option<Result<EvalValue, EvalError>> {
+        if NOT_READ.contains(&name) {
+            let first = match args.first() {
+                Some(EvalValue::String(s)) => format!("{s:?}"),
+                _ => String::new(),
+            };
+            return Some(Ok(EvalValue::unknown(format!(
+                "{name}({first}) is not called by tfsum, which reads no environment, command output or secret into a repository's configuration"
+            ))));
+        }
         let f = own_function(name)?;
         Some(f(args).map_err(|message| EvalError::Other(format!("{name}: {message}"))))
     }
@@ -266,7 +292,16 @@ impl expr_eval::Scope for Context {
             readable: &self.readable,
         }
     }
+
+    fn unknown_in_template(&self) -> Option<&str> {
+        self.placeholder.then_some(UNKNOWN_TEXT)
+    }
 }
+
+/// What an unknown value becomes in the text of a `generate` block ([`Context::placeholders`]):
+/// an identifier, so that it parses wherever an expression or a string part may stand,
+/// and a name no provider, version or source can be.
+pub(crate) const UNKNOWN_TEXT: &str = "__tfsum_unknown__";
 
 /// Evaluates `expr` in `ctx`, classifying a failure.
 pub(crate) fn evaluate(expr: &Expression, ctx: &Context) -> Result<Value, EvalFailure> {
@@ -276,7 +311,7 @@ pub(crate) fn evaluate(expr: &Expression, ctx: &Context) -> Result<Value, EvalFa
         EvalError::UnknownName(name) => EvalFailure::Other(format!("undefined variable `{name}`")),
         EvalError::Other(message) => EvalFailure::Other(undefined_local(message)),
     })?;
-    let value = to_hcl(value).map_err(EvalFailure::Other)?;
+    let value = value.unmark_deep();
     // The function table allows larger results than a Terragrunt value may be.
     check_value(&value).map_err(EvalFailure::Other)?;
     Ok(value)
@@ -295,40 +330,6 @@ fn undefined_local(message: String) -> String {
     }
 }
 
-/// A value of the evaluator as the plain value the rest of the Terragrunt reader uses.
-fn to_hcl(value: EvalValue) -> Result<Value, String> {
-    Ok(match value.unmark_deep() {
-        EvalValue::Null => Value::Null,
-        EvalValue::Bool(b) => Value::Bool(b),
-        EvalValue::Number(n) => {
-            if n.fract() == 0.0 && n.abs() < 9.0e15 {
-                Value::Number((n as i64).into())
-            } else {
-                hcl::Number::from_f64(n).map_or(Value::Null, Value::Number)
-            }
-        }
-        EvalValue::String(s) => Value::String(s),
-        EvalValue::List(items) => {
-            Value::Array(items.into_iter().map(to_hcl).collect::<Result<_, _>>()?)
-        }
-        EvalValue::Object(attrs) => Value::Object(
-            attrs
-                .into_iter()
-                .map(|(k, v)| Ok((k, to_hcl(v)?)))
-                .collect::<Result<_, String>>()?,
-        ),
-        EvalValue::Unknown(cause) => {
-            return Err(format!(
-                "the value is not known: {}",
-                cause
-                    .as_deref()
-                    .unwrap_or("it depends on something tfsum cannot evaluate")
-            ))
-        }
-        EvalValue::Marked(inner, _) => to_hcl(*inner)?,
-    })
-}
-
 /// The `locals` of one file, evaluated as far as they can be.
 ///
 /// Locals are evaluated in the order of their `local.NAME` references (a local may use
@@ -339,7 +340,7 @@ fn to_hcl(value: EvalValue) -> Result<Value, String> {
 /// refer to each other fail naming the cycle.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Locals {
-    pub values: Map<String, Value>,
+    pub values: Map,
     /// Local name → (line, failure).
     pub failed: BTreeMap<String, (usize, EvalFailure)>,
 }
@@ -539,6 +540,20 @@ fn string_args(args: &[EvalValue]) -> Result<Vec<String>, String> {
         .collect()
 }
 
+/// Terragrunt functions whose values tfsum does not read: a repository's files must not
+/// carry the environment, a command's output or a secret to the hosts its sources name.
+/// They are unknown: where a needed value depends on one, the unit fails saying so; in a
+/// `generate` block's text it stands as [`UNKNOWN_TEXT`].
+const NOT_READ: &[&str] = &[
+    "get_env",
+    "run_cmd",
+    "sops_decrypt_file",
+    "get_aws_account_id",
+    "get_aws_account_alias",
+    "get_aws_caller_identity_arn",
+    "get_aws_caller_identity_user_id",
+];
+
 fn path_value(path: &Path) -> EvalValue {
     EvalValue::String(slash(path))
 }
@@ -569,7 +584,9 @@ fn find_in_parent_folders(args: &[EvalValue]) -> Result<EvalValue, String> {
     for _ in 0..100 {
         let Some(parent) = dir.parent() else { break };
         let candidate = parent.join(&name);
-        if candidate.is_file() {
+        // Terragrunt's `util.FileExists` is a stat: a directory counts too (stacks name
+        // their unit sources with `find_in_parent_folders("units")`).
+        if super::virtual_dirs::real(&candidate).exists() {
             return Ok(path_value(&candidate));
         }
         dir = parent.to_path_buf();
@@ -678,18 +695,18 @@ fn read_terragrunt_config(args: &[EvalValue]) -> Result<EvalValue, String> {
     let scope = current()?;
     let given = string_arg(args, 0)?;
     let mut path = config_dir(&scope).join(given);
-    if path.is_dir() {
+    if super::virtual_dirs::real(&path).is_dir() {
         path = path.join(super::UNIT_FILE_NAME);
     }
     let path = crate::vocab::paths::normalize_path(&path);
-    if !path.is_file() {
+    if !super::virtual_dirs::real(&path).is_file() {
         return match args.get(1) {
             Some(default) => Ok(default.clone()),
             None => Err(format!("{} does not exist", path.display())),
         };
     }
     if let Some(known) = SESSION.with(|s| s.borrow().reads.get(&path).cloned()) {
-        return known.map(|v| EvalValue::from(&v));
+        return known;
     }
     let (callers, cycle) = SCOPES.with(|s| {
         let scopes = s.borrow();
@@ -721,7 +738,7 @@ fn read_terragrunt_config(args: &[EvalValue]) -> Result<EvalValue, String> {
     }
     let result = read_locals(&path, &scope);
     SESSION.with(|s| s.borrow_mut().reads.insert(path, result.clone()));
-    result.map(|v| EvalValue::from(&v))
+    result
 }
 
 fn read_locals(path: &Path, scope: &Scope) -> Result<Value, String> {

@@ -28,7 +28,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use hcl::Value;
+use crate::config::eval::value::Value;
 
 /// How many files `read_terragrunt_config` may nest (the file being evaluated not
 /// counted). Real configurations read one or two levels (an `env.hcl` that reads an
@@ -103,14 +103,15 @@ pub(crate) fn check_value(value: &Value) -> Result<(), String> {
         bytes += 16;
         match value {
             Value::String(s) => bytes += s.len(),
-            Value::Array(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
+            Value::List(items) => stack.extend(items.iter().map(|v| (v, depth + 1))),
             Value::Object(map) => {
                 for (key, v) in map {
                     bytes += key.len();
                     stack.push((v, depth + 1));
                 }
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            Value::Marked(inner, _) => stack.push((inner, depth)),
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::Unknown(_) => {}
         }
         if bytes > MAX_VALUE_BYTES {
             return Err(format!(

@@ -47,14 +47,17 @@ mod generate;
 mod limits;
 mod parse;
 mod source;
+pub(crate) mod stack;
 mod units;
+mod virtual_dirs;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hcl::{Map, Value};
+use crate::config::eval::value::Value;
+use eval::Map;
 
 use crate::config::parsed::ParsedFiles;
 use crate::config::tree::{
@@ -109,10 +112,13 @@ pub enum UnitSource {
 }
 
 /// A unit's effective Terraform configuration, ready for [`unit_requirements`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnitConfig {
-    /// The unit directory, normalised, in the style it was given.
+    /// The unit directory, normalised, in the style it was given: where its lock file
+    /// goes. For a unit a stack generates, its generated directory, which need not exist.
     pub unit_dir: PathBuf,
+    /// Where the unit's own files are: `unit_dir`, or for a generated unit its source.
+    pub files_dir: PathBuf,
     pub source: UnitSource,
     /// Files laid over the module directory as Terragrunt's working copy has them: the
     /// unit directory's own configuration files (when there is a source) and the files of
@@ -120,6 +126,12 @@ pub struct UnitConfig {
     /// remote source is fetched: `if_exists` depends on the module's files.
     pub overlay: Vec<OverlayFile>,
     generated: Vec<Generated>,
+    /// For a unit a stack generates: the directories whose files define it (the stack
+    /// files' directories, the unit's source), so that changing one relocks it.
+    pub defined_by: Vec<PathBuf>,
+    /// For a unit a stack generates: the stack directory of the repository it comes
+    /// from, below which its generated directory may be created for the lock file.
+    pub create_below: Option<PathBuf>,
     /// `inputs`, merged over the includes as `terraform.source` is: what Terragrunt
     /// passes the module as `TF_VAR_` variables, which module sources may read. An
     /// input that could not be evaluated keeps its reason.
@@ -127,9 +139,9 @@ pub struct UnitConfig {
 }
 
 /// One entry of a unit's `inputs`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnitInput {
-    pub value: Result<Value, String>,
+    pub(crate) value: Result<Value, String>,
     /// Where it is set.
     pub at: crate::config::Location,
 }
@@ -140,7 +152,7 @@ impl UnitConfig {
     pub fn module_dir(&self) -> Option<&Path> {
         match &self.source {
             UnitSource::Local(dir) | UnitSource::Fetched { dir, .. } => Some(dir),
-            UnitSource::None => Some(&self.unit_dir),
+            UnitSource::None => Some(&self.files_dir),
             UnitSource::Remote { .. } => None,
         }
     }
@@ -158,7 +170,7 @@ impl UnitConfig {
 
     fn with_overlay(mut self) -> Result<UnitConfig, TerragruntError> {
         if let Some(dir) = self.module_dir() {
-            self.overlay = generate::overlay(&self.unit_dir, dir, &self.generated)?;
+            self.overlay = generate::overlay(&self.files_dir, dir, &self.generated)?;
         }
         Ok(self)
     }
@@ -294,7 +306,26 @@ impl TerragruntError {
 /// Runs on a thread of its own (see `limits`), so any input fails with an error instead
 /// of overflowing the caller's stack.
 pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, TerragruntError> {
-    limits::on_eval_stack(|| load_unit_here(unit_dir, repo_root)).unwrap_or_else(|source| {
+    load_unit_at(unit_dir, repo_root, None, &[])
+}
+
+/// A unit a Terragrunt stack generates at `unit_dir` (which need not exist) from its
+/// source, read as Terragrunt reads it there ([`stack`]): `values` is what the stack gives
+/// it (`terragrunt.values.hcl`), and `mappings` say where each generated directory's
+/// files really are.
+pub(crate) fn load_generated_unit(
+    unit_dir: &Path,
+    repo_root: &Path,
+    values: Option<&Value>,
+    mappings: &[virtual_dirs::Mapping],
+    autoinclude: &stack::AutoInclude,
+) -> Result<UnitConfig, TerragruntError> {
+    limits::on_eval_stack(|| {
+        virtual_dirs::with_mappings(mappings, || {
+            load_unit_merged(unit_dir, repo_root, values, Some(autoinclude))
+        })
+    })
+    .unwrap_or_else(|source| {
         Err(TerragruntError::Thread {
             path: unit_dir.join(UNIT_FILE_NAME),
             source,
@@ -302,8 +333,40 @@ pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terrag
     })
 }
 
-fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, TerragruntError> {
-    let unit = UnitFiles::new(unit_dir, repo_root);
+fn load_unit_at(
+    unit_dir: &Path,
+    repo_root: &Path,
+    values: Option<&Value>,
+    mappings: &[virtual_dirs::Mapping],
+) -> Result<UnitConfig, TerragruntError> {
+    limits::on_eval_stack(|| {
+        virtual_dirs::with_mappings(mappings, || load_unit_here(unit_dir, repo_root, values))
+    })
+    .unwrap_or_else(|source| {
+        Err(TerragruntError::Thread {
+            path: unit_dir.join(UNIT_FILE_NAME),
+            source,
+        })
+    })
+}
+
+fn load_unit_here(
+    unit_dir: &Path,
+    repo_root: &Path,
+    values: Option<&Value>,
+) -> Result<UnitConfig, TerragruntError> {
+    load_unit_merged(unit_dir, repo_root, values, None)
+}
+
+/// [`load_unit_here`], with a stack's `autoinclude` merged over the unit's own
+/// configuration (it wins: its `generate` blocks by label, its `terraform.source`).
+fn load_unit_merged(
+    unit_dir: &Path,
+    repo_root: &Path,
+    values: Option<&Value>,
+    autoinclude: Option<&stack::AutoInclude>,
+) -> Result<UnitConfig, TerragruntError> {
+    let unit = UnitFiles::new(unit_dir, repo_root, values);
     let file = parse_file(&unit.config_file)?;
     let includes = unit.includes(&file)?;
     let parents = unit.parents(&includes)?;
@@ -326,6 +389,14 @@ fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terra
         generates.extend(evaluated.generates);
         inputs.extend(evaluated.inputs);
     }
+    if let Some(autoinclude) = autoinclude {
+        for generated in &autoinclude.generates {
+            generates.insert(generated.label.clone(), Ok(Some(generated.clone())));
+        }
+        if let Some((text, file, line)) = &autoinclude.source {
+            source = Some((file.clone(), *line, Ok(text.clone())));
+        }
+    }
     let generated: Vec<Generated> = generates
         .into_values()
         .filter_map(Result::transpose)
@@ -336,11 +407,18 @@ fn load_unit_here(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terra
         None => UnitSource::None,
         Some((file, line, value)) => unit_source(value?, &unit.unit_abs, file, line, style)?,
     };
+    let files_dir = match virtual_dirs::real(&unit.unit_abs) {
+        real if real == unit.unit_abs => unit.unit_dir.clone(),
+        real => real,
+    };
     UnitConfig {
         unit_dir: unit.unit_dir,
+        files_dir,
         source,
         overlay: Vec::new(),
         generated,
+        defined_by: Vec::new(),
+        create_below: None,
         inputs,
     }
     .with_overlay()
@@ -353,20 +431,32 @@ struct UnitFiles {
     unit_abs: PathBuf,
     repo_abs: PathBuf,
     config_file: PathBuf,
+    /// `values` for a unit a stack generates (its `terragrunt.values.hcl`).
+    values: Option<Value>,
 }
 
 /// An include of the unit, its parsed file and that file evaluated for the unit.
 type Parent<'i> = (&'i IncludeSetting, TgFile, Evaluated);
 
 impl UnitFiles {
-    fn new(unit_dir: &Path, repo_root: &Path) -> UnitFiles {
+    fn new(unit_dir: &Path, repo_root: &Path, values: Option<&Value>) -> UnitFiles {
         let unit_dir = normalize_path(unit_dir);
         UnitFiles {
             unit_abs: absolute(&unit_dir),
             repo_abs: absolute(repo_root),
             config_file: unit_dir.join(UNIT_FILE_NAME),
             unit_dir,
+            values: values.cloned(),
         }
+    }
+
+    /// The variables every file of the unit sees besides its locals: `values`, when a
+    /// stack gives the unit some.
+    fn vars(&self) -> Vec<(&'static str, Value)> {
+        self.values
+            .iter()
+            .map(|values| ("values", values.clone()))
+            .collect()
     }
 
     fn style(&self, abs: &Path) -> PathBuf {
@@ -395,7 +485,8 @@ impl UnitFiles {
         let mut includes = Vec::new();
         for decl in &unit.includes {
             let scope = self.scope(&self.config_file, Includes::Current(Vec::new()));
-            let setting = with_scope(scope, || include_setting(unit, decl, &self.unit_abs))
+            let vars = self.vars();
+            let setting = with_scope(scope, || include_setting(unit, decl, &self.unit_abs, &vars))
                 .map_err(|abort| self.aborted(abort))??;
             if setting.resolved.path == self.unit_abs.join(UNIT_FILE_NAME) {
                 return Err(TerragruntError::IncludeCycle {
@@ -428,7 +519,7 @@ impl UnitFiles {
                 });
             }
             let scope = self.scope(&path, Includes::Original(include.resolved.clone()));
-            let parent = with_scope(scope, || Evaluated::of(&file, &[]))
+            let parent = with_scope(scope, || Evaluated::of(&file, &self.vars()))
                 .map_err(|abort| self.aborted(abort))?;
             parents.push((include, file, parent));
         }
@@ -443,7 +534,9 @@ impl UnitFiles {
         parents: &[Parent<'_>],
     ) -> Result<Evaluated, TerragruntError> {
         let include_var = exposed(parents);
-        let vars: Vec<(&str, Value)> = include_var.iter().map(|v| ("include", v.clone())).collect();
+        let mut vars: Vec<(&str, Value)> =
+            include_var.iter().map(|v| ("include", v.clone())).collect();
+        vars.extend(self.vars());
         let resolved = includes.iter().map(|i| i.resolved.clone()).collect();
         let scope = self.scope(&self.config_file, Includes::Current(resolved));
         with_scope(scope, || Evaluated::of(unit, &vars)).map_err(|abort| self.aborted(abort))
@@ -459,7 +552,15 @@ fn unit_source(
     style: impl Fn(&Path) -> PathBuf,
 ) -> Result<UnitSource, TerragruntError> {
     match source::classify(&text, unit_abs) {
-        Ok(Classified::Local(dir)) if dir.is_dir() => Ok(UnitSource::Local(style(&dir))),
+        Ok(Classified::Local(dir)) if virtual_dirs::real(&dir).is_dir() => {
+            // A generated unit's `.` is its source directory.
+            let real = virtual_dirs::real(&dir);
+            Ok(UnitSource::Local(if real == dir {
+                style(&dir)
+            } else {
+                real
+            }))
+        }
         Ok(Classified::Local(dir)) => Err(TerragruntError::MissingSource {
             file,
             line,
@@ -543,6 +644,7 @@ fn include_setting(
     unit: &TgFile,
     decl: &parse::IncludeDecl,
     unit_abs: &Path,
+    vars: &[(&str, Value)],
 ) -> Result<IncludeSetting, TerragruntError> {
     let no_locals = Locals::default();
     let Some(path_expr) = &decl.path else {
@@ -552,9 +654,9 @@ fn include_setting(
             message: "include block without a path".into(),
         });
     };
-    let path = eval_string(unit, path_expr, &no_locals, &[], "include path")?;
+    let path = eval_string(unit, path_expr, &no_locals, vars, "include path")?;
     let merge = match &decl.merge_strategy {
-        Some(expr) => eval_string(unit, expr, &no_locals, &[], "merge_strategy")?,
+        Some(expr) => eval_string(unit, expr, &no_locals, vars, "merge_strategy")?,
         None => "shallow".to_string(),
     };
     if !matches!(merge.as_str(), "no_merge" | "shallow" | "deep") {
@@ -567,7 +669,7 @@ fn include_setting(
         });
     }
     let expose = match &decl.expose {
-        Some(expr) => eval_bool(unit, expr, &no_locals, &[], "expose")?,
+        Some(expr) => eval_bool(unit, expr, &no_locals, vars, "expose")?,
         None => false,
     };
     Ok(IncludeSetting {
@@ -706,7 +808,10 @@ fn eval_generate(
         label: decl.label.clone(),
         path: required(&decl.path, "path")?,
         if_exists: required(&decl.if_exists, "if_exists")?,
-        contents: required(&decl.contents, "contents")?,
+        contents: match &decl.contents {
+            Some(expr) => eval_contents(file, expr, locals, vars)?,
+            None => required(&decl.contents, "contents")?,
+        },
         declared_in: file.path.clone(),
         line: decl.line,
         contents_first_line: decl.contents_first_line,
@@ -723,21 +828,24 @@ fn eval_value(
     all.push(("local", Value::Object(locals.values.clone())));
     let ctx = eval::context(&all);
     at_line(expr.line);
-    eval::evaluate(&expr.expr, &ctx).map_err(|failure| {
-        let (line, failure) = locals.explain(failure);
-        let line = line.unwrap_or(expr.line);
-        let file = file.path.clone();
-        match failure {
-            EvalFailure::UnsupportedFunction(name) => {
-                TerragruntError::UnsupportedFunction { file, line, name }
-            }
-            EvalFailure::Other(message) => TerragruntError::Invalid {
-                file,
-                line,
-                message,
-            },
+    eval::evaluate(&expr.expr, &ctx).map_err(|failure| failed(file, expr, locals, failure))
+}
+
+/// The error of a failed evaluation, at the failed local it stems from if any.
+fn failed(file: &TgFile, expr: &Expr, locals: &Locals, failure: EvalFailure) -> TerragruntError {
+    let (line, failure) = locals.explain(failure);
+    let line = line.unwrap_or(expr.line);
+    let file = file.path.clone();
+    match failure {
+        EvalFailure::UnsupportedFunction(name) => {
+            TerragruntError::UnsupportedFunction { file, line, name }
         }
-    })
+        EvalFailure::Other(message) => TerragruntError::Invalid {
+            file,
+            line,
+            message,
+        },
+    }
 }
 
 fn eval_string(
@@ -747,12 +855,54 @@ fn eval_string(
     vars: &[(&str, Value)],
     what: &str,
 ) -> Result<String, TerragruntError> {
-    match eval_value(file, expr, locals, vars)? {
+    match known(file, expr, eval_value(file, expr, locals, vars)?, what)? {
         Value::String(s) => Ok(s),
         other => Err(TerragruntError::Invalid {
             file: file.path.clone(),
             line: expr.line,
             message: format!("{what} must be a string, got {other}"),
+        }),
+    }
+}
+
+/// `value`, when it is wholly known; else the error naming what made it unknown.
+fn known(file: &TgFile, expr: &Expr, value: Value, what: &str) -> Result<Value, TerragruntError> {
+    match value.first_unknown() {
+        None => Ok(value),
+        Some(cause) => Err(TerragruntError::Invalid {
+            file: file.path.clone(),
+            line: expr.line,
+            message: format!(
+                "{what} is not known: {}",
+                cause
+                    .as_deref()
+                    .unwrap_or("it depends on a value tfsum cannot evaluate")
+            ),
+        }),
+    }
+}
+
+/// A `generate` block's `contents`: unknown values (a `get_env()` in a provider's
+/// arguments) written as [`eval::UNKNOWN_TEXT`], since the file is read only for what it
+/// declares.
+fn eval_contents(
+    file: &TgFile,
+    expr: &Expr,
+    locals: &Locals,
+    vars: &[(&str, Value)],
+) -> Result<String, TerragruntError> {
+    let mut all: Vec<(&str, Value)> = vars.to_vec();
+    all.push(("local", Value::Object(locals.values.clone())));
+    let ctx = eval::context(&all).placeholders();
+    at_line(expr.line);
+    let value =
+        eval::evaluate(&expr.expr, &ctx).map_err(|failure| failed(file, expr, locals, failure))?;
+    match known(file, expr, value, "contents")? {
+        Value::String(s) => Ok(s),
+        other => Err(TerragruntError::Invalid {
+            file: file.path.clone(),
+            line: expr.line,
+            message: format!("contents must be a string, got {other}"),
         }),
     }
 }
@@ -764,7 +914,7 @@ fn eval_bool(
     vars: &[(&str, Value)],
     what: &str,
 ) -> Result<bool, TerragruntError> {
-    match eval_value(file, expr, locals, vars)? {
+    match known(file, expr, eval_value(file, expr, locals, vars)?, what)? {
         Value::Bool(b) => Ok(b),
         other => Err(TerragruntError::Invalid {
             file: file.path.clone(),

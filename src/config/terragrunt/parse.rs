@@ -79,6 +79,8 @@ pub(crate) struct TgFile {
 
 /// Reads and parses `path`. A syntax error names the file, line and column.
 pub(crate) fn parse_file(path: &Path) -> Result<TgFile, TerragruntError> {
+    // A file of a generated directory is read from its source, and named by it.
+    let path = &super::virtual_dirs::real(path);
     let text = super::limits::read_file(path).map_err(|source| TerragruntError::Read {
         path: path.to_path_buf(),
         source,
@@ -94,10 +96,17 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
             column: e.column,
             message: e.message,
         })?;
-    let reader = Reader {
-        path,
-        lines: LineIndex::new(text),
-    };
+    let lines = LineIndex::new(text);
+    read_body(path, &body, &lines)
+}
+
+/// The parts of a body tfsum reads (a whole file, or a stack's `autoinclude` block).
+pub(crate) fn read_body(
+    path: &Path,
+    body: &Body,
+    lines: &LineIndex,
+) -> Result<TgFile, TerragruntError> {
+    let reader = Reader { path, lines };
     let mut file = TgFile {
         path: path.to_path_buf(),
         includes: Vec::new(),
@@ -112,14 +121,7 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
     for block in body.blocks() {
         match block.ident.as_str() {
             "include" => file.includes.push(reader.include(block)?),
-            "locals" => file
-                .locals
-                .extend(block.body.attributes().map(|attr| LocalDecl {
-                    name: attr.key.as_str().to_string(),
-                    line: reader.line_of(attr.span()),
-                    expr: Expression::from(attr.value.clone()),
-                    uses: local_uses(&attr.value),
-                })),
+            "locals" => file.locals.extend(locals_of(&block.body, reader.lines)),
             "terraform" => {
                 if let Some(source) = reader.get(&block.body, "source") {
                     file.source = Some(source);
@@ -132,10 +134,48 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntEr
     Ok(file)
 }
 
+/// The attributes of a `locals` block.
+pub(crate) fn locals_of(body: &Body, lines: &LineIndex) -> Vec<LocalDecl> {
+    body.attributes()
+        .map(|attr| LocalDecl {
+            name: attr.key.as_str().to_string(),
+            line: lines.line_of(attr.span()),
+            expr: Expression::from(attr.value.clone()),
+            uses: local_uses(&attr.value),
+        })
+        .collect()
+}
+
+/// The top-level attributes of a file of values (`terragrunt.values.hcl`), in order.
+pub(crate) fn parse_attributes(path: &Path) -> Result<Vec<(String, Expr)>, TerragruntError> {
+    let text = super::limits::read_file(path).map_err(|source| TerragruntError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let (body, text) =
+        crate::config::parse_hcl_body(&text).map_err(|e| TerragruntError::Syntax {
+            file: path.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
+    let lines = LineIndex::new(text);
+    Ok(body
+        .attributes()
+        .map(|attr| {
+            let expr = Expr {
+                expr: Expression::from(attr.value.clone()),
+                line: lines.line_of(attr.span()),
+            };
+            (attr.key.as_str().to_string(), expr)
+        })
+        .collect())
+}
+
 /// The blocks of one file, read with their line numbers.
 struct Reader<'p> {
     path: &'p Path,
-    lines: LineIndex,
+    lines: &'p LineIndex,
 }
 
 impl Reader<'_> {

@@ -171,7 +171,7 @@ fn units_and_their_requirements() {
         (
             // The unsupported function is reported at the local that uses it.
             "live/unsupported",
-            &["error: <repo>/live/unsupported/terragrunt.hcl:2: function get_env() is not supported by tfsum (supported: find_in_parent_folders, get_terragrunt_dir, get_original_terragrunt_dir, get_parent_terragrunt_dir, get_repo_root, get_path_from_repo_root, get_path_to_repo_root, path_relative_to_include, path_relative_from_include, read_terragrunt_config, and Terraform's built-in functions)"],
+            &["error: <repo>/live/unsupported/terragrunt.hcl:6: terraform.source is not known: get_env(\"MODULES_DIR\") is not called by tfsum, which reads no environment, command output or secret into a repository's configuration"],
         ),
     ];
     for (unit, want) in cases {
@@ -288,7 +288,7 @@ locals {
         let mut got: Vec<(String, String)> = locals
             .values
             .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .map(|(k, v)| (k.clone(), v.as_string().unwrap_or_default()))
             .collect();
         got.sort();
         got
@@ -328,15 +328,24 @@ locals {
         expected(".", ".", &format!("{r}/live/app"))
     );
 
-    // An unknown function is named, also inside a template.
+    // get_env is not called: its value is unknown, also inside a template, and says why.
     for text in [r#"get_env("X")"#, r#""${get_env("X")}//vpc""#] {
         let expr: hcl::Expression = text.parse().unwrap();
-        assert_eq!(
-            evaluate(&expr, &context(&[])),
-            Err(eval::EvalFailure::UnsupportedFunction("get_env".into())),
-            "{text}"
+        let value = evaluate(&expr, &context(&[])).expect(text);
+        let cause = value.first_unknown().cloned().flatten().unwrap_or_default();
+        assert!(
+            cause.contains("get_env(\"X\") is not called by tfsum"),
+            "{text}: {value:?}"
         );
     }
+    // A function neither Terragrunt nor Terraform has is named.
+    let expr: hcl::Expression = "no_such_function(1)".parse().unwrap();
+    assert_eq!(
+        evaluate(&expr, &context(&[])),
+        Err(eval::EvalFailure::UnsupportedFunction(
+            "no_such_function".into()
+        ))
+    );
 
     // Outside any scope, functions fail instead of guessing.
     let expr: hcl::Expression = "get_repo_root()".parse().unwrap();
@@ -611,7 +620,7 @@ fn the_deepest_input_fits_a_quarter_of_the_stack() {
     }
     let unit = tmp.path().join("u");
     let loaded = limits::on_stack(limits::EVAL_STACK_SIZE / 4, || {
-        load_unit_here(&unit, tmp.path()).map(|c| c.source)
+        load_unit_here(&unit, tmp.path(), None).map(|c| c.source)
     })
     .unwrap();
     assert_eq!(loaded.unwrap(), UnitSource::None);

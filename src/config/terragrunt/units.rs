@@ -70,7 +70,7 @@ fn include_targets(dir: &Path) -> Vec<PathBuf> {
     with_scope(scope, || {
         file.includes
             .iter()
-            .filter_map(|decl| include_setting(&file, decl, &unit_abs).ok())
+            .filter_map(|decl| include_setting(&file, decl, &unit_abs, &[]).ok())
             .map(|setting| setting.resolved.path)
             .filter(|path| *path != own)
             .collect()

@@ -3,12 +3,12 @@
 //! link refusal, checked envelopes, future-dated lists expired):
 //!
 //! ```text
-//! <root>/v2/modules/registry/<host>/<namespace>/<name>/<system>/<version>/   a package
-//! <root>/v2/modules/registry/…/<version>.git.json        a version served from a git commit
-//! <root>/v2/modules/git/<commit>/                         a package
-//! <root>/v2/modules/versions/<host>/<namespace>/<name>/<system>.json   version list (TTL)
-//! <root>/v2/modules/refs/<sha256 of the URL, 32 hex>.json              last ref → commit
-//! <root>/v2/modules/tmp/                                   staging
+//! <root>/v2/modules3/registry/<host>/<namespace>/<name>/<system>/<version>/   a package
+//! <root>/v2/modules3/registry/…/<version>.git.json        a version served from a git commit
+//! <root>/v2/modules3/git/<commit>/                         a package
+//! <root>/v2/modules3/versions/<host>/<namespace>/<name>/<system>.json   version list (TTL)
+//! <root>/v2/modules3/refs/<sha256 of the URL, 32 hex>.json              last ref → commit
+//! <root>/v2/modules3/tmp/                                   staging
 //! ```
 //!
 //! A package entry is keyed by an identity that never changes what it names (a registry
@@ -150,8 +150,11 @@ fn segment(s: &str) -> String {
         .collect()
 }
 
+/// The namespace of module packages. Named anew whenever what a package keeps grows (the
+/// `.hcl` files of Terragrunt stacks' unit sources, since `modules3`): an entry written
+/// before would lack them.
 fn modules_dir() -> PathBuf {
-    Path::new(LAYOUT).join("modules")
+    Path::new(LAYOUT).join("modules3")
 }
 
 impl ModuleCache {

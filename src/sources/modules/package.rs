@@ -142,10 +142,13 @@ fn name_too_long(name: &str) -> ContentError {
     }
 }
 
-/// Whether tfsum keeps a file's content: configuration files only.
+/// Whether tfsum keeps a file's content: configuration files, and the `.hcl` files of
+/// Terragrunt (a stack's unit or stack source is a directory holding `terragrunt.hcl`,
+/// `terragrunt.stack.hcl`, `terragrunt.values.hcl`, files they read, and perhaps a
+/// `.terraform.lock.hcl` that generation would copy).
 pub(crate) fn is_kept(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    is_config_file_name(name)
+    is_config_file_name(name) || (name.ends_with(".hcl") && name.len() > ".hcl".len())
 }
 
 fn parent(path: &str) -> &str {
@@ -742,11 +745,14 @@ mod tests {
         t.add_file("pkg/x.tf.json", Some(b"{}".to_vec())).unwrap();
         t.add_file("pkg/README.md", Some(b"no".to_vec())).unwrap();
         t.add_file("pkg/.hidden.tf", Some(b"no".to_vec())).unwrap();
+        t.add_file("pkg/terragrunt.hcl", Some(b"t".to_vec()))
+            .unwrap();
+        t.add_file("pkg/.hcl", Some(b"no".to_vec())).unwrap();
         t.add_dir("pkg/empty/").unwrap();
         let m = t.materialize().unwrap();
         assert_eq!(
             m.files.keys().cloned().collect::<Vec<_>>(),
-            vec!["pkg/main.tf", "pkg/x.tf.json"]
+            vec!["pkg/main.tf", "pkg/terragrunt.hcl", "pkg/x.tf.json"]
         );
         assert_eq!(
             m.dirs.iter().cloned().collect::<Vec<_>>(),

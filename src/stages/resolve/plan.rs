@@ -205,6 +205,7 @@ mod tests {
                 value_files: Vec::new(),
                 evaluated_local: Vec::new(),
                 evaluated_calls: Vec::new(),
+                create_below: None,
                 lock_path: PathBuf::from(dir).join(lockfile::LOCK_FILE_NAME),
             }),
         }

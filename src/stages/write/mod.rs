@@ -185,6 +185,15 @@ fn finish(
         changes,
         diff: None,
     };
+    if let Some(base) = &planned.loaded.create_below {
+        let dir = planned.loaded.lock_path.parent().unwrap_or(Path::new("."));
+        crate::disk::atomic::make_dirs_below(base, &crate::config::paths::absolute(dir)).map_err(
+            |source| RootError::Write {
+                path: planned.loaded.lock_path.clone(),
+                source,
+            },
+        )?;
+    }
     Ok(Finished {
         outcome,
         write: Some((planned.loaded.lock_path, content)),
@@ -324,6 +333,7 @@ mod tests {
                     value_files: Vec::new(),
                     evaluated_local: Vec::new(),
                     evaluated_calls: Vec::new(),
+                    create_below: None,
                     lock_path,
                 },
                 selected: [(null().addr, null().version)].into(),

@@ -46,7 +46,7 @@ use memo::Memo;
 /// Plain values the caller fills from its settings.
 #[derive(Debug, Clone)]
 pub struct FetcherOptions {
-    /// The hash cache's root; modules live under `<root>/v2/modules`. `None`: nothing is
+    /// The hash cache's root; modules live under `<root>/v2/modules3`. `None`: nothing is
     /// kept between runs (packages go to a temporary directory removed at the end).
     pub cache_root: Option<PathBuf>,
     /// Use the cache only; anything missing fails, named.

@@ -14,13 +14,10 @@ unit "gen" {
           value = "injected-by-autoinclude"
         }
 
-        # tfsum: not in upstream's fixture.
-        terraform {
-          required_providers {
-            random = {
-              source = "{{REGISTRY}}/hashicorp/random"
-            }
-          }
+        # tfsum: not in upstream's fixture (a second required_providers block would be
+        # Terraform's "Duplicate required providers configuration").
+        resource "random_id" "injected" {
+          byte_length = 4
         }
       TF
     }
