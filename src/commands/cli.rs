@@ -451,6 +451,11 @@ pub(crate) struct LockArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "check")]
     pub mirror: Option<PathBuf>,
 
+    /// Neither read nor update the configuration index in the cache: read every
+    /// configuration file and relock every root the paths reach (TFSUM_INDEX=false)
+    #[arg(long)]
+    pub no_index: bool,
+
     #[command(flatten)]
     pub values: ValueArgs,
 

@@ -15,8 +15,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
+use super::index::IndexedRun;
 use super::run::{Finish, Pipeline};
 use crate::commands::settings::{LockSettings, Services, SetupError};
 use crate::config::early::ValueInputs;
@@ -77,6 +78,9 @@ pub(crate) async fn run(
     progress: Arc<dyn Progress>,
 ) -> Result<RunReport, FatalError> {
     let started = Instant::now();
+    // Before anything of the tree is read: a file whose times are not older than this
+    // (less the index's margin) cannot be vouched for by its stamp (`disk::index`).
+    let began = SystemTime::now();
     // With `--mirror`, the directory is opened first: the hash stage keeps what it
     // downloads there, for the install stage to unpack.
     let mirror_dir = match &settings.mirror {
@@ -95,15 +99,34 @@ pub(crate) async fn run(
         .sources
         .services_keeping(progress.clone(), kept.clone())?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
-    let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
     let options = targets.load_options(settings.sources.flavor, &settings.values);
+    let (mut index, refused) = IndexedRun::open(settings, &targets, &options, &services, began);
+    let discovery = match &mut index {
+        Some(index) => index.discover(&targets, &settings.ignore, &options)?,
+        None => discover::discover(&targets.search, targets.recursive, &settings.ignore)?,
+    };
+    // Roots the index gave are opened as given roots: root detection already ran.
+    let options = match &index {
+        Some(index) if index.roots_given() => LoadOptions {
+            recursive: false,
+            ..options
+        },
+        _ => options,
+    };
     let pipeline = Pipeline {
         upgrade: settings.upgrade,
         ..Pipeline::new(&services, options, &settings.platforms, progress.as_ref())
     };
     let check = settings.check;
     let keep = |root: &Root<Loaded>| targets.affects(root);
-    let driven = pipeline.run(discovery, keep, Finish::Write { check }).await;
+    let finish = Finish::Write { check };
+    let mut driven = pipeline
+        .run_indexed(discovery, keep, finish, index.as_mut())
+        .await;
+    if let Some(index) = index {
+        index.save();
+    }
+    driven.warnings.extend(refused);
     let mirror = match mirror_dir {
         Some(dir) => Some(pipeline.mirror_written(&driven.roots, dir, kept).await),
         None => None,

@@ -9,6 +9,7 @@
 
 pub(crate) mod cli;
 pub(crate) mod fmt;
+pub(crate) mod index;
 pub(crate) mod lock;
 pub(crate) mod merge;
 pub(crate) mod mirror;

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::index::IndexedRun;
 use super::settings::Services;
 use crate::config::edit::Edited;
 use crate::disk::atomic::Replacement;
@@ -27,7 +28,7 @@ use crate::report::RunReport;
 use crate::sources::kept::KeptPackages;
 use crate::stages::discover::Discovery;
 use crate::stages::install::{self, LockedRoot};
-use crate::stages::load::{self, LoadOptions, Loaded};
+use crate::stages::load::{self, LoadOptions, Loaded, Loading, Prior};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
 use crate::stages::write::prepared::{prepare, Prepared};
@@ -93,12 +94,26 @@ impl<'a> Pipeline<'a> {
         keep: impl FnMut(&Root<Loaded>) -> bool,
         finish: Finish,
     ) -> Driven {
+        self.run_indexed(discovery, keep, finish, None).await
+    }
+
+    /// [`Pipeline::run`] with the configuration index of a `lock` run
+    /// ([`crate::commands::index`]): the roots it answers are reported unchanged without
+    /// being read, and it learns what the stages read and wrote.
+    pub(crate) async fn run_indexed(
+        &self,
+        discovery: Discovery,
+        keep: impl FnMut(&Root<Loaded>) -> bool,
+        finish: Finish,
+        mut index: Option<&mut IndexedRun>,
+    ) -> Driven {
         let services = self.services;
-        let (roots, mut warnings) = self.load(discovery, keep).await;
+        let (roots, mut warnings, answered) =
+            self.load(discovery, keep, index.as_deref_mut()).await;
         let plan = resolve::plan(roots, &services.sources, self.upgrade).await;
         warnings.extend(plan.warnings);
         let hashes = hash::hash_packages(&services.sources, &plan.packages, self.platforms).await;
-        let (roots, writes) = match finish {
+        let (mut roots, writes) = match finish {
             Finish::Write { check } => {
                 let reports = write::write(plan.roots, &hashes, check, self.progress);
                 if !check {
@@ -108,6 +123,13 @@ impl<'a> Pipeline<'a> {
             }
             Finish::Prepare => pending(prepare(plan.roots, &hashes, self.progress)),
         };
+        if let Some(index) = index {
+            index.learn_written(&roots);
+        }
+        if !answered.is_empty() {
+            roots.extend(answered);
+            roots.sort_by(|a, b| a.dir.cmp(&b.dir));
+        }
         Driven {
             roots,
             writes,
@@ -153,7 +175,7 @@ impl Pipeline<'_> {
         keep: impl FnMut(&Root<Loaded>) -> bool,
         dir: Arc<ProviderDir>,
     ) -> MirrorReport {
-        let (roots, mut warnings) = self.load(discovery, keep).await;
+        let (roots, mut warnings, _) = self.load(discovery, keep, None).await;
         let (locked, problems) = locked_roots(roots);
         let sources = &self.services.sources;
         let filled = install::fill(dir, sources, None, &locked, self.platforms).await;
@@ -186,21 +208,38 @@ impl Pipeline<'_> {
     }
 
     /// The load stage over `discovery`, and the roots `keep` keeps; the warnings start
-    /// with the services' own.
+    /// with the services' own. With an index, also the reports of the roots it
+    /// answered.
     async fn load(
         &self,
         discovery: Discovery,
         keep: impl FnMut(&Root<Loaded>) -> bool,
-    ) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+        index: Option<&mut IndexedRun>,
+    ) -> (Vec<Root<Loaded>>, Vec<Warning>, Vec<RootReport>) {
         let services = self.services;
         let mut warnings = services.warnings.clone();
         let edited = self.edited.clone();
-        let (mut roots, found) =
-            load::roots_edited(&discovery, &self.options, &services.modules, edited).await;
+        let prior = index.as_deref().map(|index| index as &dyn Prior);
+        let t = std::time::Instant::now();
+        let loading =
+            load::roots_with(&discovery, &self.options, &services.modules, edited, prior).await;
+        tracing::debug!("TIMING load {:?}", t.elapsed());
+        let answered = match index {
+            Some(index) => {
+                index.learn(&loading, &discovery);
+                index.up_to_date_reports(&loading.skipped)
+            }
+            None => Vec::new(),
+        };
         parallel::drop_aside(discovery);
+        let Loading {
+            mut roots,
+            warnings: found,
+            ..
+        } = loading;
         warnings.extend(found);
         roots.retain(keep);
-        (roots, warnings)
+        (roots, warnings, answered)
     }
 }
 

@@ -11,7 +11,6 @@
 //! stage "load"): a directory is a root when it has a `.terraform.lock.hcl`, a backend or cloud
 //! block, or when no discovered module calls it as a local module.
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -482,42 +481,60 @@ impl<R: ModuleReader> Walker<'_, R> {
 ///
 /// This applies to recursive discovery; without `--recursive` every given directory is a
 /// root by the user's say-so and the caller need not ask.
+#[cfg(test)]
 pub(crate) fn find_roots(
     modules: &[(PathBuf, Arc<Module>)],
     unloadable: &[PathBuf],
 ) -> Vec<PathBuf> {
     // Thousands of modules: their calls are resolved on every core.
-    let mut called: BTreeSet<PathBuf> = modules
+    let mut facts: Vec<(PathBuf, Vec<PathBuf>, bool)> = modules
         .par_iter()
-        .flat_map_iter(|(dir, module)| {
-            let dir = normalize_path(dir);
-            module
-                .module_calls
-                .iter()
-                .filter_map(|call| call.local_dir(&dir))
-                .filter(|target| *target != dir)
-                .collect::<Vec<_>>()
-        })
+        .map(|(dir, module)| (dir.clone(), local_calls(dir, module), module.has_backend))
         .collect();
-    for dir in unloadable {
-        let dir = normalize_path(dir);
-        for target in scan_local_sources(&dir) {
-            if target != dir {
-                called.insert(target);
-            }
-        }
-    }
-    let candidates: Vec<(&PathBuf, bool)> = modules
+    facts.extend(
+        unloadable
+            .iter()
+            .map(|dir| (dir.clone(), scanned_calls(dir), false)),
+    );
+    roots_by_calls(&facts)
+}
+
+/// The directories `module` (in `dir`) calls as local modules, normalised, `dir` itself
+/// left out: what root detection reads of a module that loaded.
+pub(crate) fn local_calls(dir: &Path, module: &Module) -> Vec<PathBuf> {
+    let dir = normalize_path(dir);
+    module
+        .module_calls
         .iter()
-        .map(|(dir, module)| (dir, module.has_backend))
-        .chain(unloadable.iter().map(|dir| (dir, false)))
+        .filter_map(|call| call.local_dir(&dir))
+        .filter(|target| *target != dir)
+        .collect()
+}
+
+/// The local calls of a directory that failed to load, from a text scan of its files
+/// (see [`find_roots`]).
+pub(crate) fn scanned_calls(dir: &Path) -> Vec<PathBuf> {
+    let dir = normalize_path(dir);
+    scan_local_sources(&dir)
+        .into_iter()
+        .filter(|target| *target != dir)
+        .collect()
+}
+
+/// [`find_roots`] from what it reads of each candidate: its directory, the directories
+/// its local calls name ([`local_calls`], [`scanned_calls`]) and whether it has a
+/// backend block.
+pub(crate) fn roots_by_calls(candidates: &[(PathBuf, Vec<PathBuf>, bool)]) -> Vec<PathBuf> {
+    let called: std::collections::HashSet<&PathBuf> = candidates
+        .iter()
+        .flat_map(|(_, calls, _)| calls.iter())
         .collect();
     let mut roots: Vec<PathBuf> = candidates
-        .into_par_iter()
-        .filter_map(|(dir, has_backend)| {
+        .par_iter()
+        .filter_map(|(dir, _, has_backend)| {
             let dir = normalize_path(dir);
             let is_root =
-                has_backend || dir.join(LOCK_FILE_NAME).is_file() || !called.contains(&dir);
+                *has_backend || dir.join(LOCK_FILE_NAME).is_file() || !called.contains(&dir);
             is_root.then_some(dir)
         })
         .collect();

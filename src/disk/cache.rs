@@ -9,6 +9,7 @@
 //! <root>/v2/packages/<host>/<namespace>/<type>/<version>/<os>_<arch>.json
 //! <root>/v2/versions/<host>/<namespace>/<type>.json      (version lists, with a TTL)
 //! <root>/v2/runs/<key>.json                              (the last run, `--retry-failed`)
+//! <root>/v2/index/<key>.json                             (the configuration index, `crate::disk::index`)
 //! <root>/v2/modules3/…                                    (remote modules, `crate::sources::modules::cache`)
 //! ```
 //!
@@ -105,6 +106,24 @@ struct Envelope<T> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     about: Option<String>,
     entry: T,
+}
+
+/// What [`Cache::read_checked`] found.
+#[derive(Debug)]
+pub(crate) enum Checked<T> {
+    /// No entry (or none this cache may read).
+    Missing,
+    /// An entry that is damaged, truncated or about something else: why.
+    Refused(String),
+    Found(T),
+}
+
+/// The first line of an entry [`Cache::write_large`] stored.
+#[derive(Serialize, Deserialize)]
+struct LargeHeader {
+    /// SHA-256 of the bytes after the line.
+    check: String,
+    about: String,
 }
 
 /// An entry the cache refused: its file, and why.
@@ -282,6 +301,12 @@ impl Cache {
 
     pub(crate) fn root(&self) -> Option<&Path> {
         self.root.as_deref()
+    }
+
+    /// Whether entries are read and written at all (a cache directory, and no
+    /// `--no-cache`).
+    pub(crate) fn keeps_entries(&self) -> bool {
+        self.facts && self.root.is_some()
     }
 
     /// What went wrong so far.
@@ -512,25 +537,41 @@ impl Cache {
         relative: &Path,
         about: &str,
     ) -> Option<T> {
-        if !self.facts {
-            return None;
+        match self.read_checked(relative, about) {
+            Checked::Found(entry) => Some(entry),
+            Checked::Missing => None,
+            Checked::Refused(reason) => {
+                self.refuse_relative(relative, &reason);
+                None
+            }
         }
-        let bytes = self.read_file(relative)?;
-        let refused = |reason: String| {
-            self.refuse_relative(relative, &reason);
-            None
+    }
+
+    /// [`Self::read`], saying why an entry was refused instead of counting it.
+    fn read_checked<T: DeserializeOwned + Serialize>(
+        &self,
+        relative: &Path,
+        about: &str,
+    ) -> Checked<T> {
+        if !self.facts {
+            return Checked::Missing;
+        }
+        let Some(bytes) = self.read_file(relative) else {
+            return Checked::Missing;
         };
         let envelope: Envelope<T> = match serde_json::from_slice(&bytes) {
             Ok(envelope) => envelope,
-            Err(e) => return refused(format!("it is damaged ({e})")),
+            Err(e) => return Checked::Refused(format!("it is damaged ({e})")),
         };
         if checksum(&envelope.entry).as_ref() != Some(&envelope.check) {
-            return refused("it is damaged (its checksum does not match)".to_string());
+            return Checked::Refused("it is damaged (its checksum does not match)".to_string());
         }
         match envelope.about {
-            None => None,
-            Some(found) if found != about => refused(format!("it is about {found}, not {about}")),
-            Some(_) => Some(envelope.entry),
+            None => Checked::Missing,
+            Some(found) if found != about => {
+                Checked::Refused(format!("it is about {found}, not {about}"))
+            }
+            Some(_) => Checked::Found(envelope.entry),
         }
     }
 
@@ -551,6 +592,65 @@ impl Cache {
             if let Err(e) = self.write_file(relative, &bytes) {
                 self.write_failed(relative, &e);
             }
+        }
+    }
+
+    /// Reads an entry [`Self::write_large`] stored, checked as [`Self::read`] checks, and
+    /// returns its postcard bytes, which the caller decodes (borrowing from them); one
+    /// that is damaged or about something else is refused with its reason, for a
+    /// namespace that words its own warning (the configuration index,
+    /// [`crate::disk::index`]). A link or an entry another user can write is still
+    /// counted for the cache's warning (and missing here).
+    pub(crate) fn read_large(&self, relative: &Path, about: &str) -> Checked<Vec<u8>> {
+        if !self.facts {
+            return Checked::Missing;
+        }
+        let Some(bytes) = self.read_file(relative) else {
+            return Checked::Missing;
+        };
+        let Some(newline) = bytes.iter().position(|b| *b == b'\n') else {
+            return Checked::Refused("it is damaged (it has no header)".to_string());
+        };
+        let (head, body) = (&bytes[..newline], &bytes[newline + 1..]);
+        let head: LargeHeader = match serde_json::from_slice(head) {
+            Ok(head) => head,
+            Err(e) => return Checked::Refused(format!("it is damaged ({e})")),
+        };
+        if hex::encode(Sha256::digest(body)) != head.check {
+            return Checked::Refused("it is damaged (its checksum does not match)".to_string());
+        }
+        if head.about != about {
+            return Checked::Refused(format!("it is about {}, not {about}", head.about));
+        }
+        let start = newline + 1;
+        let mut bytes = bytes;
+        bytes.drain(..start);
+        Checked::Found(bytes)
+    }
+
+    /// Writes an entry of many thousands of rows (best effort): a first line of JSON
+    /// saying what it is about, with a SHA-256 of the rest, then the entry in postcard's
+    /// compact binary form. Reading it costs one hash of the bytes and one pass over
+    /// them, where [`Self::write`]'s JSON envelope would cost a JSON parse and a second
+    /// serialisation of the whole entry.
+    pub(crate) fn write_large<T: Serialize>(&self, relative: &Path, about: &str, entry: &T) {
+        if !self.facts {
+            return;
+        }
+        let Ok(body) = postcard::to_stdvec(entry) else {
+            return;
+        };
+        let head = LargeHeader {
+            check: hex::encode(Sha256::digest(&body)),
+            about: about.to_string(),
+        };
+        let Ok(mut bytes) = serde_json::to_vec(&head) else {
+            return;
+        };
+        bytes.push(b'\n');
+        bytes.extend_from_slice(&body);
+        if let Err(e) = self.write_file(relative, &bytes) {
+            self.write_failed(relative, &e);
         }
     }
 }
@@ -585,6 +685,15 @@ fn versions_file(addr: &ProviderAddr) -> PathBuf {
         .join(path_safe(addr.hostname.as_str()))
         .join(path_safe(&addr.namespace))
         .join(format!("{}.json", path_safe(&addr.r#type)))
+}
+
+/// The configuration index of runs over the trees `scope` names (their absolute paths
+/// and how they are searched): its own file per scope ([`crate::disk::index`]).
+pub(crate) fn index_file(scope: &str) -> PathBuf {
+    let digest = Sha256::digest(scope.as_bytes());
+    Path::new(LAYOUT)
+        .join("index")
+        .join(format!("{}.json", hex::encode(&digest[..12])))
 }
 
 /// The run record of runs started from `cwd` (absolute): its own file per directory.

@@ -2,6 +2,7 @@
 
 pub(crate) mod atomic;
 pub(crate) mod cache;
+pub(crate) mod index;
 pub(crate) mod leftovers;
 pub(crate) mod provider_dir;
 pub(crate) mod read;

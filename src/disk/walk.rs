@@ -63,7 +63,7 @@ pub(crate) struct Walked {
 }
 
 /// The type of a directory entry as the listing gave it: a link is not followed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum EntryType {
     File,
     Dir,
@@ -87,23 +87,34 @@ impl From<std::fs::FileType> for EntryType {
 
 /// The entries of one directory with a UTF-8 name (no configuration file has another),
 /// sorted by name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Listing {
     entries: Vec<(String, EntryType)>,
+    /// The directory also held entries whose names are not UTF-8, left out above: the
+    /// listing cannot stand in for the directory in a later walk (a subdirectory so
+    /// named would be missed).
+    lossy: bool,
 }
 
 impl Listing {
     /// Lists `dir` now.
     pub(crate) fn read(dir: &Path) -> std::io::Result<Listing> {
         let mut entries = Vec::new();
+        let mut lossy = false;
         for entry in std::fs::read_dir(dir)? {
             let entry = entry?;
-            if let Ok(name) = entry.file_name().into_string() {
-                entries.push((name, entry.file_type()?.into()));
+            match entry.file_name().into_string() {
+                Ok(name) => entries.push((name, entry.file_type()?.into())),
+                Err(_) => lossy = true,
             }
         }
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        Ok(Listing { entries })
+        Ok(Listing { entries, lossy })
+    }
+
+    /// Whether every entry of the directory is here (none had a name that is not UTF-8).
+    pub(crate) fn is_whole(&self) -> bool {
+        !self.lossy
     }
 
     /// Each entry's name and type, by name.
@@ -165,6 +176,33 @@ impl Listings {
     pub(crate) fn extend(&mut self, other: Listings) {
         self.dirs.extend(other.dirs);
     }
+
+    /// Takes `listing` as the walk's listing of `dir`: one taken earlier and known to
+    /// be current ([`KnownListings`]).
+    pub(crate) fn insert(&mut self, dir: &Path, listing: Arc<Listing>) {
+        self.dirs.insert(normalize_path(dir), listing);
+    }
+
+    /// Every walked directory and its listing.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&Path, &Arc<Listing>)> {
+        self.dirs.iter().map(|(dir, listing)| (dir.as_path(), listing))
+    }
+}
+
+/// Listings a walk may take instead of reading the directory: those of an earlier walk
+/// whose directories are known not to have changed since ([`crate::disk::index`]).
+pub(crate) trait KnownListings: Sync {
+    /// The listing of `dir` (as the walk spells it), if it is known to be current.
+    fn known(&self, dir: &Path) -> Option<Arc<Listing>>;
+}
+
+/// Knows no listing: every directory is read.
+struct NoneKnown;
+
+impl KnownListings for NoneKnown {
+    fn known(&self, _dir: &Path) -> Option<Arc<Listing>> {
+        None
+    }
 }
 
 /// Walks the tree below `root` once, pruning directories by [`skip_dir`]. Unreadable
@@ -173,7 +211,13 @@ impl Listings {
 /// Subdirectories are listed in parallel (on the rayon pool the caller runs in); what is
 /// found comes out in the order of a depth-first walk by name.
 pub(crate) fn walk(root: &Path, ignore: &[Regex]) -> Walked {
-    let tree = read_tree(root, root, ignore);
+    walk_knowing(root, ignore, &NoneKnown)
+}
+
+/// [`walk`], taking the listing `known` has for a directory instead of reading it: the
+/// same result from fewer system calls when most directories are unchanged.
+pub(crate) fn walk_knowing(root: &Path, ignore: &[Regex], known: &dyn KnownListings) -> Walked {
+    let tree = read_tree(root, root, ignore, known);
     let mut walked = Walked::default();
     tree.flatten(&mut walked);
     walked
@@ -184,30 +228,34 @@ struct Node {
     path: PathBuf,
     /// Entries by name: their names as given and types; subdirectories carry their node.
     entries: Vec<(OsString, EntryType, Option<Node>)>,
+    /// The listing it came from, when it was known rather than read.
+    known: Option<Arc<Listing>>,
     error: Option<std::io::Error>,
 }
 
-fn read_tree(root: &Path, dir: &Path, ignore: &[Regex]) -> Node {
-    let listed = std::fs::read_dir(dir).and_then(|entries| {
-        entries
-            .map(|entry| {
-                let entry = entry?;
-                Ok((entry.file_name(), EntryType::from(entry.file_type()?)))
-            })
-            .collect::<std::io::Result<Vec<_>>>()
-    });
+fn read_tree(root: &Path, dir: &Path, ignore: &[Regex], known: &dyn KnownListings) -> Node {
+    let listing = known.known(dir).filter(|listing| listing.is_whole());
+    let listed = match &listing {
+        Some(listing) => Ok(listing
+            .entries()
+            .map(|(name, kind)| (OsString::from(name), kind))
+            .collect()),
+        None => read_entries(dir),
+    };
     let mut entries = match listed {
         Ok(entries) => entries,
         Err(e) => {
             return Node {
                 path: dir.to_path_buf(),
                 entries: Vec::new(),
+                known: None,
                 error: Some(e),
             }
         }
     };
     // What a killed tfsum left here is removed (a live run's is left alone), and neither
     // is part of the tree: no walk reports it, so `git add -A` after a run finds none.
+    // (A known listing never holds one: it was taken after the sweep.)
     let is_temp = |name: &OsString| name.to_str().is_some_and(leftovers::is_temp_name);
     if entries.iter().any(|(name, _)| is_temp(name)) {
         leftovers::sweep(dir);
@@ -222,7 +270,7 @@ fn read_tree(root: &Path, dir: &Path, ignore: &[Regex]) -> Node {
         .filter(|path| !skip_dir(root, path, ignore))
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|path| read_tree(root, &path, ignore))
+        .map(|path| read_tree(root, &path, ignore, known))
         .collect();
     let mut below = below.into_iter().peekable();
     let entries = entries
@@ -238,8 +286,21 @@ fn read_tree(root: &Path, dir: &Path, ignore: &[Regex]) -> Node {
     Node {
         path: dir.to_path_buf(),
         entries,
+        known: listing,
         error: None,
     }
+}
+
+/// The entries of `dir` as the operating system lists them.
+fn read_entries(dir: &Path) -> std::io::Result<Vec<(OsString, EntryType)>> {
+    std::fs::read_dir(dir).and_then(|entries| {
+        entries
+            .map(|entry| {
+                let entry = entry?;
+                Ok((entry.file_name(), EntryType::from(entry.file_type()?)))
+            })
+            .collect::<std::io::Result<Vec<_>>>()
+    })
 }
 
 impl Node {
@@ -254,6 +315,7 @@ impl Node {
         }
         let dir = normalize_path(&self.path);
         let mut listing = Vec::with_capacity(self.entries.len());
+        let mut lossy = false;
         let (mut module, mut tofu) = (false, false);
         for (name, kind, sub) in self.entries {
             if let Some(sub) = sub {
@@ -261,6 +323,7 @@ impl Node {
                 sub.flatten(walked);
             }
             let Ok(name) = name.into_string() else {
+                lossy = true;
                 continue;
             };
             // A symlink to a file counts (Terraform and Terragrunt read through it); a
@@ -288,10 +351,14 @@ impl Node {
         if tofu {
             walked.tofu_dirs.insert(dir.clone());
         }
-        walked
-            .listings
-            .dirs
-            .insert(dir, Arc::new(Listing { entries: listing }));
+        let listing = match self.known {
+            Some(known) => known,
+            None => Arc::new(Listing {
+                entries: listing,
+                lossy,
+            }),
+        };
+        walked.listings.dirs.insert(dir, listing);
     }
 }
 

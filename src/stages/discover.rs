@@ -18,11 +18,13 @@
 //! The given root itself is never ignored: the user named it explicitly.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-use crate::disk::walk::{has_config_files, walk, DiscoverWarning, Listings, Walked};
+use crate::disk::walk::{
+    has_config_files, walk_knowing, DiscoverWarning, KnownListings, Listings, Walked,
+};
 use crate::stages::parallel;
 use crate::vocab::paths::{normalize_path, STACK_FILE_NAME, UNIT_FILE_NAME};
 
@@ -74,6 +76,26 @@ pub(crate) fn discover(
     recursive: bool,
     ignore: &[Regex],
 ) -> Result<Discovery, DiscoverError> {
+    discover_knowing(paths, recursive, ignore, &NoListing)
+}
+
+/// No directory's listing is known: each is read.
+struct NoListing;
+
+impl KnownListings for NoListing {
+    fn known(&self, _dir: &Path) -> Option<std::sync::Arc<crate::disk::walk::Listing>> {
+        None
+    }
+}
+
+/// [`discover`], taking the listing of each directory `known` vouches for instead of
+/// reading it (the configuration index, `crate::disk::index`): the same discovery.
+pub(crate) fn discover_knowing(
+    paths: &[PathBuf],
+    recursive: bool,
+    ignore: &[Regex],
+    known: &dyn KnownListings,
+) -> Result<Discovery, DiscoverError> {
     let mut all = Walked::default();
     for root in paths {
         let meta = std::fs::metadata(root).map_err(|source| DiscoverError::Io {
@@ -84,7 +106,7 @@ pub(crate) fn discover(
             return Err(DiscoverError::NotADirectory { path: root.clone() });
         }
         if recursive {
-            let walked = parallel::run(|| walk(root, ignore));
+            let walked = parallel::run(|| walk_knowing(root, ignore, known));
             all.module_dirs.extend(walked.module_dirs);
             all.tofu_dirs.extend(walked.tofu_dirs);
             all.unit_dirs.extend(walked.unit_dirs);

@@ -56,6 +56,11 @@ pub(crate) struct Loaded {
     /// For a unit a Terragrunt stack generates: the stack's directory, below which the
     /// write stage creates the lock file's directories when they do not exist yet.
     pub create_below: Option<PathBuf>,
+    /// Its result depends on its files alone: a root module whose tree calls no remote
+    /// module, writes no source or version as an expression, reads no var file and
+    /// warned of nothing. Only such a root may be answered from the index
+    /// (`crate::commands::index`) when none of its files changed.
+    pub self_contained: bool,
 }
 
 /// The lock file a root already has.
@@ -101,6 +106,53 @@ pub(crate) async fn roots_edited(
     fetcher: &ModuleFetcher,
     edited: Arc<Edited>,
 ) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+    let loading = roots_with(discovery, options, fetcher, edited, None).await;
+    (loading.roots, loading.warnings)
+}
+
+/// What a run knew before loading (the configuration index, `crate::commands::index`):
+/// what root detection reads of module directories unchanged since, and which module
+/// roots need opening at all.
+pub(crate) trait Prior: Sync {
+    /// What root detection would read of the module directory `dir` now, if known.
+    fn module(&self, dir: &Path) -> Option<ModuleFacts>;
+    /// Whether to open and walk the module root `dir`; a root not opened is named in
+    /// [`Loading::skipped`]. Terragrunt units are always opened.
+    fn open(&self, dir: &Path) -> bool;
+}
+
+/// What root detection reads of one module directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ModuleFacts {
+    /// The directories its local calls name ([`tree::local_calls`]).
+    pub calls: Vec<PathBuf>,
+    pub has_backend: bool,
+    /// False when it failed to load: its calls come from a text scan.
+    pub loaded: bool,
+}
+
+/// What the load stage did with what it knew ([`roots_with`]).
+#[derive(Default)]
+pub(crate) struct Loading {
+    /// The roots opened, loaded or failed, in path order.
+    pub roots: Vec<Root<Loaded>>,
+    pub warnings: Vec<Warning>,
+    /// Every module root root detection found, opened or not.
+    pub module_roots: Vec<PathBuf>,
+    /// The module directories whose facts were read in this run, not known before.
+    pub read: Vec<(PathBuf, ModuleFacts)>,
+    /// The module roots [`Prior::open`] kept closed.
+    pub skipped: Vec<PathBuf>,
+}
+
+/// [`roots_edited`], taking what `prior` knows instead of reading it again.
+pub(crate) async fn roots_with(
+    discovery: &Discovery,
+    options: &LoadOptions,
+    fetcher: &ModuleFetcher,
+    edited: Arc<Edited>,
+    prior: Option<&dyn Prior>,
+) -> Loading {
     let loader = Loader {
         modules: Mutex::default(),
         roots: Mutex::default(),
@@ -118,14 +170,15 @@ pub(crate) async fn roots_edited(
     let mut units = load_units(discovery, options, &edited, &stacks.sources);
     units.extend(stacks.units);
     warnings.extend(stacks.warnings);
-    let (waiting, mut roots) = open_roots(discovery, units, options, &loader);
+    let mut found = FoundRoots::default();
+    let (waiting, mut roots) = open_roots(discovery, units, options, &loader, prior, &mut found);
     roots.extend(stacks.failed);
-    let (walked, found) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
+    let (walked, met) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
     roots.extend(walked);
     if options.recursive {
         drop_called_through_expressions(&mut roots, &loader);
     }
-    warnings.extend(found);
+    warnings.extend(met);
     roots.sort_by(|a, b| a.dir.cmp(&b.dir));
     let Loader {
         modules,
@@ -134,7 +187,21 @@ pub(crate) async fn roots_edited(
         ..
     } = loader;
     parallel::drop_aside((modules, root_modules, parsed));
-    (roots, warnings)
+    Loading {
+        roots,
+        warnings,
+        module_roots: found.module_roots,
+        read: found.read,
+        skipped: found.skipped,
+    }
+}
+
+/// What root detection found besides the roots it opened.
+#[derive(Default)]
+struct FoundRoots {
+    module_roots: Vec<PathBuf>,
+    read: Vec<(PathBuf, ModuleFacts)>,
+    skipped: Vec<PathBuf>,
 }
 
 /// Drops the module roots that another root's tree calls through a source written as an
@@ -428,9 +495,23 @@ fn open_roots(
     units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)>,
     options: &LoadOptions,
     loader: &Loader<'_>,
+    prior: Option<&dyn Prior>,
+    found: &mut FoundRoots,
 ) -> (Vec<OpenRoot>, Vec<Root<Loaded>>) {
     let mut locks = LocksRead::new();
-    let module_roots = find_module_roots(discovery, &units, options, loader, &mut locks);
+    let (module_roots, read) =
+        find_module_roots(discovery, &units, options, loader, &mut locks, prior);
+    found.read = read;
+    found.module_roots = module_roots.clone();
+    let module_roots = match prior {
+        Some(prior) => {
+            let (open, closed): (Vec<PathBuf>, Vec<PathBuf>) =
+                parallel::run(|| module_roots.into_par_iter().partition(|dir| prior.open(dir)));
+            found.skipped = closed;
+            open
+        }
+        None => module_roots,
+    };
     let candidates = module_roots
         .into_iter()
         .map(|dir| (dir, RootKind::Module, Ok(None)))
@@ -517,44 +598,44 @@ fn find_module_roots(
     options: &LoadOptions,
     loader: &Loader<'_>,
     locks: &mut LocksRead,
-) -> Vec<PathBuf> {
+    prior: Option<&dyn Prior>,
+) -> (Vec<PathBuf>, Vec<(PathBuf, ModuleFacts)>) {
     if !options.recursive {
-        return discovery.dirs.clone();
+        return (discovery.dirs.clone(), Vec::new());
     }
     // Each directory's lock file (for its flavor) and configuration (with its test files:
-    // a module only a test's `run` block calls is not a root), on every core.
-    let read: Vec<(Option<LockRead>, ModuleRead)> = parallel::run(|| {
+    // a module only a test's `run` block calls is not a root), on every core; unless
+    // what root detection reads of it is known already.
+    let read: Vec<Result<ModuleFacts, (Option<LockRead>, ModuleFacts)>> = parallel::run(|| {
         discovery
             .dirs
             .par_iter()
-            .map(|dir| {
-                let (flavor, lock) = match options.flavor {
-                    Some(flavor) => (flavor, None),
-                    None => {
-                        let lock = read_listed_lock(dir, &options.within, &discovery.listings).ok();
-                        let flavor = match lock.as_ref().and_then(|(_, b)| b.as_deref()) {
-                            Some(bytes) => Flavor::from_header_bytes(bytes),
-                            // The walk saw the directory's files.
-                            None if discovery.tofu_dirs.contains(dir) => Flavor::OpenTofu,
-                            None => Flavor::Terraform,
-                        };
-                        (flavor, lock.map(|(path, bytes)| (path, bytes, flavor)))
-                    }
-                };
-                (lock, loader.load_root(dir, flavor.default_registry()))
+            .map(|dir| match prior.and_then(|prior| prior.module(dir)) {
+                Some(facts) => Ok(facts),
+                None => {
+                    let tofu = discovery.tofu_dirs.contains(dir);
+                    Err(read_module_facts(dir, tofu, options, &discovery.listings, loader))
+                }
             })
             .collect()
     });
-    let mut loaded = Vec::new();
-    let mut unloadable = Vec::new();
-    for (dir, (lock, module)) in discovery.dirs.iter().zip(read) {
-        if let Some(lock) = lock {
-            locks.insert(dir.clone(), lock);
-        }
-        match module {
-            Ok(module) => loaded.push((dir.clone(), module)),
-            Err(_) => unloadable.push(dir.clone()),
-        }
+    let mut facts = Vec::with_capacity(read.len());
+    let mut fresh = Vec::new();
+    for (dir, read) in discovery.dirs.iter().zip(read) {
+        let read = match read {
+            Ok(known) => {
+                facts.push((dir.clone(), known.calls, known.has_backend));
+                continue;
+            }
+            Err((lock, read)) => {
+                if let Some(lock) = lock {
+                    locks.insert(dir.clone(), lock);
+                }
+                read
+            }
+        };
+        facts.push((dir.clone(), read.calls.clone(), read.has_backend));
+        fresh.push((dir.clone(), read));
     }
     let unit_dirs: BTreeSet<PathBuf> = units.iter().map(|(u, _)| normalize_path(u)).collect();
     let unit_sources: BTreeSet<PathBuf> = units
@@ -562,7 +643,7 @@ fn find_module_roots(
         .filter_map(|(_, unit)| unit.as_ref().ok())
         .filter_map(|config| config.module_dir().map(normalize_path))
         .collect();
-    parallel::run(|| tree::find_roots(&loaded, &unloadable))
+    let roots = parallel::run(|| tree::roots_by_calls(&facts))
         .into_iter()
         .filter(|dir| {
             let dir_n = normalize_path(dir);
@@ -570,12 +651,74 @@ fn find_module_roots(
                 return false;
             }
             if unit_sources.contains(&dir_n) {
-                let has_backend = loaded.iter().any(|(d, m)| d == dir && m.has_backend);
+                let has_backend = facts.iter().any(|(d, _, backend)| d == dir && *backend);
                 return dir.join(LOCK_FILE_NAME).exists() || has_backend;
             }
             true
         })
-        .collect()
+        .collect();
+    (roots, fresh)
+}
+
+/// What root detection reads of the module directory `dir` (`tofu`: it holds OpenTofu's
+/// own files), and the lock file read on the way to tell its flavor.
+fn read_module_facts(
+    dir: &Path,
+    tofu: bool,
+    options: &LoadOptions,
+    listings: &Listings,
+    loader: &Loader<'_>,
+) -> (Option<LockRead>, ModuleFacts) {
+    let (flavor, lock) = match options.flavor {
+        Some(flavor) => (flavor, None),
+        None => {
+            let lock = read_listed_lock(dir, &options.within, listings).ok();
+            let flavor = match lock.as_ref().and_then(|(_, b)| b.as_deref()) {
+                Some(bytes) => Flavor::from_header_bytes(bytes),
+                // The walk saw the directory's files.
+                None if tofu => Flavor::OpenTofu,
+                None => Flavor::Terraform,
+            };
+            (flavor, lock.map(|(path, bytes)| (path, bytes, flavor)))
+        }
+    };
+    let facts = match loader.load_root(dir, flavor.default_registry()) {
+        Ok(module) => ModuleFacts {
+            calls: tree::local_calls(dir, &module),
+            has_backend: module.has_backend,
+            loaded: true,
+        },
+        Err(_) => ModuleFacts {
+            calls: tree::scanned_calls(dir),
+            has_backend: false,
+            loaded: false,
+        },
+    };
+    (lock, facts)
+}
+
+/// What root detection reads of the module directory `dir` now, read on its own (the
+/// configuration index checks that a changed file leaves the roots as they were,
+/// `crate::commands::index`).
+pub(crate) fn module_facts(dir: &Path, options: &LoadOptions, listings: &Listings) -> ModuleFacts {
+    let tofu = listings.listing(dir).is_ok_and(|listing| {
+        listing.entries().any(|(name, kind)| {
+            is_tofu_file_name(name)
+                && match kind {
+                    EntryType::File => true,
+                    EntryType::Link => dir.join(name).is_file(),
+                    _ => false,
+                }
+        })
+    });
+    let loader = Loader {
+        modules: Mutex::default(),
+        roots: Mutex::default(),
+        edited: Arc::default(),
+        listings,
+        parsed: ParsedFiles::default(),
+    };
+    read_module_facts(dir, tofu, options, listings, &loader).1
 }
 
 /// A root whose lock file was read, waiting for its module tree.
@@ -595,9 +738,6 @@ type LockRead = (PathBuf, Option<Vec<u8>>, Flavor);
 
 /// Lock files already read, by directory.
 type LocksRead = HashMap<PathBuf, LockRead>;
-
-/// A module directory parsed, or why not.
-type ModuleRead = Result<Arc<Module>, ConfigError>;
 
 /// Reads a root's lock file, unless `read` holds it already, with the flavor detected
 /// from it (detecting again would list the directory again when there is none).
@@ -737,7 +877,13 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             return Walked::Done(root, Vec::new());
         }
     };
-    let warnings = tree.warnings.iter().cloned().map(Warning::Module).collect();
+    let warnings: Vec<Warning> = tree.warnings.iter().cloned().map(Warning::Module).collect();
+    let self_contained = open.unit.is_none()
+        && warnings.is_empty()
+        && value_files.is_empty()
+        && tree.evaluated_calls.is_empty()
+        && tree.evaluated_local.is_empty()
+        && !calls_remote_modules(&tree.modules, &mut reader);
     let mut modules = vec![open.dir.clone()];
     modules.extend(tree.modules.iter().cloned());
     // A generated unit is defined by its stack files and its source as well.
@@ -756,6 +902,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             evaluated_calls: tree.evaluated_calls.clone(),
             create_below: open.unit.as_ref().and_then(|u| u.create_below.clone()),
             lock_path: open.lock_path,
+            self_contained,
         });
     let root = Root {
         dir: open.dir,
@@ -763,6 +910,21 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
         stage,
     };
     Walked::Done(root, warnings)
+}
+
+/// Whether a module of the tree `modules` (as the walk read them, the root with its test
+/// files) makes a call that is not a literal local path: a remote module, whose version
+/// can move while no file of the repository changes, or an expression.
+fn calls_remote_modules(modules: &[PathBuf], reader: &mut Reader<'_>) -> bool {
+    modules.iter().any(|dir| match reader.load(dir) {
+        Ok(module) => module.module_calls.iter().any(|call| {
+            !call.literal
+                || call.written.version.is_some()
+                || !crate::vocab::module_source::is_local_source(&call.source)
+        }),
+        // An empty directory the walk named: no calls.
+        Err(_) => false,
+    })
 }
 
 /// The unit rebuilt around its remote source once fetched; `None` when it has none to

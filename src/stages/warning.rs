@@ -51,6 +51,10 @@ pub(crate) enum Warning {
     /// `--use-cli-config-installation` without a `provider_installation` block.
     #[error("the CLI configuration has no provider_installation block; every provider comes from its registry")]
     NoInstallation,
+    /// The configuration index in the cache was damaged, truncated or about something
+    /// else: it was not used, and the run rebuilt it (`crate::disk::index`).
+    #[error("ignoring the configuration index {}: {reason}; every file was read again and the index rebuilt", file.display())]
+    Index { file: PathBuf, reason: String },
     /// The record `--retry-failed` reads could not be saved.
     #[error("cannot save the run record for --retry-failed to {}: {error}", file.display())]
     RunRecord { file: PathBuf, error: String },
@@ -111,6 +115,7 @@ impl Warning {
             Warning::SharedCache(_) => "shared_cache",
             Warning::NoInstallation => "no_provider_installation",
             Warning::RunRecord { .. } => "run_record",
+            Warning::Index { .. } => "index_refused",
             Warning::NotWritten => "not_written",
             Warning::Mirror(_) => "mirror_index",
             Warning::SourceLockFile { .. } => "stack_source_lock_file",
@@ -127,6 +132,7 @@ impl Warning {
             Warning::Source(SourceWarning::FsMirrorSkipped { path, .. }) => Some(path),
             Warning::Source(SourceWarning::DevOverride { file, .. }) => Some(file),
             Warning::RunRecord { file, .. } => Some(file),
+            Warning::Index { file, .. } => Some(file),
             Warning::SourceLockFile { source_lock, .. } => Some(source_lock),
             Warning::StaleStackLock { lock, .. } => Some(lock),
             _ => None,

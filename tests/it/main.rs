@@ -19,6 +19,7 @@ mod harness;
 mod hcl_shapes;
 mod hostile_archives;
 mod hostile_modules;
+mod index;
 mod interrupt;
 mod kill;
 mod limits;

@@ -47,6 +47,10 @@ pub(crate) struct Services {
     pub modules: ModuleFetcher,
     /// What building them found worth saying (CLI configuration, mirror scans).
     pub warnings: Vec<Warning>,
+    /// The parts of the CLI configuration that choose where packages come from (its
+    /// `host` and `provider_installation` blocks), rendered, or why none was read: what
+    /// the configuration index keeps of it (`crate::commands::index`).
+    pub installation: String,
 }
 
 impl SourceSettings {
@@ -80,10 +84,11 @@ impl SourceSettings {
         let cache = self.cache()?;
         // Offline runs need no client, unless the CLI configuration says where packages
         // come from.
+        let mut rendered = "not read (offline)".to_string();
         let (client, installation) = if self.offline && self.packages != PackageSource::CliConfig {
             (None, None)
         } else {
-            let (client, installation) = self.registry_client(&mut warnings)?;
+            let (client, installation) = self.registry_client(&mut warnings, &mut rendered)?;
             (Some(client).filter(|_| !self.offline), installation)
         };
         let jobs = Arc::new(Semaphore::new(self.jobs.max(1)));
@@ -128,6 +133,7 @@ impl SourceSettings {
             sources,
             modules,
             warnings,
+            installation: rendered,
         })
     }
 
@@ -207,11 +213,13 @@ impl SourceSettings {
     fn registry_client(
         &self,
         warnings: &mut Vec<Warning>,
+        rendered: &mut String,
     ) -> Result<(RegistryClient, Option<ProviderInstallation>), SetupError> {
         let env = self
             .environment
             .cli_config(self.flavor == Some(Flavor::OpenTofu));
         let (config, found) = cliconfig::load(&env)?;
+        *rendered = format!("{:?} {:?}", config.hosts, config.installations);
         warnings.extend(found.into_iter().map(Warning::CliConfig));
         let installation = config.provider_installation().cloned();
         let client = RegistryClient::new(Http::new(self.http.clone()), config, env);

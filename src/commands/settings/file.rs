@@ -46,6 +46,8 @@ pub(crate) struct FileSettings {
     pub flavor: Option<FileFlavor>,
     /// Seconds.
     pub versions_ttl: Option<u64>,
+    /// `false`: `tfsum lock` neither reads nor writes the configuration index.
+    pub index: Option<bool>,
     /// Only in the user's file: the shared cache URL.
     pub shared_cache: Option<String>,
     /// Only in the user's file: public keys whose `h1:` entries are believed.
@@ -98,6 +100,7 @@ impl FileSettings {
             cache_dir: user.cache_dir,
             flavor: self.flavor.or(user.flavor),
             versions_ttl: self.versions_ttl.or(user.versions_ttl),
+            index: self.index.or(user.index),
             shared_cache: user.shared_cache,
             shared_cache_trusted_keys: user.shared_cache_trusted_keys,
             shared_cache_allow_http: user.shared_cache_allow_http,

@@ -126,6 +126,9 @@ pub(crate) struct LockSettings {
     pub values: ValueInputs,
     /// `--mirror DIR`: also fill this provider directory.
     pub mirror: Option<PathBuf>,
+    /// Read and keep the configuration index (`crate::disk::index`); false with
+    /// `--no-index`, `TFSUM_INDEX=false` or `index = false`.
+    pub index: bool,
     /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).
     pub write_delay: Duration,
 }
@@ -253,6 +256,11 @@ pub(crate) fn lock(
         sources: sources(&args.sources, args.flavor, &file, files, env, cwd)?,
         values: values(&args.values, &file, env, cwd),
         mirror: args.mirror.as_ref().map(|dir| cwd.join(dir)),
+        index: !args.no_index
+            && env
+                .flag::<bool>("TFSUM_INDEX", "true or false")?
+                .or(file.index)
+                .unwrap_or(true),
         write_delay: env.write_delay()?,
     })
 }

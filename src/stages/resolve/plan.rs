@@ -206,6 +206,7 @@ mod tests {
                 evaluated_local: Vec::new(),
                 evaluated_calls: Vec::new(),
                 create_below: None,
+                self_contained: false,
                 lock_path: PathBuf::from(dir).join(lockfile::LOCK_FILE_NAME),
             }),
         }

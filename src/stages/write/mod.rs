@@ -334,6 +334,7 @@ mod tests {
                     evaluated_local: Vec::new(),
                     evaluated_calls: Vec::new(),
                     create_below: None,
+                    self_contained: false,
                     lock_path,
                 },
                 selected: [(null().addr, null().version)].into(),
