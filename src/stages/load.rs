@@ -118,7 +118,7 @@ pub(crate) async fn roots_edited(
     let mut units = load_units(discovery, options, &edited, &stacks.sources);
     units.extend(stacks.units);
     warnings.extend(stacks.warnings);
-    let (waiting, mut roots) = open_roots(discovery, units, options, &loader);
+    let (waiting, mut roots) = open_roots(discovery, units, options, &loader, &stacks.sources);
     roots.extend(stacks.failed);
     let (walked, found) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
     roots.extend(walked);
@@ -363,11 +363,15 @@ async fn expand_stacks(
                             });
                         }
                         generated[root].push(crate::config::paths::absolute(&component.dir));
+                        // In the style the stack was found (relative stays relative), as
+                        // the other module directories of a root are kept.
+                        let style =
+                            |abs: &Path| crate::config::paths::in_style_of(abs, &roots[root]);
                         let mut defined_by: Vec<PathBuf> = chain
                             .iter()
-                            .filter_map(|file| file.parent().map(Path::to_path_buf))
+                            .filter_map(|file| file.parent().map(style))
                             .collect();
-                        defined_by.push(source);
+                        defined_by.push(style(&source));
                         to_read.push((root, component, mappings, defined_by, repo_root.clone()));
                     }
                 }
@@ -428,9 +432,10 @@ fn open_roots(
     units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)>,
     options: &LoadOptions,
     loader: &Loader<'_>,
+    templates: &BTreeSet<PathBuf>,
 ) -> (Vec<OpenRoot>, Vec<Root<Loaded>>) {
     let mut locks = LocksRead::new();
-    let module_roots = find_module_roots(discovery, &units, options, loader, &mut locks);
+    let module_roots = find_module_roots(discovery, &units, options, loader, &mut locks, templates);
     let candidates = module_roots
         .into_iter()
         .map(|dir| (dir, RootKind::Module, Ok(None)))
@@ -517,6 +522,7 @@ fn find_module_roots(
     options: &LoadOptions,
     loader: &Loader<'_>,
     locks: &mut LocksRead,
+    templates: &BTreeSet<PathBuf>,
 ) -> Vec<PathBuf> {
     if !options.recursive {
         return discovery.dirs.clone();
@@ -569,7 +575,9 @@ fn find_module_roots(
             if unit_dirs.contains(&dir_n) {
                 return false;
             }
-            if unit_sources.contains(&dir_n) {
+            // A module a unit uses, or a unit a stack copies (a catalog's), is a template.
+            let template = templates.contains(&crate::config::paths::absolute(&dir_n));
+            if unit_sources.contains(&dir_n) || template {
                 let has_backend = loaded.iter().any(|(d, m)| d == dir && m.has_backend);
                 return dir.join(LOCK_FILE_NAME).exists() || has_backend;
             }
