@@ -47,6 +47,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l mirror -d 'Also fill this provider directory (as `tfsum mirror DIR`) with every locked package for the platforms locked, unpacking what the run downloads' -r -F
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -83,6 +85,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s V -l version -d 'Pr
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in README, "JSON report")'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -125,6 +129,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -158,6 +164,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -186,6 +194,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -214,6 +224,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -246,6 +258,8 @@ markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or f
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l flavor -d 'Read every root as this flavor [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F
@@ -275,6 +289,8 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l format -d 'Report
 json\t'One JSON document'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l flavor -d 'Lock file flavor: which CLI configuration is read [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l per-host -d 'Maximum concurrent requests to one host [default: 6]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l cache-dir -d 'Directory of the persistent hash cache [default: the OS cache dir + /tfsum]' -r -F

@@ -720,7 +720,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
         .and_then(|unit| unit.module_dir())
         .unwrap_or(&open.dir)
         .to_path_buf();
-    let mut inputs = RootInputs::new(rules, &run_dir, values).with_edited(&loader.edited);
+    let mut inputs = RootInputs::new(rules, &run_dir, values).with_edited(loader.edited.as_ref());
     if let Some(unit) = &open.unit {
         let given = unit
             .inputs

@@ -17,6 +17,13 @@ fn parent(path: &Path) -> PathBuf {
     normalize_path(path.parent().unwrap_or(Path::new(".")))
 }
 
+/// Var files an upgrade edits are read from here by the relock.
+impl crate::config::early::TextOverrides for Edited {
+    fn text_of(&self, path: &Path) -> Option<&str> {
+        self.files.get(&normalize_path(path)).map(String::as_str)
+    }
+}
+
 /// New file contents by path (lexically normalised), links to an edited file included.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Edited {
@@ -49,15 +56,9 @@ impl Edited {
         self.files.is_empty()
     }
 
-    /// The new text of the file at `path`, if it was edited (var files an upgrade edits
-    /// are read from here by the relock, `crate::config::early`).
-    pub(crate) fn text_of(&self, path: &Path) -> Option<&str> {
-        self.files.get(&normalize_path(path)).map(String::as_str)
-    }
-
     /// Whether the file at `path` was edited.
     pub(crate) fn touches_file(&self, path: &Path) -> bool {
-        self.text_of(path).is_some()
+        crate::config::early::TextOverrides::text_of(self, path).is_some()
     }
 
     /// Whether a file directly in `dir` was edited.
