@@ -556,3 +556,169 @@ fn stacks_are_kept_in_order() {
         0
     );
 }
+
+/// Versions written in a stack: `outdated` lists the module a unit's source takes from
+/// its `values` (and the catalog a stack block's `source` names) at the literal in the
+/// stack file, and `upgrade module` moves that literal, through a local of the stack file
+/// too, and a plain unit's `?ref=`, then relocks the units from the edited files.
+#[test]
+fn stack_versions_are_outdated_and_upgraded() {
+    let registry = registry();
+    let git = GitServer::start();
+    let modules = git.repo("modules");
+    let requires = |name: &str, version: &str| {
+        format!("terraform {{\n  required_providers {{\n    {name} = {{\n      source  = \"hashicorp/{name}\"\n      version = \"{version}\"\n    }}\n  }}\n}}\n")
+    };
+    modules.write("main.tf", &requires("null", "3.2.1"));
+    modules.commit("v1");
+    modules.tag("v1.0.0");
+    modules.write("main.tf", &requires("random", "3.6.0"));
+    modules.commit("v2");
+    modules.tag("v2.0.0");
+    let modules_url = format!("git::{}", git.url("modules"));
+    let catalog = git.repo("catalog");
+    catalog.write(
+        "units/app/terragrunt.hcl",
+        &format!("terraform {{\n  source = \"{modules_url}?ref=${{values.version}}\"\n}}\n"),
+    );
+    catalog.commit("catalog");
+    catalog.tag("v0.1.0");
+    catalog.tag("v0.2.0");
+    let catalog_url = format!("git::{}", git.url("catalog"));
+
+    let work = TempDir::new().expect("work");
+    let base = work.path();
+    std::fs::create_dir(base.join(".git")).expect(".git");
+    let stack = format!(
+        "locals {{\n  pinned  = \"v1.0.0\"\n  catalog = \"v0.1.0\"\n}}\n\nunit \"app\" {{\n  source = \"{catalog_url}//units/app?ref=v0.1.0\"\n  path   = \"app\"\n  values = {{\n    version = \"v1.0.0\"\n  }}\n}}\n\nunit \"db\" {{\n  source = \"{catalog_url}//units/app?ref=${{local.catalog}}\"\n  path   = \"db\"\n  values = {{\n    version = local.pinned\n  }}\n}}\n"
+    );
+    let plain = format!("terraform {{\n  source = \"{modules_url}?ref=v1.0.0\"\n}}\n");
+    for (rel, text) in [
+        ("live/terragrunt.stack.hcl", stack.as_str()),
+        ("plain/terragrunt.hcl", plain.as_str()),
+    ] {
+        let path = base.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    let scratch = TempDir::new().expect("scratch");
+    let cli = cli_config(&registry, scratch.path());
+    let tfsum = |args: &[&str]| {
+        let mut all = args.to_vec();
+        if matches!(args.first(), Some(&"lock" | &"upgrade")) {
+            all.push("--platform=linux_amd64");
+        }
+        tfsum::run_with(base, &cli, scratch.path(), &all, &[])
+    };
+    let units = [
+        "live/.terragrunt-stack/app",
+        "live/.terragrunt-stack/db",
+        "plain",
+    ];
+    let provider_of = |unit: &str| {
+        let lock = std::fs::read_to_string(base.join(unit).join(".terraform.lock.hcl"))
+            .unwrap_or_default();
+        match (
+            lock.contains("hashicorp/null"),
+            lock.contains("hashicorp/random"),
+        ) {
+            (true, false) => "null",
+            (false, true) => "random",
+            _ => "neither",
+        }
+    };
+    let out = tfsum(&["lock", "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    for unit in units {
+        assert_eq!(provider_of(unit), "null", "{unit}");
+    }
+
+    let out = tfsum(&["outdated", "--format=json", "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let items = report["items"].as_array().expect("items");
+    let declared_at = |repo: &str| -> BTreeSet<(String, u64, String)> {
+        items
+            .iter()
+            .filter(|i| i["kind"] == "module" && i["name"].as_str().unwrap_or("").contains(repo))
+            .flat_map(|i| i["declared"].as_array().cloned().unwrap_or_default())
+            .map(|d| {
+                let via = d["via"].as_str().unwrap_or_default();
+                let what = via.split(", for").next().unwrap_or_default().to_string();
+                (
+                    d["file"].as_str().unwrap_or_default().to_string(),
+                    d["line"].as_u64().unwrap_or(0),
+                    what,
+                )
+            })
+            .collect()
+    };
+    let want: BTreeSet<(String, u64, String)> = [
+        (
+            "live/terragrunt.stack.hcl",
+            10,
+            "values.version of unit \"app\"",
+        ),
+        ("live/terragrunt.stack.hcl", 2, "local.pinned"),
+        ("plain/terragrunt.hcl", 2, "terraform.source"),
+    ]
+    .iter()
+    .map(|(f, l, w)| (f.to_string(), *l, w.to_string()))
+    .collect();
+    assert_eq!(declared_at("modules"), want, "{report:#}");
+    let want: BTreeSet<(String, u64, String)> = [
+        ("live/terragrunt.stack.hcl", 7, "the source of unit \"app\""),
+        ("live/terragrunt.stack.hcl", 3, "local.catalog"),
+    ]
+    .iter()
+    .map(|(f, l, w)| (f.to_string(), *l, w.to_string()))
+    .collect();
+    assert_eq!(declared_at("catalog"), want, "{report:#}");
+    assert!(
+        items.iter().any(|i| i["name"].as_str().unwrap_or("").contains("modules")
+            && i["latest"] == "2.0.0"),
+        "{report:#}"
+    );
+
+    // The module moves where each unit's version is written; the units are relocked
+    // from the edited files.
+    let out = tfsum(&["upgrade", "module", &modules_url, "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    let edited = std::fs::read_to_string(base.join("live/terragrunt.stack.hcl")).expect("stack");
+    assert_eq!(
+        edited,
+        stack
+            .replace("pinned  = \"v1.0.0\"", "pinned  = \"v2.0.0\"")
+            .replace("version = \"v1.0.0\"", "version = \"v2.0.0\""),
+    );
+    assert_eq!(
+        std::fs::read_to_string(base.join("plain/terragrunt.hcl")).expect("plain"),
+        plain.replace("?ref=v1.0.0", "?ref=v2.0.0")
+    );
+    for unit in units {
+        assert_eq!(provider_of(unit), "random", "{unit}");
+    }
+    // Changed-files mode: the stack file edited by hand relocks the units it generates.
+    let edited = edited.replace("version = \"v2.0.0\"", "version = \"v1.0.0\"");
+    std::fs::write(base.join("live/terragrunt.stack.hcl"), &edited).expect("write");
+    let out = tfsum(&["lock", "live/terragrunt.stack.hcl"]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    assert_eq!(provider_of("live/.terragrunt-stack/app"), "null");
+    assert_eq!(provider_of("live/.terragrunt-stack/db"), "random");
+    // The catalog ref, as a pinned version and through the local.
+    let out = tfsum(&[
+        "upgrade",
+        "module",
+        &catalog_url,
+        "0.2.0",
+        "--no-lock",
+        "-r",
+        ".",
+    ]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    let edited = std::fs::read_to_string(base.join("live/terragrunt.stack.hcl")).expect("stack");
+    assert!(
+        edited.contains("units/app?ref=v0.2.0\"") && edited.contains("catalog = \"v0.2.0\""),
+        "{edited}"
+    );
+}

@@ -20,7 +20,13 @@ fn parent(path: &Path) -> PathBuf {
 /// Var files an upgrade edits are read from here by the relock.
 impl crate::config::early::TextOverrides for Edited {
     fn text_of(&self, path: &Path) -> Option<&str> {
-        self.files.get(&normalize_path(path)).map(String::as_str)
+        if self.is_empty() {
+            return None;
+        }
+        self.files
+            .get(&normalize_path(path))
+            .or_else(|| self.absolute.get(&crate::config::paths::absolute(path)))
+            .map(String::as_str)
     }
 }
 
@@ -30,6 +36,8 @@ pub(crate) struct Edited {
     files: BTreeMap<PathBuf, String>,
     /// The edited files of each directory: the load stage asks once per module.
     by_dir: BTreeMap<PathBuf, Vec<PathBuf>>,
+    /// `files` by absolute path, for readers that ask so (Terragrunt's).
+    absolute: BTreeMap<PathBuf, String>,
 }
 
 impl Edited {
@@ -49,7 +57,15 @@ impl Edited {
         for path in out.keys() {
             by_dir.entry(parent(path)).or_default().push(path.clone());
         }
-        Edited { files: out, by_dir }
+        let absolute = out
+            .iter()
+            .map(|(path, text)| (crate::config::paths::absolute(path), text.clone()))
+            .collect();
+        Edited {
+            files: out,
+            by_dir,
+            absolute,
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
