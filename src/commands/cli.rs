@@ -461,7 +461,9 @@ pub(crate) struct LockArgs {
 /// `tfsum mirror`: a directory to fill, the roots of `lock`, and its package sources.
 #[derive(Debug, Args)]
 pub(crate) struct MirrorArgs {
-    /// The provider directory to fill (created if missing)
+    /// The provider directory to fill (created if missing); with --layout oci, the
+    /// OCI registry to push to: oci://HOST[:PORT]/PREFIX (repositories
+    /// PREFIX/NAMESPACE/TYPE, or a template such as oci://HOST/p/{hostname}/{namespace}/{type})
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
 
@@ -483,12 +485,15 @@ pub(crate) struct MirrorArgs {
     pub ignore_paths: Vec<String>,
 
     /// unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem
-    /// mirror); packed: zips and JSON indexes, as terraform providers mirror writes them
-    #[arg(long, value_enum, default_value_t = LayoutArg::Unpacked)]
-    pub layout: LayoutArg,
+    /// mirror); packed: zips and JSON indexes, as terraform providers mirror writes them;
+    /// oci: push to an OCI registry as OpenTofu's oci_mirror reads it [default: unpacked,
+    /// oci for an oci:// target]
+    #[arg(long, value_enum)]
+    pub layout: Option<LayoutArg>,
 
     /// Also write a complete CLI configuration to FILE: yours, plus a
-    /// provider_installation block that installs the mirrored providers from DIR
+    /// provider_installation block that installs the mirrored providers from DIR (with
+    /// --layout oci: an oci_mirror block)
     #[arg(long, value_name = "FILE")]
     pub cli_config: Option<PathBuf>,
 
@@ -512,6 +517,8 @@ pub(crate) struct MirrorArgs {
 pub(crate) enum LayoutArg {
     Unpacked,
     Packed,
+    /// An OCI registry (oci://HOST/PREFIX), in OpenTofu's provider artifact format
+    Oci,
 }
 
 /// `tfsum mirror --format`.
@@ -590,9 +597,20 @@ pub(crate) struct SourceArgs {
     pub net_mirror: Option<String>,
 
     /// Take packages where the CLI configuration's provider_installation block says
-    /// (filesystem and network mirrors, direct, include/exclude), as terraform init does
+    /// (filesystem, network and OCI mirrors, direct, include/exclude), as terraform init
+    /// does
     #[arg(long, conflicts_with_all = ["fs_mirror", "net_mirror"])]
     pub use_cli_config_installation: bool,
+
+    /// Take every package from this OpenTofu OCI registry mirror instead of the
+    /// registries (as tofu providers lock -oci-mirror): a template such as
+    /// registry.example/providers/{namespace}/{type}; records h1: and zh: per platform
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        conflicts_with_all = ["fs_mirror", "net_mirror", "use_cli_config_installation", "offline"]
+    )]
+    pub oci_mirror: Option<String>,
 }
 
 /// `tfsum verify`: the paths of `fmt` and the package-source flags of `lock`.

@@ -25,9 +25,11 @@ use crate::disk::provider_dir::ProviderDir;
 use crate::report::mirror::{MirrorReport, RootProblem};
 use crate::report::RunReport;
 use crate::sources::kept::KeptPackages;
+use crate::sources::oci::publish::OciTarget;
 use crate::stages::discover::Discovery;
 use crate::stages::install::{self, LockedRoot};
 use crate::stages::load::{self, LoadOptions, Loaded};
+use crate::stages::publish::{self, VersionPush};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
 use crate::stages::write::prepared::{prepare, Prepared};
@@ -163,6 +165,25 @@ impl Pipeline<'_> {
         report
     }
 
+    /// Runs load and publish over the roots of `discovery` that `keep` keeps (`tfsum
+    /// mirror --layout oci`): every version their lock files lock, for the pipeline's
+    /// platforms, pushed to `target`. A root that does not load, or that has providers
+    /// but no lock file, is named in the report.
+    pub(crate) async fn publish(
+        &self,
+        discovery: Discovery,
+        keep: impl FnMut(&Root<Loaded>) -> bool,
+        target: &OciTarget,
+    ) -> (Vec<VersionPush>, Vec<(PathBuf, RootProblem)>, Vec<Warning>) {
+        let (roots, mut warnings) = self.load(discovery, keep).await;
+        let (locked, problems) = locked_roots(roots);
+        let sources = &self.services.sources;
+        let staging = std::env::temp_dir();
+        let pushed = publish::publish(target, sources, &locked, self.platforms, &staging).await;
+        warnings.extend(refused_entries(self.services));
+        (pushed, problems, warnings)
+    }
+
     /// `lock --mirror`, after [`Pipeline::run`]: every package the lock files of the
     /// roots that did not fail lock, placed in `dir` (unpacking what the hash stage kept
     /// there).
@@ -225,18 +246,24 @@ fn locked_roots(roots: Vec<Root<Loaded>>) -> (Vec<LockedRoot>, Vec<(PathBuf, Roo
 
 /// How the caches degraded: one warning for the entries the local cache (provider and
 /// module namespaces together) refused, one if it could not be written, and the
-/// shared cache's own.
+/// shared cache's own; and the OCI credentials files skipped, when a registry was used.
 pub(crate) fn refused_entries(services: &Services) -> impl Iterator<Item = Warning> {
     let mut health = services.cache.health();
     health.absorb(services.modules.cache_health());
     let shared = services.sources.shared_warnings().into_iter();
     let unwritable = health.unwritable_warning(services.cache.root());
+    let oci = services
+        .oci
+        .as_ref()
+        .map(|oci| oci.warnings())
+        .unwrap_or_default();
     health
         .refused_warning()
         .into_iter()
         .chain(unwritable)
         .map(Warning::Cache)
         .chain(shared.map(Warning::SharedCache))
+        .chain(oci.into_iter().map(Warning::OciCredentials))
 }
 
 /// The reports of prepared roots, and the lock files of those that succeeded.

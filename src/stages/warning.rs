@@ -9,6 +9,7 @@ use crate::config::tree::TreeWarning;
 use crate::disk::cache::CacheWarning;
 use crate::disk::walk::DiscoverWarning;
 use crate::net::cliconfig::CliConfigWarning;
+use crate::net::oci::CredentialsWarning;
 use crate::net::shared_store::SharedWarning;
 use crate::sources::SourceWarning;
 use crate::vocab::addr::ProviderAddr;
@@ -61,12 +62,18 @@ pub(crate) enum Warning {
     /// not written either (all or none).
     #[error("the lock files below were not written")]
     NotWritten,
+    /// A Docker-style credentials file found by searching that could not be read.
+    #[error("{0}")]
+    OciCredentials(CredentialsWarning),
 }
 
 impl Warning {
     /// About this machine's setup (its CLI configuration) rather than the repository.
     pub(crate) fn is_about_environment(&self) -> bool {
-        matches!(self, Warning::CliConfig(_) | Warning::NoInstallation)
+        matches!(
+            self,
+            Warning::CliConfig(_) | Warning::NoInstallation | Warning::OciCredentials(_)
+        )
     }
 
     /// What kind of warning it is, as the JSON report names it.
@@ -86,6 +93,7 @@ impl Warning {
             Warning::RunRecord { .. } => "run_record",
             Warning::NotWritten => "not_written",
             Warning::Mirror(_) => "mirror_index",
+            Warning::OciCredentials(_) => "oci_credentials",
         }
     }
 
@@ -97,6 +105,7 @@ impl Warning {
             Warning::Source(SourceWarning::FsMirrorSkipped { path, .. }) => Some(path),
             Warning::Source(SourceWarning::DevOverride { file, .. }) => Some(file),
             Warning::RunRecord { file, .. } => Some(file),
+            Warning::OciCredentials(w) => Some(&w.file),
             _ => None,
         }
     }

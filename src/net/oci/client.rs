@@ -29,6 +29,7 @@ use futures::StreamExt as _;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use reqwest::{Method, Request, Response, Url};
 
+use crate::net::download::{Sink, SinkError};
 use crate::net::http::Http;
 use crate::net::retry;
 use crate::vocab::url::SafeUrl;
@@ -86,6 +87,14 @@ pub(crate) struct PushedBlob {
 /// A blob's bytes as they arrive; the last item is an error if they are not what the
 /// digest and size say.
 pub(crate) type BlobStream = BoxStream<'static, Result<Bytes, OciError>>;
+
+impl std::fmt::Debug for OciClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OciClient")
+            .field("options", &self.options)
+            .finish()
+    }
+}
 
 /// The OCI client of a run.
 pub(crate) struct OciClient {
@@ -428,6 +437,7 @@ impl OciClient {
     }
 
     /// A blob whole, verified; refused unread when `size` exceeds `max`.
+    #[cfg(test)]
     pub(crate) async fn fetch_blob(
         &self,
         repository: &RepositoryAddr,
@@ -452,6 +462,58 @@ impl OciClient {
                         body.extend_from_slice(&chunk?);
                     }
                     Ok(body.freeze())
+                },
+            )
+        })
+        .await
+    }
+
+    /// A blob streamed into sinks made by `sink` (one per attempt: a transient failure
+    /// restarts the blob from its first byte, within the run's download deadline),
+    /// checked against `digest` and `size` as it arrives; the sink's output once the
+    /// whole blob verified. A sink that refuses the content ends it without retries.
+    pub(crate) async fn fetch_blob_into<S: Sink>(
+        &self,
+        repository: &RepositoryAddr,
+        digest: Digest,
+        size: u64,
+        max: u64,
+        mut sink: impl FnMut() -> Result<S, SinkError>,
+    ) -> Result<S::Output, OciError> {
+        let target = target(repository, Operation::FetchBlob(digest));
+        let url = self.url(&target, &format!("blobs/{digest}"))?;
+        let sink_error = |error| OciError::Sink {
+            target: Box::new(target.clone()),
+            error,
+        };
+        self.retrying(|| {
+            let made = sink();
+            within(
+                &target,
+                &Method::GET,
+                &url,
+                self.transfer_deadline(),
+                async {
+                    let mut sink = made.map_err(sink_error)?;
+                    let mut stream =
+                        match self.fetch_blob_stream(repository, digest, size, max).await {
+                            Ok(stream) => stream,
+                            Err(e) => {
+                                sink.abandon().await;
+                                return Err(e);
+                            }
+                        };
+                    while let Some(chunk) = stream.next().await {
+                        let written = match chunk {
+                            Ok(chunk) => sink.write(chunk).await.map_err(sink_error),
+                            Err(e) => Err(e),
+                        };
+                        if let Err(e) = written {
+                            sink.abandon().await;
+                            return Err(e);
+                        }
+                    }
+                    sink.finish().await.map_err(sink_error)
                 },
             )
         })

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use reqwest::{Method, Url};
 
+use crate::net::download::SinkError;
 use crate::net::http::error::Status;
 use crate::net::http::{HttpError, TransportKind};
 use crate::net::retry::{is_transient_status, Retryable};
@@ -342,6 +343,15 @@ pub(crate) enum OciError {
         url: SafeUrl,
         fault: ContentFault,
     },
+
+    /// What the blob was streamed into refused it (a zip that does not hash) or could
+    /// not take it (a full disk).
+    #[error("{target}: {error}")]
+    Sink {
+        target: Box<Target>,
+        #[source]
+        error: SinkError,
+    },
 }
 
 fn codes_suffix(codes: &ErrorCodes) -> String {
@@ -360,28 +370,12 @@ impl OciError {
 
     /// The registry refused who we are (or are not): a configuration problem, not a
     /// missing package.
+    #[cfg(test)]
     pub(crate) fn is_auth(&self) -> bool {
         matches!(
             self,
             OciError::Unauthorized { .. } | OciError::Challenge { .. } | OciError::Token { .. }
         )
-    }
-
-    pub(crate) fn target(&self) -> Option<&Target> {
-        match self {
-            OciError::Name(_) => None,
-            OciError::NotFound { target, .. }
-            | OciError::Unauthorized { target, .. }
-            | OciError::Status { target, .. }
-            | OciError::Transport { target, .. }
-            | OciError::Setup { target, .. }
-            | OciError::Challenge { target, .. }
-            | OciError::Token { target, .. }
-            | OciError::Credentials { target, .. }
-            | OciError::InvalidResponse { target, .. }
-            | OciError::TooLarge { target, .. }
-            | OciError::Content { target, .. } => Some(target.as_ref()),
-        }
     }
 }
 
