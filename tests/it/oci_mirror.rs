@@ -10,7 +10,8 @@
 //! - the CLI configuration's `oci_mirror` with `direct` adds the registry's signed lines;
 //! - a tag holding other bytes is refused by `mirror --layout oci`, by `lock` beside the
 //!   origin, and by `mirror DIR` against the lock files, naming repository, tag and rule;
-//! - the Bearer flow through the token front.
+//! - the Bearer flow through the token front;
+//! - `oci://` module packages, locked as the same module through git.
 //!
 //! Skipped when the registry binary is not installed (`make test` installs it).
 
@@ -636,4 +637,167 @@ fn other_tags_are_skipped_and_broken_artifacts_named() {
         )),
         "{stdout}"
     );
+}
+
+/// A zip of `files` (path, content), as `zip -r` would make a module package.
+fn module_zip(files: &[(&str, String)]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    for (path, content) in files {
+        out.start_file(*path, options).unwrap();
+        out.write_all(content.as_bytes()).unwrap();
+    }
+    out.finish().unwrap().into_inner()
+}
+
+/// Pushes `zip` as an OpenTofu module package under `tag`, as `oras push
+/// --artifact-type application/vnd.opentofu.modulepkg … pkg.zip:archive/zip` does
+/// (`website/docs/cli/oci_registries/module-package.mdx:87-104`); the manifest's
+/// digest.
+fn push_module(oci: &Registry, repository: &str, tag: &str, zip: &[u8]) -> String {
+    let base = oci.base_url();
+    let client = client();
+    for blob in [zip, b"{}".as_slice()] {
+        let (status, headers, _) =
+            send(client.post(format!("{base}/v2/{repository}/blobs/uploads/")));
+        assert_eq!(status, 202, "{}", oci.log());
+        let location = headers["location"].to_str().unwrap().to_string();
+        let sep = if location.contains('?') { '&' } else { '?' };
+        let put = client
+            .put(format!("{location}{sep}digest={}", digest(blob)))
+            .body(blob.to_vec());
+        assert_eq!(send(put).0, 201, "{}", oci.log());
+    }
+    let manifest = serde_json::json!({
+        "schemaVersion": 2, "mediaType": MANIFEST,
+        "artifactType": "application/vnd.opentofu.modulepkg",
+        "config": {"mediaType": "application/vnd.oci.empty.v1+json", "digest": digest(b"{}"), "size": 2, "data": "e30="},
+        "layers": [{"mediaType": "archive/zip", "digest": digest(zip), "size": zip.len(),
+            "annotations": {"org.opencontainers.image.title": "pkg.zip"}}],
+    })
+    .to_string();
+    let request = client
+        .put(format!("{base}/v2/{repository}/manifests/{tag}"))
+        .header("Content-Type", MANIFEST)
+        .body(manifest.clone());
+    assert_eq!(send(request).0, 201, "{}", oci.log());
+    digest(manifest.as_bytes())
+}
+
+/// OpenTofu's `oci://` module sources: a module pushed as a module package and called
+/// by tag, by digest and with a `//subdir` locks exactly as the same module called
+/// through git; `version` on such a call is refused with OpenTofu's reason; a
+/// Terraform root refuses the scheme, as Terraform does.
+#[test]
+fn oci_modules_lock_as_the_same_module_through_git() {
+    let Some(oci) = oci_registry() else {
+        return;
+    };
+    let fake = registry();
+    let host = fake.host();
+    let files = [
+        (
+            "main.tf",
+            format!("terraform {{\n  required_providers {{\n    null = {{ source = \"{host}/hashicorp/null\", version = \">= 3.0\" }}\n  }}\n}}\n"),
+        ),
+        (
+            "sub/main.tf",
+            format!("terraform {{\n  required_providers {{\n    random = {{ source = \"{host}/hashicorp/random\" }}\n  }}\n}}\n"),
+        ),
+    ];
+    let manifest = push_module(&oci, "modules/net", "1.0.0", &module_zip(&files));
+
+    let git = crate::support::git_http::GitServer::start();
+    let repo = git.repo("net");
+    for (path, content) in &files {
+        repo.write(path, content);
+    }
+    repo.commit("v1");
+    repo.tag("v1.0.0");
+    let url = git.url("net");
+    let registry_host = oci.host();
+    let oci_root = format!(
+        "module \"net\" {{\n  source = \"oci://{registry_host}/modules/net?tag=1.0.0\"\n}}\nmodule \"sub\" {{\n  source = \"oci://{registry_host}/modules/net//sub?digest={manifest}\"\n}}\n"
+    );
+    let git_root = format!(
+        "module \"net\" {{\n  source = \"git::{url}?ref=v1.0.0\"\n}}\nmodule \"sub\" {{\n  source = \"git::{url}//sub?ref=v1.0.0\"\n}}\n"
+    );
+    let versioned = format!(
+        "module \"net\" {{\n  source  = \"oci://{registry_host}/modules/net\"\n  version = \"1.0.0\"\n}}\n"
+    );
+    let checkout = Repo::new(
+        &fake,
+        &[
+            ("oci/main.tofu", oci_root.as_str()),
+            ("git/main.tofu", git_root.as_str()),
+            ("versioned/main.tofu", versioned.as_str()),
+            ("terraform/main.tf", oci_root.as_str()),
+        ],
+    );
+    std::fs::write(checkout.cli_config(), cli_config(&fake, &registry_host, "")).unwrap();
+    let git_env: Vec<(String, String)> = crate::support::git_http::hermetic_git_env();
+    let mut env: Vec<(&str, &str)> = git_env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    env.extend([("SSL_CERT_FILE", CA)]);
+    env.extend_from_slice(FAST_RETRIES);
+    let lock = |root: &str| {
+        run(
+            checkout.path(),
+            &checkout.cli_config(),
+            &checkout.cache(),
+            &["lock", "--platform", "linux_amd64", root],
+            &env,
+        )
+    };
+    for root in ["oci", "git"] {
+        let out = lock(root);
+        assert!(out.status.success(), "{root}: {}", text(&out));
+    }
+    let (from_oci, from_git) = (checkout.lock("oci").unwrap(), checkout.lock("git").unwrap());
+    assert_eq!(from_oci, from_git);
+    assert!(from_oci.contains("hashicorp/random") && from_oci.contains("hashicorp/null"));
+    assert!(from_oci.starts_with("# This file is maintained automatically by \"tofu init\"."));
+
+    let out = lock("versioned");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("because it doesn't come from a module registry"),
+        "{stdout}"
+    );
+
+    let out = lock("terraform");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("download not supported for scheme \"oci\""),
+        "{stdout}"
+    );
+
+    // Pinned by digest, the package is in the module cache: found offline.
+    let pinned = format!(
+        "module \"sub\" {{\n  source = \"oci://{registry_host}/modules/net//sub?digest={manifest}\"\n}}\n"
+    );
+    checkout.write("pinned/main.tofu", &pinned);
+    let out = run(
+        checkout.path(),
+        &checkout.cli_config(),
+        &checkout.cache(),
+        &["lock", "--platform", "linux_amd64", "pinned"],
+        &env,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    drop(oci);
+    std::fs::remove_file(checkout.path().join("pinned").join(LOCK)).unwrap();
+    let out = run(
+        checkout.path(),
+        &checkout.cli_config(),
+        &checkout.cache(),
+        &["lock", "--offline", "--platform", "linux_amd64", "pinned"],
+        &env,
+    );
+    assert!(out.status.success(), "{}", text(&out));
 }

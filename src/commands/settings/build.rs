@@ -142,7 +142,7 @@ impl SourceSettings {
             &mirror,
             &mut warnings,
         )?;
-        let modules = self.module_fetcher(client, &cache, jobs);
+        let modules = self.module_fetcher(client, &cache, jobs, oci.clone());
         Ok(Services {
             cache,
             sources,
@@ -209,9 +209,10 @@ impl SourceSettings {
         client: Option<RegistryClient>,
         cache: &Cache,
         jobs: Arc<Semaphore>,
+        oci: Option<OciAccess>,
     ) -> ModuleFetcher {
         let cache_root = cache.root().filter(|_| self.use_cache);
-        ModuleFetcher::new(
+        ModuleFetcher::with_oci(
             client,
             FetcherOptions {
                 cache_root: cache_root.map(Path::to_path_buf),
@@ -224,6 +225,7 @@ impl SourceSettings {
                     ..GitOptions::default()
                 },
             },
+            oci,
         )
     }
 

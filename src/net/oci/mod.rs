@@ -53,4 +53,4 @@ pub(crate) use manifest::{
     Descriptor, ImageIndex, ImageManifest, Platform, OCI_EMPTY, OCI_INDEX, OCI_MANIFEST,
 };
 pub(crate) use policy::CredentialsWarning;
-pub(crate) use reference::{Digest, Reference, RepositoryAddr, Tag};
+pub(crate) use reference::{Digest, NameError, Reference, RepositoryAddr, Tag};
