@@ -362,6 +362,61 @@ fn push_then_lock_from_the_oci_mirror_alone_as_terraform_locks_from_the_registry
         from_oci,
         "{report:#}"
     );
+
+    // `--cli-config` writes a configuration that installs them from the registry: with
+    // it, `lock --use-cli-config-installation` asks the provider registry nothing.
+    let written = fresh.path().join("../oci.tfrc");
+    let written_text = written.to_string_lossy();
+    let out = tfsum(
+        &repo,
+        &[&push[..], &["--cli-config", &written_text]].concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let config = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        config.contains("oci_mirror {") && config.contains("oci_credentials"),
+        "{config}"
+    );
+    std::fs::copy(&written, fresh.cli_config()).unwrap();
+    std::fs::remove_file(fresh.path().join("root").join(LOCK)).unwrap();
+    fake.reset_counts();
+    let via_config = [
+        "lock",
+        "--use-cli-config-installation",
+        "--platform",
+        "linux_amd64",
+        "--platform",
+        "darwin_arm64",
+        "root",
+    ];
+    let out = tfsum(&fresh, &via_config);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        fake.requests().is_empty(),
+        "the provider registry was asked"
+    );
+    assert_eq!(entries(&fresh.lock("root").unwrap()), from_oci);
+
+    // And `tfsum mirror DIR` fills a provider directory from the OCI mirror.
+    let dir = tempfile::tempdir().unwrap();
+    let dir_text = dir.path().join("providers").to_string_lossy().into_owned();
+    let install = [
+        "mirror",
+        "--oci-mirror",
+        &template,
+        "--platform",
+        "linux_amd64",
+        &dir_text,
+        "root",
+    ];
+    let out = tfsum(&fresh, &install);
+    assert!(out.status.success(), "{}", text(&out));
+    let installed = dir
+        .path()
+        .join("providers")
+        .join(fake.host())
+        .join("hashicorp/null/3.2.1/linux_amd64");
+    assert!(installed.is_dir(), "{}", text(&out));
 }
 
 /// A tag holding other bytes than the origin's zip: `mirror --layout oci` refuses to
