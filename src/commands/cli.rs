@@ -104,11 +104,26 @@ Examples:
   # A static network mirror for Linux and Apple-silicon machines
   tfsum mirror -r --layout packed --platform linux_amd64,darwin_arm64 ./public envs/
 
+  # OpenTofu's OCI registry mirror (oci_mirror), filled from CI; prints the
+  # provider_installation block to use (--cli-config FILE writes it)
+  tfsum mirror -r --platform linux_amd64,darwin_arm64 oci://registry.example.com/providers .
+
+  # Inside the air gap: a provider directory from that OCI mirror
+  tfsum mirror -r --oci-mirror 'registry.example.com/providers/{namespace}/{type}' DIR .
+
 Each package is checked before it is placed: the zip against the registry's signed
 SHA256SUMS, the unpacked files against the h1: the lock files record. It is unpacked
 beside the directory and renamed into place, so Terraform reading the directory meanwhile
 never sees half a package; an entry already there whose h1: a lock file records is left
 alone. A root with providers but no lock file fails (run tfsum lock first).
+
+With --layout oci (an oci://HOST/PREFIX target implies it) each version is pushed to the
+repository PREFIX/NAMESPACE/TYPE, tag VERSION, as OpenTofu's oci_mirror reads it: an index
+with one image manifest per platform whose archive/zip layer is the registry's zip, byte
+for byte, checked first against the signed SHA256SUMS and the lock files. Blobs the
+registry has are not uploaded again; a tag holding the same zips is left alone, one
+holding others is refused (exit 1), never overwritten; more platforms extend a tag.
+Credentials: OpenTofu's oci_credentials blocks, then the containers/Docker auth files.
 
 Exit status:
   0  every package is in the directory and matches every lock file that locks it
@@ -389,7 +404,8 @@ pub(crate) enum Command {
     Outdated(OutdatedArgs),
 
     /// Fill a provider directory with every locked package, verified, for race-free
-    /// parallel `init` (a plugin cache or filesystem mirror)
+    /// parallel `init` (a plugin cache or filesystem mirror), or push them to an OCI
+    /// registry as OpenTofu's oci_mirror reads them
     #[command(after_long_help = MIRROR_HELP)]
     Mirror(MirrorArgs),
 
@@ -517,7 +533,6 @@ pub(crate) struct MirrorArgs {
 pub(crate) enum LayoutArg {
     Unpacked,
     Packed,
-    /// An OCI registry (oci://HOST/PREFIX), in OpenTofu's provider artifact format
     Oci,
 }
 
