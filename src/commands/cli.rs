@@ -478,8 +478,9 @@ pub(crate) struct LockArgs {
 #[derive(Debug, Args)]
 pub(crate) struct MirrorArgs {
     /// The provider directory to fill (created if missing); with --layout oci, the
-    /// OCI registry to push to: oci://HOST[:PORT]/PREFIX (repositories
-    /// PREFIX/NAMESPACE/TYPE, or a template such as oci://HOST/p/{hostname}/{namespace}/{type})
+    /// OCI registry to push to: oci://HOST/PREFIX, HOST with its port if any
+    /// (repositories PREFIX/NAMESPACE/TYPE, or a template such as
+    /// oci://HOST/p/{hostname}/{namespace}/{type})
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
 

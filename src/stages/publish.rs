@@ -13,7 +13,7 @@
 //!    files: one of them must record its `h1:` or `zh:` (a lock entry without hashes
 //!    accepts it, as `init` does);
 //! 3. **pushed**: blobs the repository lacks, each platform's manifest, then the index
-//!    by the tag, extended, never rewritten ([`OciTarget::push`]).
+//!    by the tag, extended, never rewritten ([`OciTarget::push_platform`], [`OciTarget::update_tag`]).
 //!
 //! A second run over the same lock files finds every platform present and writes
 //! nothing (it downloads nothing either, when the registry's signed SHA256SUMS is at
@@ -29,7 +29,7 @@ use tokio::sync::Semaphore;
 use crate::disk::leftovers::TempFile;
 use crate::net::oci::{Digest, RepositoryAddr};
 use crate::sources::oci::publish::{
-    Held, OciTarget, Ours, PushError, Pushed, TagChange, ZipToPush,
+    Held, OciTarget, Ours, PushError, PushFault, Pushed, TagChange, ZipToPush,
 };
 use crate::sources::oci::zh_of;
 use crate::sources::{PackageError, Sources};
@@ -230,12 +230,15 @@ impl Job<'_> {
                 }
             })
             .collect();
-        let conflict = |platform: &Platform, held: Digest, ours: Digest| PushError::Conflict {
-            repository: repository.clone(),
-            tag: tag.to_string(),
-            platform: platform.clone(),
-            held,
-            ours,
+        let conflict = |platform: &Platform, held: Digest, ours: Digest| -> PushError {
+            PushFault::Conflict {
+                repository: repository.clone(),
+                tag: tag.to_string(),
+                platform: platform.clone(),
+                held,
+                ours,
+            }
+            .into()
         };
         if let Some((platform, Need::Conflict { held, ours })) = platforms
             .iter()
@@ -293,7 +296,7 @@ impl Job<'_> {
                     ours.extend(our);
                     Ok(outcome)
                 }
-                Err(PushFailure::Push(e @ PushError::Conflict { .. })) => {
+                Err(PushFailure::Push(e)) if matches!(e.fault(), PushFault::Conflict { .. }) => {
                     push.tag = Err(PushFailure::Push(e));
                     Err(PushFailure::Withheld)
                 }
@@ -358,13 +361,16 @@ impl Job<'_> {
         let digest = Digest::of(&zip.bytes);
         match held {
             Some(held) if held == digest => Ok((PlatformOutcome::Present, None, Pushed::default())),
-            Some(held) => Err(PushFailure::Push(PushError::Conflict {
-                repository: repository.clone(),
-                tag: artifact_tag(version),
-                platform: platform.clone(),
-                held,
-                ours: digest,
-            })),
+            Some(held) => Err(PushFailure::Push(
+                PushFault::Conflict {
+                    repository: repository.clone(),
+                    tag: artifact_tag(version),
+                    platform: platform.clone(),
+                    held,
+                    ours: digest,
+                }
+                .into(),
+            )),
             None => {
                 let (ours, pushed) = self
                     .target

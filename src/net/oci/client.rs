@@ -5,7 +5,8 @@
 //! | [`OciClient::list_tags`] | `GET /v2/<repo>/tags/list`, then each `Link: <…>; rel="next"` (same origin, at most `max_tag_pages`) | oras-go v2.6.2 `registry/remote/repository.go:413-467`, `utils.go:35-63` |
 //! | [`OciClient::resolve`] | `HEAD /v2/<repo>/manifests/<ref>` with every manifest type in `Accept`; `Content-Type`, `Content-Length` and (for a tag) `Docker-Content-Digest` required; a HEAD without the digest is done again as GET and hashed | `repository.go:1237-1264`, `:1579-1666` |
 //! | [`OciClient::fetch_manifest`] | `GET …/manifests/<digest>`, `Accept:` its media type, which `Content-Type` must equal; at most 4 MiB; digest verified | `repository.go:1112-1155`; OpenTofu `oci_registry_mirror_source.go:749-777` |
-//! | [`OciClient::fetch_blob_stream`], [`OciClient::fetch_blob`] | `GET /v2/<repo>/blobs/<digest>`, size-capped, sha256 verified as it streams | `repository.go:750-793`; OpenTofu `package_location_oci_blob_archive.go:202-262` |
+//! | [`OciClient::fetch_blob_into`] | the stream below, into a sink made anew for each attempt (retried from the first byte, within the download deadline) | `download.rs`'s retry rules |
+//! | [`OciClient::fetch_blob_stream`], `fetch_blob` (tests) | `GET /v2/<repo>/blobs/<digest>`, size-capped, sha256 verified as it streams | `repository.go:750-793`; OpenTofu `package_location_oci_blob_archive.go:202-262` |
 //! | [`OciClient::blob_exists`] | `HEAD /v2/<repo>/blobs/<digest>` | `repository.go:979-989` |
 //! | [`OciClient::push_blob`] | `POST /v2/<repo>/blobs/uploads/` (with `?mount=&from=` to mount from a sibling repository), then `PUT <Location>?digest=` with the whole blob; the `Location` may be relative and must stay on the registry's host and scheme | `repository.go:795-977` |
 //! | [`OciClient::put_manifest`] | `PUT /v2/<repo>/manifests/<ref>`, the exact bytes, `Content-Type` the media type; the registry's digest checked against ours | `repository.go:1337-1394` |

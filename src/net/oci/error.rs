@@ -2,7 +2,7 @@
 //! repository, the reference and the rule broken; and the distribution error body
 //! (`{"errors":[{"code":…,"message":…}]}`) read into [`ErrorCodes`], which decide
 //! whether a failure means "not there" ([`OciError::is_not_found`]) or "not allowed"
-//! ([`OciError::is_auth`]).
+//! (`OciError::is_auth`).
 //!
 //! The classification is OpenTofu's: a repository answering 404, `NAME_UNKNOWN` or
 //! `NAME_INVALID` is "provider not found", so other installation methods still answer,

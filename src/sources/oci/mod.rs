@@ -43,10 +43,40 @@ use crate::vocab::version::Version;
 use artifact::Broken;
 pub(crate) use template::{RepositoryTemplate, TemplateError};
 
-/// Why the OCI mirror could not answer. Each names the repository and, past the tag
-/// list, the tag; an artifact error says which of OpenTofu's rules it breaks.
+/// Why the OCI mirror could not answer ([`OciMirrorFault`], boxed: it travels in every
+/// `Result` of the source).
 #[derive(Debug, Clone, thiserror::Error)]
-pub(crate) enum OciMirrorError {
+#[error(transparent)]
+pub(crate) struct OciMirrorError(Box<OciMirrorFault>);
+
+impl From<OciMirrorFault> for OciMirrorError {
+    fn from(fault: OciMirrorFault) -> OciMirrorError {
+        OciMirrorError(Box::new(fault))
+    }
+}
+
+impl From<OciError> for OciMirrorError {
+    fn from(error: OciError) -> OciMirrorError {
+        OciMirrorFault::from(error).into()
+    }
+}
+
+impl From<TemplateError> for OciMirrorError {
+    fn from(error: TemplateError) -> OciMirrorError {
+        OciMirrorFault::from(error).into()
+    }
+}
+
+impl From<CredentialsError> for OciMirrorError {
+    fn from(error: CredentialsError) -> OciMirrorError {
+        OciMirrorFault::from(error).into()
+    }
+}
+
+/// What an [`OciMirrorError`] holds. Each names the repository and, past the tag list,
+/// the tag; an artifact error says which of OpenTofu's rules it breaks.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum OciMirrorFault {
     #[error(transparent)]
     Template(#[from] TemplateError),
     /// The OCI credentials could not be had (a credentials file the CLI configuration
@@ -85,9 +115,9 @@ pub(crate) enum OciMirrorError {
     },
 }
 
-impl From<OciError> for OciMirrorError {
-    fn from(error: OciError) -> OciMirrorError {
-        OciMirrorError::Registry(Arc::new(error))
+impl From<OciError> for OciMirrorFault {
+    fn from(error: OciError) -> OciMirrorFault {
+        OciMirrorFault::Registry(Arc::new(error))
     }
 }
 
@@ -120,6 +150,8 @@ pub(crate) fn zh_of(digest: Digest) -> Hash {
 }
 
 type Cell<T> = Arc<OnceCell<Result<T, OciMirrorError>>>;
+/// Indexes by (provider, version), layers by (provider, version, platform), each once.
+type Cells<K, T> = Mutex<HashMap<K, Cell<T>>>;
 
 /// One `oci_mirror` (or `--oci-mirror`): a template over one client. Cheap to share
 /// behind an `Arc`; what it resolves is kept for the run.
@@ -129,8 +161,8 @@ pub(crate) struct OciMirror {
     cache: Cache,
     limits: ZipLimits,
     jobs: Arc<Semaphore>,
-    indexes: Mutex<HashMap<(ProviderAddr, Version), Cell<Option<Arc<VersionIndex>>>>>,
-    layers: Mutex<HashMap<(ProviderAddr, Version, Platform), Cell<Option<Layer>>>>,
+    indexes: Cells<(ProviderAddr, Version), Option<Arc<VersionIndex>>>,
+    layers: Cells<(ProviderAddr, Version, Platform), Option<Layer>>,
 }
 
 impl fmt::Debug for OciMirror {
@@ -219,7 +251,7 @@ impl OciMirror {
     ) -> Result<Option<Arc<VersionIndex>>, OciMirrorError> {
         let repository = self.template.repository(provider)?;
         let tag_text = artifact::version_tag(&version.to_string());
-        let broken = |rule| OciMirrorError::Artifact {
+        let broken = |rule| OciMirrorFault::Artifact {
             repository: repository.clone(),
             tag: tag_text.clone(),
             rule,
@@ -271,7 +303,7 @@ impl OciMirror {
         let Some(found) = self.index(provider, version).await? else {
             return Ok(None);
         };
-        let broken = |rule| OciMirrorError::Artifact {
+        let broken = |rule| OciMirrorFault::Artifact {
             repository: found.repository.clone(),
             tag: found.tag.to_string(),
             rule,
@@ -327,11 +359,12 @@ impl OciMirror {
             match self.layer(provider, version, platform).await? {
                 Some(layer) => layers.push(layer),
                 None => {
-                    return Err(OciMirrorError::Missing {
+                    return Err(OciMirrorFault::Missing {
                         repository: self.template.repository(provider)?,
                         tag: artifact::version_tag(&version.to_string()),
                         platform: platform.clone(),
-                    })
+                    }
+                    .into())
                 }
             }
         }
@@ -379,12 +412,13 @@ impl OciMirror {
         let zh = layer.zh();
         let locks_zh = recorded.iter().any(|h| h.scheme() == "zh");
         if locks_zh && !recorded.contains(&zh) {
-            return Err(OciMirrorError::NotRecorded {
+            return Err(OciMirrorFault::NotRecorded {
                 repository: layer.repository.clone(),
                 tag: layer.tag.clone(),
                 platform: package.platform.clone(),
                 zh,
-            });
+            }
+            .into());
         }
         self.download(&layer, Some(into)).await.map(Some)
     }
@@ -400,7 +434,7 @@ impl OciMirror {
             .jobs
             .acquire()
             .await
-            .map_err(|_| OciMirrorError::Cancelled {
+            .map_err(|_| OciMirrorFault::Cancelled {
                 repository: layer.repository.clone(),
             })?;
         let descriptor = &layer.layer;

@@ -19,8 +19,8 @@
 //!    converge on the union.
 //!
 //! A tag whose entry for one of our platforms holds another zip, or that holds
-//! something else than a provider index, is refused ([`PushError::Conflict`],
-//! [`PushError::Foreign`]) and never written: content behind a published tag does not
+//! something else than a provider index, is refused ([`PushFault::Conflict`],
+//! [`PushFault::Foreign`]) and never written: content behind a published tag does not
 //! change.
 
 use std::collections::BTreeMap;
@@ -42,13 +42,48 @@ use super::template::{RepositoryTemplate, TemplateError};
 /// writing the tag.
 const MERGE_ATTEMPTS: usize = 4;
 
-/// Why a version could not be pushed. Each names the repository and tag.
+/// Why a version could not be pushed ([`PushFault`], boxed).
 #[derive(Debug, Clone, thiserror::Error)]
-pub(crate) enum PushError {
+#[error(transparent)]
+pub(crate) struct PushError(Box<PushFault>);
+
+impl PushError {
+    pub(crate) fn fault(&self) -> &PushFault {
+        &self.0
+    }
+}
+
+impl From<PushFault> for PushError {
+    fn from(fault: PushFault) -> PushError {
+        PushError(Box::new(fault))
+    }
+}
+
+impl From<OciError> for PushError {
+    fn from(error: OciError) -> PushError {
+        PushFault::Registry(Arc::new(error)).into()
+    }
+}
+
+impl From<TemplateError> for PushError {
+    fn from(error: TemplateError) -> PushError {
+        PushFault::Template(error).into()
+    }
+}
+
+impl From<CredentialsError> for PushError {
+    fn from(error: CredentialsError) -> PushError {
+        PushFault::Credentials(error).into()
+    }
+}
+
+/// What a [`PushError`] holds. Each names the repository and tag.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum PushFault {
     #[error(transparent)]
-    Template(#[from] TemplateError),
+    Template(TemplateError),
     #[error("{0}")]
-    Credentials(#[from] CredentialsError),
+    Credentials(CredentialsError),
     #[error("{0}")]
     Registry(Arc<OciError>),
     /// The tag holds something OpenTofu could not read as a provider version.
@@ -76,12 +111,6 @@ pub(crate) enum PushError {
         tag: String,
         attempts: usize,
     },
-}
-
-impl From<OciError> for PushError {
-    fn from(error: OciError) -> PushError {
-        PushError::Registry(Arc::new(error))
-    }
 }
 
 /// What a tag holds.
@@ -176,10 +205,13 @@ impl OciTarget {
         platforms: &[Platform],
     ) -> Result<Held, PushError> {
         let client = self.client()?;
-        let foreign = |rule| PushError::Foreign {
-            repository: repository.clone(),
-            tag: tag.to_string(),
-            rule,
+        let foreign = |rule| -> PushError {
+            PushFault::Foreign {
+                repository: repository.clone(),
+                tag: tag.to_string(),
+                rule,
+            }
+            .into()
         };
         let resolved = match client
             .resolve(repository, &Reference::Tag(tag.clone()))
@@ -305,11 +337,12 @@ impl OciTarget {
                 return Ok((change, written));
             }
         }
-        Err(PushError::Raced {
+        Err(PushFault::Raced {
             repository: repository.clone(),
             tag: tag.to_string(),
             attempts: MERGE_ATTEMPTS,
-        })
+        }
+        .into())
     }
 
     /// Uploads `blob` unless the repository has it.
@@ -341,13 +374,14 @@ fn check_ours(
     for our in ours {
         match held.zips.get(&our.platform) {
             Some(digest) if *digest != our.zip => {
-                return Err(PushError::Conflict {
+                return Err(PushFault::Conflict {
                     repository: repository.clone(),
                     tag: tag.to_string(),
                     platform: our.platform.clone(),
                     held: *digest,
                     ours: our.zip,
-                })
+                }
+                .into())
             }
             _ => {}
         }
