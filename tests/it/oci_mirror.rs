@@ -304,6 +304,24 @@ fn push_then_lock_from_the_oci_mirror_alone_as_terraform_locks_from_the_registry
     );
     assert_eq!(random.len(), 3);
 
+    // `verify` against the OCI mirror: every hash of the lock file is the digest or
+    // the h1: of a blob the mirror serves.
+    let verify = tfsum(
+        &repo,
+        &[
+            "verify",
+            "--oci-mirror",
+            &format!("{host}/mirror/providers/{{namespace}}/{{type}}"),
+            "root",
+        ],
+    );
+    assert_eq!(verify.status.code(), Some(1), "{}", text(&verify));
+    let stdout = String::from_utf8_lossy(&verify.stdout);
+    assert!(
+        !stdout.contains("h1:"),
+        "only the registry's signed zh: lines of other files are unvouched: {stdout}"
+    );
+
     // A fresh checkout locked from the OCI mirror alone.
     let fresh = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
     std::fs::write(fresh.cli_config(), cli_config(&fake, &oci.host(), "")).unwrap();
@@ -396,6 +414,10 @@ fn push_then_lock_from_the_oci_mirror_alone_as_terraform_locks_from_the_registry
         "the provider registry was asked"
     );
     assert_eq!(entries(&fresh.lock("root").unwrap()), from_oci);
+
+    // `verify` against the mirror vouches for every hash of a lock written from it.
+    let verify = tfsum(&fresh, &["verify", "--oci-mirror", &template, "root"]);
+    assert!(verify.status.success(), "{}", text(&verify));
 
     // And `tfsum mirror DIR` fills a provider directory from the OCI mirror.
     let dir = tempfile::tempdir().unwrap();
@@ -855,4 +877,45 @@ fn oci_modules_lock_as_the_same_module_through_git() {
         &env,
     );
     assert!(out.status.success(), "{}", text(&out));
+}
+
+/// Many CI jobs at once: runs pushing different platforms of the same versions at the
+/// same moment all succeed, and the tags end up with every platform.
+#[test]
+fn concurrent_pushes_converge_on_every_platform() {
+    let Some(oci) = oci_registry() else {
+        return;
+    };
+    let fake = registry();
+    let repo = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
+    std::fs::write(repo.cli_config(), cli_config(&fake, &oci.host(), "")).unwrap();
+    let locked = repo.lock_all(PLATFORMS, &[], &[]);
+    assert!(locked.status.success(), "{}", text(&locked));
+    let target = format!("oci://{}/ci", oci.host());
+    let outputs: Vec<std::process::Output> = std::thread::scope(|scope| {
+        let jobs: Vec<_> = ["linux_amd64", "darwin_arm64", "linux_amd64,darwin_arm64"]
+            .into_iter()
+            .map(|platforms| {
+                let (repo, target) = (&repo, &target);
+                scope.spawn(move || {
+                    tfsum(
+                        repo,
+                        &["mirror", "-r", "--platform", platforms, target, "."],
+                    )
+                })
+            })
+            .collect();
+        jobs.into_iter().map(|j| j.join().unwrap()).collect()
+    });
+    for out in &outputs {
+        assert!(out.status.success(), "{}", text(out));
+    }
+    for (ty, version) in [("null", "3.2.1"), ("random", "3.6.0")] {
+        let zips = read_as_opentofu(&oci.base_url(), &format!("ci/hashicorp/{ty}"), version);
+        assert_eq!(
+            zips.keys().collect::<Vec<_>>(),
+            ["darwin_arm64", "linux_amd64"],
+            "{ty}"
+        );
+    }
 }

@@ -878,4 +878,102 @@ flavor = \"opentofu\"\n",
             assert!(err.contains(want), "{err}");
         }
     }
+
+    /// `tfsum mirror`'s target: a directory in a Terraform layout, or with `--layout
+    /// oci` (implied by `oci://`) a registry and its repository template; and
+    /// `--oci-mirror`'s template, checked as a level 1 URI template.
+    #[test]
+    fn mirror_targets_and_oci_mirror_templates() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let env = Environment::from_vars([("HOME", tmp.path().to_str().unwrap())]);
+        let mirror_args = |flags: &[&str]| match parse("mirror", flags) {
+            crate::commands::cli::Command::Mirror(args) => args,
+            other => panic!("not mirror: {other:?}"),
+        };
+        let target = |flags: &[&str]| {
+            mirror(&mirror_args(flags), &env, tmp.path())
+                .map(|s| match s.target {
+                    MirrorTarget::Dir { dir, layout } => format!("{layout:?} {}", dir.display()),
+                    MirrorTarget::Oci(template) => format!("oci {template}"),
+                })
+                .map_err(|e| e.to_string())
+        };
+        let dir = tmp.path().join("d");
+        let cases: Vec<(Vec<&str>, Result<String, &str>)> = vec![
+            (vec!["d"], Ok(format!("Unpacked {}", dir.display()))),
+            (
+                vec!["--layout", "packed", "d"],
+                Ok(format!("Packed {}", dir.display())),
+            ),
+            (
+                vec!["oci://registry.example:5000/p/"],
+                Ok("oci registry.example:5000/p/{namespace}/{type}".into()),
+            ),
+            (
+                vec![
+                    "--layout",
+                    "oci",
+                    "oci://r.example/p/{hostname}/{namespace}/{type}",
+                ],
+                Ok("oci r.example/p/{hostname}/{namespace}/{type}".into()),
+            ),
+            (
+                vec!["--layout", "oci", "d"],
+                Err("name it as oci://HOST/PREFIX"),
+            ),
+            (
+                vec!["--layout", "packed", "oci://r.example/p"],
+                Err("takes --layout oci"),
+            ),
+            (
+                vec!["oci://r.example/{kind}"],
+                Err("only {hostname}, {namespace} and {type}"),
+            ),
+            (
+                vec!["oci://r.example"],
+                Ok("oci r.example/{namespace}/{type}".into()),
+            ),
+            (
+                vec!["oci://r.example/Upper"],
+                Err("does not give a repository address"),
+            ),
+        ];
+        for (flags, want) in cases {
+            let got = target(&flags);
+            match (&want, &got) {
+                (Ok(want), Ok(got)) => assert_eq!(got, want, "{flags:?}"),
+                (Err(rule), Err(e)) => assert!(e.contains(rule), "{flags:?}: {e}"),
+                _ => panic!("{flags:?}: {got:?}"),
+            }
+        }
+        let locked = lock(
+            &lock_args(&["--oci-mirror", "r.example/p/{namespace}/{type}"]),
+            &env,
+            tmp.path(),
+        )
+        .unwrap();
+        assert!(matches!(
+            locked.sources.packages,
+            PackageSource::OciMirror(_)
+        ));
+        let err = lock(
+            &lock_args(&["--oci-mirror", "r.example/{+type}"]),
+            &env,
+            tmp.path(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("--oci-mirror") && err.contains("no operators"),
+            "{err}"
+        );
+        let env = Environment::from_vars([
+            ("HOME", tmp.path().to_str().unwrap()),
+            ("TFSUM_TEST_OCI_PLAIN_HTTP", "yes"),
+        ]);
+        let err = lock(&lock_args(&[]), &env, tmp.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("TFSUM_TEST_OCI_PLAIN_HTTP"), "{err}");
+    }
 }
