@@ -803,16 +803,35 @@ fn oci_modules_lock_as_the_same_module_through_git() {
     let versioned = format!(
         "module \"net\" {{\n  source  = \"oci://{registry_host}/modules/net\"\n  version = \"1.0.0\"\n}}\n"
     );
+    // A module registry whose download location is the OCI package.
+    let modules = crate::support::fake_modules::FakeModuleRegistry::builder()
+        .module("acme", "net", "aws")
+        .version("1.0.0")
+        .file("main.tf", "# replaced by the OCI location\n")
+        .location(crate::support::fake_modules::Location::Given(format!(
+            "oci://{registry_host}/modules/net?digest={manifest}"
+        )))
+        .start();
+    let via_registry = format!(
+        "module \"net\" {{\n  source  = \"{}\"\n  version = \"1.0.0\"\n}}\nmodule \"sub\" {{\n  source = \"git::{url}//sub?ref=v1.0.0\"\n}}\n",
+        modules.source("acme", "net", "aws")
+    );
     let checkout = Repo::new(
         &fake,
         &[
             ("oci/main.tofu", oci_root.as_str()),
             ("git/main.tofu", git_root.as_str()),
             ("versioned/main.tofu", versioned.as_str()),
+            ("registry/main.tofu", via_registry.as_str()),
             ("terraform/main.tf", oci_root.as_str()),
         ],
     );
-    std::fs::write(checkout.cli_config(), cli_config(&fake, &registry_host, "")).unwrap();
+    let modules_host = modules.cli_config();
+    std::fs::write(
+        checkout.cli_config(),
+        cli_config(&fake, &registry_host, &modules_host),
+    )
+    .unwrap();
     let git_env: Vec<(String, String)> = crate::support::git_http::hermetic_git_env();
     let mut env: Vec<(&str, &str)> = git_env
         .iter()
@@ -829,12 +848,13 @@ fn oci_modules_lock_as_the_same_module_through_git() {
             &env,
         )
     };
-    for root in ["oci", "git"] {
+    for root in ["oci", "git", "registry"] {
         let out = lock(root);
         assert!(out.status.success(), "{root}: {}", text(&out));
     }
     let (from_oci, from_git) = (checkout.lock("oci").unwrap(), checkout.lock("git").unwrap());
     assert_eq!(from_oci, from_git);
+    assert_eq!(checkout.lock("registry").unwrap(), from_git);
     assert!(from_oci.contains("hashicorp/random") && from_oci.contains("hashicorp/null"));
     assert!(from_oci.starts_with("# This file is maintained automatically by \"tofu init\"."));
 
