@@ -178,7 +178,7 @@ impl Pipeline<'_> {
         let (roots, mut warnings) = self.load(discovery, keep).await;
         let (locked, problems) = locked_roots(roots);
         let sources = &self.services.sources;
-        let staging = std::env::temp_dir();
+        let staging = publish_staging(self.services);
         let pushed = publish::publish(target, sources, &locked, self.platforms, &staging).await;
         warnings.extend(refused_entries(self.services));
         (pushed, problems, warnings)
@@ -219,6 +219,20 @@ impl Pipeline<'_> {
         warnings.extend(found);
         roots.retain(keep);
         (roots, warnings)
+    }
+}
+
+/// Where `mirror --layout oci` stages the zips it fetches: a private directory in the
+/// cache (what a killed run left there removed first), else the system's temporary
+/// directory.
+fn publish_staging(services: &Services) -> PathBuf {
+    let relative = std::path::Path::new(crate::disk::cache::LAYOUT).join("publish");
+    match services.cache.private_dirs(&relative) {
+        Ok(Some(dir)) => {
+            crate::disk::leftovers::sweep_once(&dir);
+            dir
+        }
+        _ => std::env::temp_dir(),
     }
 }
 

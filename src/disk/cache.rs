@@ -9,6 +9,7 @@
 //! <root>/v2/packages/<host>/<namespace>/<type>/<version>/<os>_<arch>.json
 //! <root>/v2/versions/<host>/<namespace>/<type>.json      (version lists, with a TTL)
 //! <root>/v2/zips/<ab>/<sha256 of a zip>.json             (the h1: a zip unpacks to: OCI blobs)
+//! <root>/v2/publish/                                     (zips `mirror --layout oci` stages)
 //! <root>/v2/runs/<key>.json                              (the last run, `--retry-failed`)
 //! <root>/v2/modules/…                                    (remote modules, `crate::sources::modules::cache`)
 //! ```

@@ -14,14 +14,18 @@
 //!   names, fetched once from a module registry, git or an archive, checked and cached.
 //! - [`fs`]: [`FsMirror`], a scanned directory in the packed or unpacked layout (spec §7).
 //! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol (spec §6).
+//! - [`oci`]: [`OciMirror`], OpenTofu's OCI registry mirror (`oci_mirror`,
+//!   `--oci-mirror`), and pushing provider versions into one (`mirror --layout oci`).
 //! - this file: [`Source`] and [`Sources`], the routing between them that `--fs-mirror`,
 //!   `--net-mirror` or a CLI-config `provider_installation` block sets up (spec §8, §9).
 //! - [`error`]: what they say when they cannot answer, as values.
 //!
-//! What a mirror contributes to a lock file is only the `h1:` computed locally from
-//! the package it serves: nothing signs a mirror's packages, so Terraform records no
-//! `zh:` for them, and a network mirror's own `hashes` only verify the download
-//! (spec §5.5).
+//! What a filesystem or network mirror contributes to a lock file is only the `h1:`
+//! computed locally from the package it serves: nothing signs a mirror's packages, so
+//! Terraform records no `zh:` for them, and a network mirror's own `hashes` only verify
+//! the download (spec §5.5). An OCI mirror's blobs are content-addressed: OpenTofu
+//! records each platform's `h1:` and the `zh:` that is the blob's digest, verified as it
+//! downloads (`oci_registry_mirror_source.go:336-346`).
 
 pub(crate) mod error;
 pub(crate) mod fs;
