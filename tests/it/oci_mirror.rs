@@ -939,3 +939,28 @@ fn concurrent_pushes_converge_on_every_platform() {
         );
     }
 }
+
+/// Registries are reached over https only: a plain-HTTP registry fails the push, naming
+/// it, unless a test opts in for loopback (`TFSUM_TEST_OCI_PLAIN_HTTP=1`).
+#[test]
+fn https_only_unless_a_test_opts_in() {
+    let Some(plain) = Registry::start(RegistryOptions::default()) else {
+        return;
+    };
+    let fake = registry();
+    let repo = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
+    let locked = repo.lock_all(&["linux_amd64"], &[], &[]);
+    assert!(locked.status.success(), "{}", text(&locked));
+    let target = format!("oci://{}/plain", plain.host());
+    let args = ["mirror", "-r", "--platform", "linux_amd64", &target, "."];
+    let refused = tfsum(&repo, &args);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let stdout = String::from_utf8_lossy(&refused.stdout);
+    assert!(
+        stdout.contains(&format!("https://{}/v2/plain/hashicorp/", plain.host())),
+        "{stdout}"
+    );
+    let env = [FAST_RETRIES, &[("TFSUM_TEST_OCI_PLAIN_HTTP", "1")]].concat();
+    let allowed = run(repo.path(), &repo.cli_config(), &repo.cache(), &args, &env);
+    assert!(allowed.status.success(), "{}", text(&allowed));
+}
