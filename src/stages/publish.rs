@@ -87,8 +87,9 @@ pub(crate) enum PushFailure {
     },
     #[error("cannot stage the package: {0}")]
     Stage(String),
-    /// Another platform of the version conflicts, so nothing of it is written.
-    #[error("not pushed: the tag conflicts (see the version's error)")]
+    /// The version's tag was not written (a conflict, a failed write), so the platform
+    /// is not in it.
+    #[error("not in the registry: the version's tag was not written (see its error)")]
     Withheld,
 }
 
@@ -100,6 +101,15 @@ fn files(paths: &[PathBuf]) -> String {
 impl VersionPush {
     pub(crate) fn is_failure(&self) -> bool {
         self.tag.is_err() || self.platforms.iter().any(|p| p.outcome.is_err())
+    }
+
+    /// The platforms pushed are not in the tag after all: the tag was not written.
+    fn withhold_pushed(&mut self) {
+        for p in &mut self.platforms {
+            if matches!(p.outcome, Ok(PlatformOutcome::Pushed)) {
+                p.outcome = Err(PushFailure::Withheld);
+            }
+        }
     }
 }
 
@@ -207,29 +217,9 @@ impl Job<'_> {
                 return push;
             }
         };
-        let signed = self
-            .sources
-            .signed_checksums(&push.provider, &push.version)
+        let needs = self
+            .needs(&push.provider, &push.version, platforms, &held)
             .await;
-        let needs: Vec<Need> = platforms
-            .iter()
-            .map(|platform| {
-                let expected = signed
-                    .as_ref()
-                    .and_then(|s| s.file(&filename(&push.provider, &push.version, platform)))
-                    .and_then(|hex| Digest::parse(&format!("sha256:{hex}")).ok());
-                let present = match &held {
-                    Held::Index(index) => index.zips.get(platform).copied(),
-                    Held::Absent => None,
-                };
-                match (present, expected) {
-                    (Some(held), Some(ours)) if held == ours => Need::Present,
-                    (Some(held), Some(ours)) => Need::Conflict { held, ours },
-                    (Some(held), None) if self.recorded_zh(held) => Need::Present,
-                    (held, _) => Need::Fetch { held },
-                }
-            })
-            .collect();
         let conflict = |platform: &Platform, held: Digest, ours: Digest| -> PushError {
             PushFault::Conflict {
                 repository: repository.clone(),
@@ -308,11 +298,7 @@ impl Job<'_> {
             });
         }
         if push.tag.is_err() {
-            for p in &mut push.platforms {
-                if matches!(p.outcome, Ok(PlatformOutcome::Pushed)) {
-                    p.outcome = Err(PushFailure::Withheld);
-                }
-            }
+            push.withhold_pushed();
             return push;
         }
         if ours.is_empty() {
@@ -324,15 +310,43 @@ impl Job<'_> {
                 push.tag = Ok(change);
             }
             Err(e) => {
-                for p in &mut push.platforms {
-                    if matches!(p.outcome, Ok(PlatformOutcome::Pushed)) {
-                        p.outcome = Err(PushFailure::Withheld);
-                    }
-                }
+                push.withhold_pushed();
                 push.tag = Err(PushFailure::Push(e));
             }
         }
         push
+    }
+
+    /// What each platform needs, given what the tag holds: a zip there is the origin's
+    /// when it is the file's line of the signed SHA256SUMS (compared without a
+    /// download) or, without one, a `zh:` the lock files record.
+    async fn needs(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+        platforms: &[Platform],
+        held: &Held,
+    ) -> Vec<Need> {
+        let signed = self.sources.signed_checksums(provider, version).await;
+        platforms
+            .iter()
+            .map(|platform| {
+                let expected = signed
+                    .as_ref()
+                    .and_then(|s| s.file(&filename(provider, version, platform)))
+                    .and_then(|hex| Digest::parse(&format!("sha256:{hex}")).ok());
+                let present = match held {
+                    Held::Index(index) => index.zips.get(platform).copied(),
+                    Held::Absent => None,
+                };
+                match (present, expected) {
+                    (Some(held), Some(ours)) if held == ours => Need::Present,
+                    (Some(held), Some(ours)) => Need::Conflict { held, ours },
+                    (Some(held), None) if self.recorded_zh(held) => Need::Present,
+                    (held, _) => Need::Fetch { held },
+                }
+            })
+            .collect()
     }
 
     /// Whether a lock file records `digest` as a `zh:`.

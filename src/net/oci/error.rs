@@ -368,6 +368,24 @@ impl OciError {
         matches!(self, OciError::NotFound { .. })
     }
 
+    /// A manifest refused because what it names is not (whole) in the registry yet:
+    /// `MANIFEST_BLOB_UNKNOWN`, `BLOB_UNKNOWN` or `DIGEST_INVALID`. Distribution's
+    /// filesystem storage lets a reader see a blob that another client is writing at
+    /// the same moment; a manifest naming it is refused so until that write ends, and
+    /// accepted after. A writer racing others may try again.
+    pub(crate) fn names_unfinished_content(&self) -> bool {
+        match self {
+            OciError::Status { codes, .. } => [
+                ErrorCode::ManifestBlobUnknown,
+                ErrorCode::BlobUnknown,
+                ErrorCode::DigestInvalid,
+            ]
+            .iter()
+            .any(|code| codes.contains(code)),
+            _ => false,
+        }
+    }
+
     /// The registry refused who we are (or are not): a configuration problem, not a
     /// missing package.
     #[cfg(test)]

@@ -13,10 +13,13 @@
 //! 3. the index, by the tag, and only when the tag is absent or holds a provider index
 //!    whose entries for our platforms are ours (same zips): the index written keeps the
 //!    other platforms' entries as they were, so a run for more platforms extends a tag
-//!    and never takes a platform away. The tag is read again after the write; if
-//!    another run wrote it in between (the distribution API has no compare-and-swap),
-//!    the two are merged and written again, so concurrent runs for different platforms
-//!    converge on the union.
+//!    and never takes a platform away. The distribution API has no compare-and-swap, so
+//!    another run may write the tag from what it read before our write: a moment after
+//!    writing, the tag is read again and, while ours are not all in it, merged and
+//!    written again; concurrent runs for different platforms converge on the union. At
+//!    worst (runs that keep overwriting each other past the attempts) a platform is
+//!    missing from the index until the next run adds it; no entry ever names other
+//!    bytes.
 //!
 //! A tag whose entry for one of our platforms holds another zip, or that holds
 //! something else than a provider index, is refused ([`PushFault::Conflict`],
@@ -38,9 +41,17 @@ use crate::vocab::version::Version;
 use super::artifact::{self, Broken, Built, ZipLayer};
 use super::template::{RepositoryTemplate, TemplateError};
 
-/// How many times the index is merged and written again when other runs keep
-/// writing the tag.
-const MERGE_ATTEMPTS: usize = 4;
+/// How many times the index is merged and written when other runs keep writing the
+/// tag.
+const MERGE_ATTEMPTS: usize = 6;
+
+/// How long after writing a tag it is read again, for the writes of runs that read it
+/// before ours.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How many times a manifest is put while the registry says what it names is still
+/// being written (50 ms, doubling: about 1.5 s in all).
+const RACING_PUTS: usize = 6;
 
 /// Why a version could not be pushed ([`PushFault`], boxed).
 #[derive(Debug, Clone, thiserror::Error)]
@@ -272,9 +283,7 @@ impl OciTarget {
         };
         let Built { bytes, descriptor } = artifact::platform_manifest(&zip.platform, &layer);
         let reference = Reference::Digest(descriptor.digest);
-        client
-            .put_manifest(repository, &reference, OCI_MANIFEST, &bytes)
-            .await?;
+        put_racing(&client, repository, &reference, OCI_MANIFEST, &bytes).await?;
         pushed.manifests_written += 1;
         let ours = Ours {
             platform: zip.platform.clone(),
@@ -295,11 +304,12 @@ impl OciTarget {
     ) -> Result<(TagChange, usize), PushError> {
         let client = self.client()?;
         let platforms: Vec<Platform> = ours.iter().map(|o| o.platform.clone()).collect();
-        let mut written = 0;
-        for _ in 0..MERGE_ATTEMPTS {
+        let mut change = None;
+        for attempt in 0..=MERGE_ATTEMPTS {
             let held = self.held(repository, tag, &platforms).await?;
-            let (entries, change) = match &held {
-                Held::Absent if ours.is_empty() => return Ok((TagChange::Unchanged, written)),
+            let (entries, now) = match &held {
+                // `attempt` indexes have been written so far.
+                Held::Absent if ours.is_empty() => return Ok((TagChange::Unchanged, attempt)),
                 Held::Absent => (
                     ours.iter().map(|o| o.entry.clone()).collect(),
                     TagChange::Created,
@@ -312,30 +322,24 @@ impl OciTarget {
                         .map(|o| o.entry.clone())
                         .collect();
                     if missing.is_empty() {
-                        return Ok((TagChange::Unchanged, written));
+                        return Ok((change.unwrap_or(TagChange::Unchanged), attempt));
                     }
                     let mut entries = held.entries.clone();
                     entries.extend(missing);
                     (entries, TagChange::Extended)
                 }
             };
-            let index = artifact::index(entries);
-            client
-                .put_manifest(
-                    repository,
-                    &Reference::Tag(tag.clone()),
-                    &index.descriptor.media_type,
-                    &index.bytes,
-                )
-                .await?;
-            written += 1;
-            // Read back: another run may have written the tag in between.
-            let now = client
-                .resolve(repository, &Reference::Tag(tag.clone()))
-                .await?;
-            if now.digest == index.descriptor.digest {
-                return Ok((change, written));
+            if attempt == MERGE_ATTEMPTS {
+                break;
             }
+            let index = artifact::index(entries);
+            let reference = Reference::Tag(tag.clone());
+            let media_type = &index.descriptor.media_type;
+            put_racing(&client, repository, &reference, media_type, &index.bytes).await?;
+            change.get_or_insert(now);
+            // Another run may write the tag from what it read before our write: after a
+            // pause, read it again, and merge again if ours are not all in it.
+            tokio::time::sleep(SETTLE).await;
         }
         Err(PushFault::Raced {
             repository: repository.clone(),
@@ -362,6 +366,34 @@ impl OciTarget {
         pushed.bytes_uploaded += blob.len() as u64;
         Ok(())
     }
+}
+
+/// Puts a manifest; when the registry refuses it because what it names is still being
+/// written by another run ([`OciError::names_unfinished_content`]), waits and tries again,
+/// a few times.
+async fn put_racing(
+    client: &OciClient,
+    repository: &RepositoryAddr,
+    reference: &Reference,
+    media_type: &str,
+    bytes: &Bytes,
+) -> Result<Digest, OciError> {
+    let mut wait = std::time::Duration::from_millis(50);
+    for _ in 1..RACING_PUTS {
+        match client
+            .put_manifest(repository, reference, media_type, bytes)
+            .await
+        {
+            Err(e) if e.names_unfinished_content() => {
+                tokio::time::sleep(wait).await;
+                wait *= 2;
+            }
+            other => return other,
+        }
+    }
+    client
+        .put_manifest(repository, reference, media_type, bytes)
+        .await
 }
 
 /// The tag's entries for our platforms, where it has them, must hold our zips.
