@@ -458,3 +458,98 @@ fn filename(provider: &ProviderAddr, version: &Version, platform: &Platform) -> 
         provider.r#type
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::net::oci::OciAccess;
+    use crate::sources::oci::publish::HeldIndex;
+    use crate::sources::oci::RepositoryTemplate;
+    use crate::sources::testing::{hashicorp, TableRegistry};
+
+    fn describe(need: &Need) -> String {
+        match need {
+            Need::Present => "present".into(),
+            Need::Conflict { .. } => "conflict".into(),
+            Need::Fetch { held: None } => "fetch".into(),
+            Need::Fetch { held: Some(_) } => "fetch and compare".into(),
+        }
+    }
+
+    /// What each platform needs, by what the tag holds for it and what vouches for the
+    /// origin's zip: the signed SHA256SUMS (compared without a download), else the lock
+    /// files' `zh:`, else only the zip itself.
+    #[tokio::test]
+    async fn what_each_platform_needs() {
+        let (null, version) = (hashicorp("null"), Version::parse("3.2.1").unwrap());
+        let platform = |p: &str| p.parse::<Platform>().unwrap();
+        let (linux, darwin, windows) = (
+            platform("linux_amd64"),
+            platform("darwin_arm64"),
+            platform("windows_amd64"),
+        );
+        let zip = |p: &Platform| format!("zip for {p}").into_bytes();
+        let mut registry = TableRegistry::default();
+        for p in [&linux, &darwin] {
+            let key = (null.clone(), version.clone(), p.clone());
+            registry.zips.insert(key, zip(p));
+        }
+        let with_sums = Sources::registry(Arc::new(registry));
+        let access = OciAccess::new(
+            crate::net::http::Http::new(crate::net::http::test_support::test_config()),
+            &[],
+            None,
+            crate::net::oci::OciEnv::default(),
+            crate::net::oci::OciOptions::default(),
+        )
+        .unwrap();
+        let template = RepositoryTemplate::uri("r.example/{namespace}/{type}").unwrap();
+        let target = OciTarget::new(template, access);
+        let recorded = Digest::of(b"recorded elsewhere");
+        let records: Records = vec![(
+            PathBuf::from("a/.terraform.lock.hcl"),
+            BTreeSet::from([zh_of(recorded)]),
+        )];
+        let uploading = Semaphore::new(1);
+        let staging = tempfile::tempdir().unwrap();
+        let job = Job {
+            target: &target,
+            sources: &with_sums,
+            records: &records,
+            staging: staging.path(),
+            uploading: &uploading,
+        };
+        let held = |zips: &[(&Platform, Digest)]| {
+            Held::Index(HeldIndex {
+                entries: Vec::new(),
+                zips: zips
+                    .iter()
+                    .map(|(p, d)| ((*p).clone(), *d))
+                    .collect::<BTreeMap<_, _>>(),
+            })
+        };
+        let platforms = [linux.clone(), darwin.clone(), windows.clone()];
+        let cases = [
+            (Held::Absent, ["fetch", "fetch", "fetch"]),
+            (
+                held(&[
+                    (&linux, Digest::of(&zip(&linux))),
+                    (&darwin, Digest::of(b"other")),
+                ]),
+                ["present", "conflict", "fetch"],
+            ),
+            (held(&[(&windows, recorded)]), ["fetch", "fetch", "present"]),
+            (
+                held(&[(&windows, Digest::of(b"unknown"))]),
+                ["fetch", "fetch", "fetch and compare"],
+            ),
+        ];
+        for (held, want) in cases {
+            let needs = job.needs(&null, &version, &platforms, &held).await;
+            let got: Vec<String> = needs.iter().map(describe).collect();
+            assert_eq!(got, want, "{held:?}");
+        }
+    }
+}
