@@ -289,6 +289,11 @@ impl Digest {
     pub(crate) fn hex(&self) -> String {
         hex::encode(self.0)
     }
+
+    /// The SHA-256 itself.
+    pub(crate) fn sha256(&self) -> &[u8; 32] {
+        &self.0
+    }
 }
 
 impl fmt::Display for Digest {

@@ -146,7 +146,7 @@ impl Layer {
 
 /// A digest as the `zh:` it is (`hashFromOCIDigest`, `package_location_oci_blob_archive.go:273-285`).
 pub(crate) fn zh_of(digest: Digest) -> Hash {
-    Hash::parse(&format!("zh:{}", digest.hex())).unwrap_or_else(|_| Hash::zh_from_digest(&[0; 32]))
+    Hash::zh_from_digest(digest.sha256())
 }
 
 type Cell<T> = Arc<OnceCell<Result<T, OciMirrorError>>>;
