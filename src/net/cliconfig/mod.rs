@@ -1,12 +1,13 @@
 //! The Terraform/OpenTofu CLI configuration (spec §8, §10): which files are read, the
-//! `host` blocks that replace service discovery, where registry tokens come from, and the
-//! `provider_installation` block.
+//! `host` blocks that replace service discovery, where registry tokens come from, the
+//! `provider_installation` block, and OpenTofu's OCI credentials blocks.
 //!
 //! - [`locations`](self) decides which files are read, for Terraform and for OpenTofu;
 //! - `hcl1` reads the HCL v1 files (`.terraformrc`, `*.tfrc`) into a JSON-shaped tree;
 //!   JSON files (`*.tfrc.json`) are read with [`crate::vocab::json`], which keeps method order;
 //! - `credentials` holds [`Token`] and the `TF_TOKEN_*` / `credentials` precedence;
-//! - [`installation`] validates `provider_installation` blocks;
+//! - [`installation`] validates `provider_installation` blocks (`oci_mirror` included);
+//! - [`oci`] reads `oci_credentials` and `oci_default_credentials` blocks;
 //! - this file merges the files ([`load`]) and pulls out `host` and `credentials`.
 //!
 //! `plugin_cache_dir`, `credentials_helper` and anything else are accepted and ignored.

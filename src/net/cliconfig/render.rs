@@ -1,6 +1,7 @@
 //! Writing a CLI configuration back out: the user's configuration as tfsum read it
-//! (`host` and `credentials` blocks, the `provider_installation` methods), with a
-//! `filesystem_mirror` in front that installs the providers `tfsum mirror` placed.
+//! (`host`, `credentials` and OpenTofu's OCI credentials blocks, the
+//! `provider_installation` methods), with a `filesystem_mirror` in front that installs
+//! the providers `tfsum mirror` placed, or an `oci_mirror` for those it pushed.
 //! Terraform and OpenTofu read it through `TF_CLI_CONFIG_FILE` (spec §8).
 
 use std::fmt::Write as _;
