@@ -415,7 +415,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__lock)
-            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,6 +489,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -529,7 +533,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__mirror)
-            opts="-r -i -j -q -v -h -V --recursive --platform --ignore-path --layout --cli-config --format --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --platform --ignore-path --layout --cli-config --format --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -548,7 +552,7 @@ _tfsum() {
                     return 0
                     ;;
                 --layout)
-                    COMPREPLY=($(compgen -W "unpacked packed" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "unpacked packed oci" -- "${cur}"))
                     return 0
                     ;;
                 --cli-config)
@@ -607,6 +611,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -615,7 +623,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__outdated)
-            opts="-r -i -j -q -v -h -V --recursive --format --exit-code --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --format --exit-code --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -678,6 +686,10 @@ _tfsum() {
                     return 0
                     ;;
                 --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oci-mirror)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -787,7 +799,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__module)
-            opts="-r -i -j -q -v -h -V --match --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --match --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -865,6 +877,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -873,7 +889,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__opentofu)
-            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -943,6 +959,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -951,7 +971,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__provider)
-            opts="-r -i -j -q -v -h -V --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1025,6 +1045,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1033,7 +1057,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__terraform)
-            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1103,6 +1127,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1111,7 +1139,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__verify)
-            opts="-r -j -q -v -h -V --recursive --format --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -j -q -v -h -V --recursive --format --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1162,6 +1190,10 @@ _tfsum() {
                     return 0
                     ;;
                 --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oci-mirror)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
