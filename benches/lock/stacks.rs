@@ -95,7 +95,7 @@ impl World {
             ),
             (
                 "catalog/stacks/net/terragrunt.stack.hcl".into(),
-                "unit \"vpc\" {\n  source = \"../../units/vpc\"\n  path   = \"vpc\"\n  values = {\n    version = values.vpc\n  }\n}\n\nunit \"app\" {\n  source = \"../../units/app\"\n  path   = \"app\"\n  values = {\n    version = \"v1.0.0\"\n  }\n}\n".into(),
+                "unit \"vpc\" {\n  source = \"${get_repo_root()}/catalog/units/vpc\"\n  path   = \"vpc\"\n  values = {\n    version = values.vpc\n  }\n}\n\nunit \"app\" {\n  source = \"${get_repo_root()}/catalog/units/app\"\n  path   = \"app\"\n  values = {\n    version = \"v1.0.0\"\n  }\n}\n".into(),
             ),
             (
                 "live/prod/terragrunt.stack.hcl".into(),
