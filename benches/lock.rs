@@ -38,6 +38,7 @@
 //! | `TFUPDATE`               | `../shared/bin/tfupdate` | tfupdate 0.10.2 for the upgrade comparison; skipped when absent |
 //! | `TFSUM_BENCH_SHARED_RUNNERS` | 10  | CI runners sharing one S3 cache (moto); 0 = skip     |
 //! | `TFSUM_BENCH_MIRROR`     | 1       | `0`: skip the mirror scenario                        |
+//! | `TFSUM_BENCH_STACKS`     | 1       | `0`: skip the Terragrunt Stacks scenario             |
 //! | `TFSUM_BENCH_INIT_ROOTS` | 60      | roots of its parallel `terraform init`; 0 = skip     |
 //! | `TFSUM_BENCH_INIT_PARALLEL` | 16   | `terraform init`s at once                            |
 //! | `TFSUM_BENCH_LARGE_ROOTS` | 3000   | roots of the large-repository scenario; 0 = skip     |
@@ -67,6 +68,8 @@ mod remote;
 mod report;
 #[path = "lock/shared.rs"]
 mod shared;
+#[path = "lock/stacks.rs"]
+mod stacks;
 #[path = "lock/traffic.rs"]
 mod traffic;
 #[path = "lock/upgrade.rs"]
@@ -122,6 +125,7 @@ struct Knobs {
     upgrade: bool,
     shared_runners: usize,
     mirror: bool,
+    stacks: bool,
     init_roots: usize,
     init_parallel: usize,
     large_roots: usize,
@@ -146,6 +150,7 @@ impl Knobs {
             upgrade: knob::<u8>("TFSUM_BENCH_UPGRADE", 1)? != 0,
             shared_runners: knob("TFSUM_BENCH_SHARED_RUNNERS", 10)?,
             mirror: knob::<u8>("TFSUM_BENCH_MIRROR", 1)? != 0,
+            stacks: knob::<u8>("TFSUM_BENCH_STACKS", 1)? != 0,
             init_roots: knob("TFSUM_BENCH_INIT_ROOTS", 60)?,
             init_parallel: knob::<usize>("TFSUM_BENCH_INIT_PARALLEL", 16)?.max(1),
             large_roots: knob("TFSUM_BENCH_LARGE_ROOTS", 3000)?,
@@ -450,6 +455,19 @@ fn bench() -> Result<bool, String> {
         (Err(_), _) => {}
     }
 
+    let mut stacks_targets = Vec::new();
+    match (&tfsum, knobs.stacks) {
+        (_, false) => results
+            .notes
+            .push("stacks scenario skipped (TFSUM_BENCH_STACKS=0)".to_owned()),
+        (Ok(bin), true) => {
+            progress!("running the Terragrunt Stacks scenario");
+            let outcome = stacks::run(bin, &work_path, knobs.timeout);
+            stacks_targets = results.absorb(outcome);
+        }
+        (Err(_), true) => {}
+    }
+
     let mut fan_out_targets = Vec::new();
     match (&tfsum, knobs.fan_out.is_empty()) {
         (_, true) => results
@@ -509,6 +527,7 @@ fn bench() -> Result<bool, String> {
     );
     let mut targets = targets(&results, unique_bytes, knobs.roots);
     targets.append(&mut remote_targets);
+    targets.append(&mut stacks_targets);
     targets.append(&mut fan_out_targets);
     targets.append(&mut upgrade_targets);
     targets.append(&mut shared_targets);

@@ -415,7 +415,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__lock)
-            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -442,6 +442,14 @@ _tfsum() {
                     return 0
                     ;;
                 --mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -478,6 +486,10 @@ _tfsum() {
                     return 0
                     ;;
                 --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oci-mirror)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -521,7 +533,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__mirror)
-            opts="-r -i -j -q -v -h -V --recursive --platform --ignore-path --layout --cli-config --format --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --platform --ignore-path --layout --cli-config --format --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -540,7 +552,7 @@ _tfsum() {
                     return 0
                     ;;
                 --layout)
-                    COMPREPLY=($(compgen -W "unpacked packed" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "unpacked packed oci" -- "${cur}"))
                     return 0
                     ;;
                 --cli-config)
@@ -553,6 +565,14 @@ _tfsum() {
                     ;;
                 --flavor)
                     COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
+                    return 0
+                    ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --jobs)
@@ -591,6 +611,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -599,7 +623,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__outdated)
-            opts="-r -i -j -q -v -h -V --recursive --format --exit-code --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --format --exit-code --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -621,6 +645,14 @@ _tfsum() {
                     COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
                     return 0
                     ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -654,6 +686,10 @@ _tfsum() {
                     return 0
                     ;;
                 --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oci-mirror)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -763,7 +799,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__module)
-            opts="-r -i -j -q -v -h -V --match --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --match --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -797,6 +833,14 @@ _tfsum() {
                     COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
                     return 0
                     ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -833,6 +877,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -841,7 +889,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__opentofu)
-            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -867,6 +915,14 @@ _tfsum() {
                     COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
                     return 0
                     ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -903,6 +959,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -911,7 +971,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__provider)
-            opts="-r -i -j -q -v -h -V --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --strategy --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -941,6 +1001,14 @@ _tfsum() {
                     COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
                     return 0
                     ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -977,6 +1045,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --oci-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -985,7 +1057,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__upgrade__subcmd__terraform)
-            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --no-lock --format --platform --ignore-path --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1011,6 +1083,14 @@ _tfsum() {
                     COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
                     return 0
                     ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1044,6 +1124,10 @@ _tfsum() {
                     return 0
                     ;;
                 --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oci-mirror)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1055,7 +1139,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__verify)
-            opts="-r -j -q -v -h -V --recursive --format --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --quiet --verbose --help --version"
+            opts="-r -j -q -v -h -V --recursive --format --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1063,6 +1147,14 @@ _tfsum() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --var)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --var-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --jobs)
@@ -1098,6 +1190,10 @@ _tfsum() {
                     return 0
                     ;;
                 --net-mirror)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --oci-mirror)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -104,11 +104,26 @@ Examples:
   # A static network mirror for Linux and Apple-silicon machines
   tfsum mirror -r --layout packed --platform linux_amd64,darwin_arm64 ./public envs/
 
+  # OpenTofu's OCI registry mirror (oci_mirror), filled from CI; prints the
+  # provider_installation block to use (--cli-config FILE writes it)
+  tfsum mirror -r --platform linux_amd64,darwin_arm64 oci://registry.example.com/providers .
+
+  # Inside the air gap: a provider directory from that OCI mirror
+  tfsum mirror -r --oci-mirror 'registry.example.com/providers/{namespace}/{type}' DIR .
+
 Each package is checked before it is placed: the zip against the registry's signed
 SHA256SUMS, the unpacked files against the h1: the lock files record. It is unpacked
 beside the directory and renamed into place, so Terraform reading the directory meanwhile
 never sees half a package; an entry already there whose h1: a lock file records is left
 alone. A root with providers but no lock file fails (run tfsum lock first).
+
+With --layout oci (an oci://HOST/PREFIX target implies it) each version is pushed to the
+repository PREFIX/NAMESPACE/TYPE, tag VERSION, as OpenTofu's oci_mirror reads it: an index
+with one image manifest per platform whose archive/zip layer is the registry's zip, byte
+for byte, checked first against the signed SHA256SUMS and the lock files. Blobs the
+registry has are not uploaded again; a tag holding the same zips is left alone, one
+holding others is refused (exit 1), never overwritten; more platforms extend a tag.
+Credentials: OpenTofu's oci_credentials blocks, then the containers/Docker auth files.
 
 Exit status:
   0  every package is in the directory and matches every lock file that locks it
@@ -389,7 +404,8 @@ pub(crate) enum Command {
     Outdated(OutdatedArgs),
 
     /// Fill a provider directory with every locked package, verified, for race-free
-    /// parallel `init` (a plugin cache or filesystem mirror)
+    /// parallel `init` (a plugin cache or filesystem mirror), or push them to an OCI
+    /// registry as OpenTofu's oci_mirror reads them
     #[command(after_long_help = MIRROR_HELP)]
     Mirror(MirrorArgs),
 
@@ -466,7 +482,10 @@ pub(crate) struct LockArgs {
 /// `tfsum mirror`: a directory to fill, the roots of `lock`, and its package sources.
 #[derive(Debug, Args)]
 pub(crate) struct MirrorArgs {
-    /// The provider directory to fill (created if missing)
+    /// The provider directory to fill (created if missing); with --layout oci, the
+    /// OCI registry to push to: oci://HOST/PREFIX, HOST with its port if any
+    /// (repositories PREFIX/NAMESPACE/TYPE, or a template such as
+    /// oci://HOST/p/{hostname}/{namespace}/{type})
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
 
@@ -488,12 +507,15 @@ pub(crate) struct MirrorArgs {
     pub ignore_paths: Vec<String>,
 
     /// unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem
-    /// mirror); packed: zips and JSON indexes, as terraform providers mirror writes them
-    #[arg(long, value_enum, default_value_t = LayoutArg::Unpacked)]
-    pub layout: LayoutArg,
+    /// mirror); packed: zips and JSON indexes, as terraform providers mirror writes them;
+    /// oci: push to an OCI registry as OpenTofu's oci_mirror reads it [default: unpacked,
+    /// oci for an oci:// target]
+    #[arg(long, value_enum)]
+    pub layout: Option<LayoutArg>,
 
     /// Also write a complete CLI configuration to FILE: yours, plus a
-    /// provider_installation block that installs the mirrored providers from DIR
+    /// provider_installation block that installs the mirrored providers from DIR (with
+    /// --layout oci: an oci_mirror block)
     #[arg(long, value_name = "FILE")]
     pub cli_config: Option<PathBuf>,
 
@@ -517,6 +539,7 @@ pub(crate) struct MirrorArgs {
 pub(crate) enum LayoutArg {
     Unpacked,
     Packed,
+    Oci,
 }
 
 /// `tfsum mirror --format`.
@@ -595,9 +618,20 @@ pub(crate) struct SourceArgs {
     pub net_mirror: Option<String>,
 
     /// Take packages where the CLI configuration's provider_installation block says
-    /// (filesystem and network mirrors, direct, include/exclude), as terraform init does
+    /// (filesystem, network and OCI mirrors, direct, include/exclude), as terraform init
+    /// does
     #[arg(long, conflicts_with_all = ["fs_mirror", "net_mirror"])]
     pub use_cli_config_installation: bool,
+
+    /// Take every package from this OpenTofu OCI registry mirror instead of the
+    /// registries (as tofu providers lock -oci-mirror): a template such as
+    /// registry.example/providers/{namespace}/{type}; records h1: and zh: per platform
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        conflicts_with_all = ["fs_mirror", "net_mirror", "use_cli_config_installation", "offline"]
+    )]
+    pub oci_mirror: Option<String>,
 }
 
 /// `tfsum verify`: the paths of `fmt` and the package-source flags of `lock`.

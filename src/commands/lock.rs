@@ -48,6 +48,8 @@ pub(crate) enum FatalError {
     Retry(RetryError),
     #[error("the provider directory: {0}")]
     Mirror(crate::disk::provider_dir::DirError),
+    #[error("--layout oci pushes to a registry: it cannot run with --offline")]
+    OciOffline,
 }
 
 /// Why `--retry-failed` has no run to retry.
@@ -67,7 +69,8 @@ impl FatalError {
     pub(crate) fn is_usage(&self) -> bool {
         !matches!(
             self,
-            FatalError::Setup(SetupError::CliConfig(_)) | FatalError::Mirror(_)
+            FatalError::Setup(SetupError::CliConfig(_) | SetupError::OciConfig(_))
+                | FatalError::Mirror(_)
         )
     }
 }

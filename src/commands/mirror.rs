@@ -1,7 +1,9 @@
 //! `tfsum mirror DIR`: every provider package the roots' lock files lock, for every
 //! platform asked, placed in `DIR` checked and whole, so that `terraform init` in every
 //! root can run in parallel from it (as a plugin cache or a filesystem mirror) with no
-//! download, no race on a shared cache, and no lock file touched.
+//! download, no race on a shared cache, and no lock file touched. With `--layout oci`
+//! (`tfsum mirror oci://HOST/PREFIX`) the same packages are pushed to an OCI registry
+//! instead, as OpenTofu's `oci_mirror` reads them (`stages::publish`).
 //!
 //! ```text
 //! discover ──▶ load ──▶ install
@@ -15,14 +17,16 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::run::Pipeline;
 use crate::commands::lock::{FatalError, Targets};
-use crate::commands::settings::MirrorSettings;
+use crate::commands::settings::{MirrorSettings, MirrorTarget};
 use crate::disk::provider_dir::ProviderDir;
 use crate::net::cliconfig;
 use crate::report::mirror::MirrorReport;
+use crate::report::publish::PublishReport;
+use crate::sources::oci::publish::OciTarget;
 use crate::stages::discover;
 use crate::stages::load::Loaded;
 use crate::stages::root::Root;
@@ -30,21 +34,63 @@ use crate::vocab::addr::ProviderAddr;
 use crate::vocab::lockfile::Flavor;
 use crate::vocab::progress::Progress;
 
+/// What `tfsum mirror` did: filled a directory, or pushed to an OCI registry.
+pub(crate) enum MirrorOutcome {
+    Dir(MirrorReport),
+    Oci(PublishReport),
+}
+
+impl MirrorOutcome {
+    pub(crate) fn is_failure(&self) -> bool {
+        match self {
+            MirrorOutcome::Dir(report) => report.is_failure(),
+            MirrorOutcome::Oci(report) => report.is_failure(),
+        }
+    }
+}
+
 /// Runs `tfsum mirror`.
 pub(crate) async fn run(
     settings: &MirrorSettings,
     progress: Arc<dyn Progress>,
-) -> Result<MirrorReport, FatalError> {
+) -> Result<MirrorOutcome, FatalError> {
     let started = Instant::now();
     let services = settings.sources.services(progress.clone())?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let discovery = discover::discover(&targets.search, targets.recursive, &settings.ignore)?;
     let options = targets.load_options(settings.sources.flavor, &settings.values);
     let pipeline = Pipeline::new(&services, options, &settings.platforms, progress.as_ref());
-    let limits = settings.sources.zip_limits.clone();
-    let opened =
-        ProviderDir::open(&settings.dir, settings.layout, limits).map_err(FatalError::Mirror)?;
     let keep = |root: &Root<Loaded>| targets.affects(root);
+    let (dir, layout) = match &settings.target {
+        MirrorTarget::Dir { dir, layout } => (dir, *layout),
+        MirrorTarget::Oci(template) => {
+            let access = services.oci.clone().ok_or(FatalError::OciOffline)?;
+            let target = OciTarget::new(template.clone(), access);
+            let (versions, roots, warnings) = pipeline.publish(discovery, keep, &target).await;
+            let mut report = PublishReport {
+                template: template.to_string(),
+                platforms: settings.platforms.clone(),
+                versions,
+                roots,
+                installation_block: String::new(),
+                cli_config: None,
+                warnings,
+                stats: services.sources.stats(),
+                elapsed: Duration::ZERO,
+            };
+            let hcl = template.to_hcl();
+            report.installation_block =
+                cliconfig::render::oci_installation(&hcl, &report.mirrored());
+            if let Some(file) = &settings.cli_config {
+                let written = write_oci_cli_config(settings, &report, &hcl, file);
+                report.cli_config = Some((file.clone(), written));
+            }
+            report.elapsed = started.elapsed();
+            return Ok(MirrorOutcome::Oci(report));
+        }
+    };
+    let limits = settings.sources.zip_limits.clone();
+    let opened = ProviderDir::open(dir, layout, limits).map_err(FatalError::Mirror)?;
     let mut report = pipeline.mirror(discovery, keep, Arc::new(opened)).await;
     if let Some(file) = &settings.cli_config {
         let written = write_cli_config(settings, &report, file);
@@ -52,7 +98,21 @@ pub(crate) async fn run(
     }
     report.stats = services.sources.stats();
     report.elapsed = started.elapsed();
-    Ok(report)
+    Ok(MirrorOutcome::Dir(report))
+}
+
+/// Writes the CLI configuration that installs the pushed providers from the OCI
+/// registry: the user's OpenTofu configuration plus an `oci_mirror` in front.
+fn write_oci_cli_config(
+    settings: &MirrorSettings,
+    report: &PublishReport,
+    template: &str,
+    file: &Path,
+) -> Result<(), String> {
+    let env = settings.sources.environment.cli_config(true);
+    let (config, _) = cliconfig::load(&env).map_err(|e| e.to_string())?;
+    let text = cliconfig::render::with_oci_mirror(&config, template, &report.mirrored());
+    write_private(&text, file)
 }
 
 /// Writes the CLI configuration that installs the mirrored providers from the
@@ -83,7 +143,12 @@ fn write_cli_config(
     });
     mirrored.sort();
     let text = cliconfig::render::with_mirror(&config, &report.dir, &mirrored);
-    // It may hold tokens: written private (0600), whole or not at all.
+    write_private(&text, file)
+}
+
+/// Writes a CLI configuration: it may hold tokens, so private (0600), whole or not at
+/// all.
+fn write_private(text: &str, file: &Path) -> Result<(), String> {
     let parent = file.parent().unwrap_or(Path::new("."));
     let mut staged = crate::disk::leftovers::TempFile::new_in(parent)
         .map_err(|e| format!("{}: {e}", parent.display()))?;

@@ -33,6 +33,7 @@ use cli::{
     MirrorFormat, VerifyArgs,
 };
 use fmt::{self as lockfmt, FmtOptions};
+use mirror::MirrorOutcome;
 use settings::{Environment, LockSettings};
 
 const EXIT_FAILED: u8 = 1;
@@ -291,13 +292,25 @@ fn mirror_command(args: MirrorArgs, verbosity: Verbosity, logging: bool) -> Exit
         Ok(Err(e)) => return exit(EXIT_FAILED, e),
     };
     let mut stdout = report_stdout();
-    let printed = match settings.format {
-        MirrorFormat::Text => report::mirror::print_text(&report, verbosity, &mut stdout),
-        MirrorFormat::Json => report::json::print_mirror_json(&report, &mut stdout),
+    let printed = match (&report, settings.format) {
+        (MirrorOutcome::Dir(r), MirrorFormat::Text) => {
+            report::mirror::print_text(r, verbosity, &mut stdout)
+        }
+        (MirrorOutcome::Dir(r), MirrorFormat::Json) => {
+            report::json::print_mirror_json(r, &mut stdout)
+        }
+        (MirrorOutcome::Oci(r), MirrorFormat::Text) => {
+            report::publish::print_text(r, verbosity, &mut stdout)
+        }
+        (MirrorOutcome::Oci(r), MirrorFormat::Json) => {
+            report::json::print_publish_json(r, &mut stdout)
+        }
     };
     let printed = printed.and_then(|()| stdout.flush());
-    if settings.format == MirrorFormat::Text && !report.is_failure() {
-        note(verbosity, report::mirror::usage_hint(&report));
+    if let (MirrorOutcome::Dir(r), MirrorFormat::Text) = (&report, settings.format) {
+        if !r.is_failure() {
+            note(verbosity, report::mirror::usage_hint(r));
+        }
     }
     finish(printed, report.is_failure())
 }

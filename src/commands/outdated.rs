@@ -289,7 +289,7 @@ fn evaluated_call(
         ModuleSource::Git(_) => crate::config::edit::ref_of(&evaluated.source),
         _ => evaluated.version.clone(),
     };
-    let call_at = format!("module {:?} at {}", evaluated.name, evaluated.at);
+    let call_at = format!("{} at {}", evaluated.label(), evaluated.at);
     let declared = match &evaluated.definition {
         Ok(definition) => DeclaredAt {
             file: definition.at.file.display().to_string(),

@@ -26,9 +26,11 @@ use crate::disk::provider_dir::ProviderDir;
 use crate::report::mirror::{MirrorReport, RootProblem};
 use crate::report::RunReport;
 use crate::sources::kept::KeptPackages;
+use crate::sources::oci::publish::OciTarget;
 use crate::stages::discover::Discovery;
 use crate::stages::install::{self, LockedRoot};
 use crate::stages::load::{self, LoadOptions, Loaded, Loading, Prior};
+use crate::stages::publish::{self, VersionPush};
 use crate::stages::root::Root;
 use crate::stages::warning::Warning;
 use crate::stages::write::prepared::{prepare, Prepared};
@@ -188,6 +190,25 @@ impl Pipeline<'_> {
         report
     }
 
+    /// Runs load and publish over the roots of `discovery` that `keep` keeps (`tfsum
+    /// mirror --layout oci`): every version their lock files lock, for the pipeline's
+    /// platforms, pushed to `target`. A root that does not load, or that has providers
+    /// but no lock file, is named in the report.
+    pub(crate) async fn publish(
+        &self,
+        discovery: Discovery,
+        keep: impl FnMut(&Root<Loaded>) -> bool,
+        target: &OciTarget,
+    ) -> (Vec<VersionPush>, Vec<(PathBuf, RootProblem)>, Vec<Warning>) {
+        let (roots, mut warnings, _) = self.load(discovery, keep, None).await;
+        let (locked, problems) = locked_roots(roots);
+        let sources = &self.services.sources;
+        let staging = publish_staging(self.services);
+        let pushed = publish::publish(target, sources, &locked, self.platforms, &staging).await;
+        warnings.extend(refused_entries(self.services));
+        (pushed, problems, warnings)
+    }
+
     /// `lock --mirror`, after [`Pipeline::run`]: every package the lock files of the
     /// roots that did not fail lock, placed in `dir` (unpacking what the hash stage kept
     /// there).
@@ -243,6 +264,20 @@ impl Pipeline<'_> {
     }
 }
 
+/// Where `mirror --layout oci` stages the zips it fetches: a private directory in the
+/// cache (what a killed run left there removed first), else the system's temporary
+/// directory.
+fn publish_staging(services: &Services) -> PathBuf {
+    let relative = std::path::Path::new(crate::disk::cache::LAYOUT).join("publish");
+    match services.cache.private_dirs(&relative) {
+        Ok(Some(dir)) => {
+            crate::disk::leftovers::sweep_once(&dir);
+            dir
+        }
+        _ => std::env::temp_dir(),
+    }
+}
+
 /// The lock files of loaded roots, and the roots that give none: a root that did not
 /// load, or that has providers but no lock file (Terraform writes none for a
 /// configuration without providers).
@@ -267,18 +302,24 @@ fn locked_roots(roots: Vec<Root<Loaded>>) -> (Vec<LockedRoot>, Vec<(PathBuf, Roo
 
 /// How the caches degraded: one warning for the entries the local cache (provider and
 /// module namespaces together) refused, one if it could not be written, and the
-/// shared cache's own.
+/// shared cache's own; and the OCI credentials files skipped, when a registry was used.
 pub(crate) fn refused_entries(services: &Services) -> impl Iterator<Item = Warning> {
     let mut health = services.cache.health();
     health.absorb(services.modules.cache_health());
     let shared = services.sources.shared_warnings().into_iter();
     let unwritable = health.unwritable_warning(services.cache.root());
+    let oci = services
+        .oci
+        .as_ref()
+        .map(|oci| oci.warnings())
+        .unwrap_or_default();
     health
         .refused_warning()
         .into_iter()
         .chain(unwritable)
         .map(Warning::Cache)
         .chain(shared.map(Warning::SharedCache))
+        .chain(oci.into_iter().map(Warning::OciCredentials))
 }
 
 /// Removes the lock files no unit of their Terragrunt stack generates any more (the load

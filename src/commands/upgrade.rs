@@ -406,7 +406,10 @@ async fn edit(
     )?;
     let (mut sites, mut notes) = scope.sites(&request.subject);
     if let Subject::Module(matcher) = &request.subject {
-        if scope.has_evaluated_calls() {
+        if scope.has_evaluated_calls()
+            || !discovery.unit_dirs.is_empty()
+            || !discovery.stack_dirs.is_empty()
+        {
             let calls = evaluated_calls(settings, services, targets, discovery).await;
             let (more, more_notes) = scope.evaluated_sites(&calls, matcher);
             sites.extend(more);
@@ -459,11 +462,30 @@ async fn evaluated_calls(
 ) -> Vec<crate::config::tree::EvaluatedCall> {
     let options = targets.load_options(settings.sources.flavor, &settings.values);
     let (roots, _) = crate::stages::load::roots(discovery, &options, &services.modules).await;
-    roots
+    let mut calls: Vec<_> = roots
         .into_iter()
         .filter_map(|root| root.stage.ok())
         .flat_map(|loaded| loaded.evaluated_calls)
-        .collect()
+        .collect();
+    // A version written in fetched code (a remote catalog's unit) is not the
+    // repository's to edit.
+    for call in &mut calls {
+        if let Ok(definition) = &call.definition {
+            let file = crate::config::paths::absolute(&definition.at.file);
+            let canonical = std::fs::canonicalize(&file).unwrap_or(file);
+            if !options
+                .within
+                .iter()
+                .any(|tree| canonical.starts_with(tree))
+            {
+                call.definition = Err(format!(
+                    "it is written in {}, outside the paths searched",
+                    definition.at
+                ));
+            }
+        }
+    }
+    calls
 }
 
 /// The edited files as replacements, each at its own path or, for a link within the
@@ -705,6 +727,16 @@ async fn new_values<'s>(
 /// The given constraint as `site` takes it: as written, or one bare version for a git
 /// ref.
 fn given_value(site: &Site, given: &str) -> Result<String, UpgradeError> {
+    if let Target::ModuleVersion { exact: true, .. } = &site.target {
+        return match Version::parse(given) {
+            Ok(_) => Ok(given.to_string()),
+            Err(_) => Err(UpgradeError::Usage(format!(
+                "{}: a tfr:// source takes one version ({:?}); give one (1.3.0), not {given:?}",
+                site.value.at,
+                site.current()
+            ))),
+        };
+    }
     let Target::ModuleRef { .. } = &site.target else {
         return Ok(given.to_string());
     };
@@ -748,6 +780,9 @@ async fn newest_value(
             message: format!("{} has no published stable version", site.target.subject()),
         });
     };
+    if let Target::ModuleVersion { exact: true, .. } = &site.target {
+        return Ok(newest.to_string());
+    }
     rewrite(strategy, site.current(), &newest).map_err(|e| UpgradeError::Site {
         at: site.value.at.clone(),
         message: format!("{}: {e}", site.target.subject()),

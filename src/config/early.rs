@@ -36,6 +36,13 @@ use super::eval::{self, Allow, Ctx, Def, EvalError, Lookup, Marks, Scope, Value}
 use super::{ConfigError, Location, Module, ModuleCall, Variable, WrittenExpr};
 use crate::vocab::paths::normalize_path;
 
+/// Files read with other text than they have on disk: `tfsum upgrade`'s edits
+/// (`crate::config::edit::Edited`), which the relock reads var files from.
+pub(crate) trait TextOverrides {
+    /// The text to read for `path`, if it is not the file's own.
+    fn text_of(&self, path: &Path) -> Option<&str>;
+}
+
 /// Whose rules a root's configuration follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rules {
@@ -146,7 +153,7 @@ pub struct RootInputs<'a> {
     /// The var files read for this root, for changed-files mode.
     files: OnceLock<Vec<PathBuf>>,
     /// Files an upgrade edited, read in place of the files on disk.
-    edited: Option<&'a crate::config::edit::Edited>,
+    edited: Option<&'a dyn TextOverrides>,
 }
 
 impl<'a> RootInputs<'a> {
@@ -163,7 +170,7 @@ impl<'a> RootInputs<'a> {
     }
 
     /// Var files read with the text an upgrade gives them.
-    pub(crate) fn with_edited(mut self, edited: &'a crate::config::edit::Edited) -> Self {
+    pub(crate) fn with_edited(mut self, edited: &'a dyn TextOverrides) -> Self {
         self.edited = Some(edited);
         self
     }
@@ -367,7 +374,7 @@ fn auto_files(dir: &Path) -> Vec<PathBuf> {
 /// Reads one var file into `given` (later files replace earlier values).
 fn read_var_file(
     path: &Path,
-    edited: Option<&crate::config::edit::Edited>,
+    edited: Option<&dyn TextOverrides>,
     given: &mut GivenValues,
 ) -> Result<(), ConfigError> {
     let text = match edited.and_then(|e| e.text_of(path)) {

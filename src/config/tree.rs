@@ -90,6 +90,19 @@ pub struct EvaluatedCall {
     /// Where the version (a registry module's `version`, a git module's `?ref=`) is
     /// written as a literal, or why it is not.
     pub definition: Result<Definition, String>,
+    /// For the source of a Terragrunt unit (its `terraform.source`, or a stack block's
+    /// `source`, which `name` says), the unit's directory: not a module call.
+    pub unit: Option<PathBuf>,
+}
+
+impl EvaluatedCall {
+    /// What it is, for messages: `module "vpc"`, or `terraform.source of unit live/app`.
+    pub fn label(&self) -> String {
+        match &self.unit {
+            None => format!("module {:?}", self.name),
+            Some(unit) => format!("{} of unit {}", self.name, unit.display()),
+        }
+    }
 }
 
 /// What the reader knows of a remote module call's code.
@@ -281,6 +294,7 @@ impl<R: ModuleReader> Walker<'_, R> {
                     source: evaluated.source.clone(),
                     version: evaluated.version.clone(),
                     definition,
+                    unit: None,
                 });
             }
             (evaluated.source.as_str(), evaluated.version.as_deref())

@@ -8,6 +8,8 @@
 //! <root>/v2/packages/<host>/<namespace>/<type>/<version>/sums.json
 //! <root>/v2/packages/<host>/<namespace>/<type>/<version>/<os>_<arch>.json
 //! <root>/v2/versions/<host>/<namespace>/<type>.json      (version lists, with a TTL)
+//! <root>/v2/zips/<ab>/<sha256 of a zip>.json             (the h1: a zip unpacks to: OCI blobs)
+//! <root>/v2/publish/                                     (zips `mirror --layout oci` stages)
 //! <root>/v2/runs/<key>.json                              (the last run, `--retry-failed`)
 //! <root>/v2/index/<key>.json                             (the configuration index, `crate::disk::index`)
 //! <root>/v2/modules3/…                                    (remote modules, `crate::sources::modules::cache`)
@@ -653,6 +655,40 @@ impl Cache {
             self.write_failed(relative, &e);
         }
     }
+}
+
+/// What a zip is known to unpack to: the `h1:` of its files, keyed by the zip's own
+/// SHA-256 (an OCI blob's digest), so it holds whoever serves the zip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ZipEntry {
+    pub h1: String,
+    pub size: u64,
+}
+
+impl Cache {
+    /// The `h1:` of the zip whose SHA-256 is `sha256_hex`, if an earlier run hashed it.
+    pub(crate) fn zip(&self, sha256_hex: &str) -> Option<ZipEntry> {
+        self.read(&zip_file(sha256_hex), &about_zip(sha256_hex))
+    }
+
+    /// Records what the zip whose SHA-256 is `sha256_hex` unpacks to.
+    pub(crate) fn put_zip(&self, sha256_hex: &str, entry: &ZipEntry) {
+        self.write(&zip_file(sha256_hex), &about_zip(sha256_hex), entry);
+    }
+}
+
+/// `v2/zips/<first two hex digits>/<sha256 hex>.json`.
+fn zip_file(sha256_hex: &str) -> PathBuf {
+    let safe = path_safe(sha256_hex);
+    let fan = safe.get(..2).unwrap_or("xx").to_string();
+    Path::new(LAYOUT)
+        .join("zips")
+        .join(fan)
+        .join(format!("{safe}.json"))
+}
+
+fn about_zip(sha256_hex: &str) -> String {
+    format!("the h1: of the zip with sha256 {sha256_hex}")
 }
 
 /// `v2/packages/<host>/<namespace>/<type>/<version>`, each part made safe as a file name.

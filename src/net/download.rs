@@ -343,8 +343,62 @@ pub(crate) async fn download_hash_and_keep(
     .await
 }
 
+/// A provider zip arriving from elsewhere than a URL download (an OCI blob): hashed
+/// while it arrives and, with `keep`, written to that file (emptied first). `url` names
+/// the zip in errors.
+pub(crate) fn zip_sink(
+    url: &Url,
+    limits: &ZipLimits,
+    keep: Option<&std::fs::File>,
+) -> Result<ZipSink, SinkError> {
+    let hash = HashSink::start(url.clone(), limits.clone());
+    let Some(file) = keep else {
+        return Ok(ZipSink::Hash(hash));
+    };
+    use std::io::Seek as _;
+    let mut copy = file.try_clone().map_err(|e| SinkError::Open(Arc::new(e)))?;
+    copy.set_len(0)
+        .and_then(|()| copy.rewind())
+        .map_err(|e| SinkError::write("cannot write the package", e))?;
+    Ok(ZipSink::Keep(KeepSink {
+        hash,
+        file: tokio::fs::File::from_std(copy),
+    }))
+}
+
+/// What [`zip_sink`] makes.
+pub(crate) enum ZipSink {
+    Hash(HashSink),
+    Keep(KeepSink),
+}
+
+impl Sink for ZipSink {
+    type Output = ZipHashes;
+
+    async fn write(&mut self, chunk: Bytes) -> Result<(), SinkError> {
+        match self {
+            ZipSink::Hash(sink) => sink.write(chunk).await,
+            ZipSink::Keep(sink) => sink.write(chunk).await,
+        }
+    }
+
+    async fn finish(self) -> Result<ZipHashes, SinkError> {
+        match self {
+            ZipSink::Hash(sink) => sink.finish().await,
+            ZipSink::Keep(sink) => sink.finish().await,
+        }
+    }
+
+    async fn abandon(self) {
+        match self {
+            ZipSink::Hash(sink) => sink.abandon().await,
+            ZipSink::Keep(sink) => sink.abandon().await,
+        }
+    }
+}
+
 /// A provider zip hashed while it arrives and written to a file.
-struct KeepSink {
+pub(crate) struct KeepSink {
     hash: HashSink,
     file: tokio::fs::File,
 }
@@ -381,7 +435,7 @@ impl Sink for KeepSink {
 const QUEUED_CHUNKS: usize = 2;
 
 /// A provider zip hashed while it arrives.
-struct HashSink {
+pub(crate) struct HashSink {
     url: Url,
     tx: mpsc::Sender<Bytes>,
     hasher: tokio::task::JoinHandle<Result<ZipHashes, HashError>>,

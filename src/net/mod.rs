@@ -7,9 +7,6 @@ pub(crate) mod cliconfig;
 pub(crate) mod download;
 pub(crate) mod git;
 pub(crate) mod http;
-// Built ahead of its users (OpenTofu's `oci_mirror` provider source and `oci://` module
-// packages); until they land, its own tests are all that call it.
-#[allow(dead_code, unused_imports)]
 pub(crate) mod oci;
 pub(crate) mod registry;
 pub(crate) mod retry;

@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::mirror::{counts, word, Counts, MirrorReport};
+use super::publish::{self, PublishCounts, PublishReport};
 use super::{detail, RunReport, JSON_SCHEMA_VERSION};
 use crate::config::ConfigError;
 use crate::disk::provider_dir::Layout;
@@ -481,4 +482,113 @@ pub(crate) fn mirror_json(report: &MirrorReport) -> serde_json::Value {
         },
     };
     serde_json::to_value(doc).unwrap_or_default()
+}
+
+// ---- `tfsum mirror --layout oci` ---------------------------------------------------
+
+#[derive(Serialize)]
+struct JsonPublish {
+    schema_version: u32,
+    layout: &'static str,
+    repository_template: String,
+    platforms: Vec<String>,
+    versions: Vec<JsonPublishVersion>,
+    roots: Vec<JsonMirrorRoot>,
+    installation_block: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cli_config: Option<JsonMirrorCliConfig>,
+    warnings: Vec<String>,
+    warning_details: Vec<JsonWarning>,
+    summary: JsonPublishSummary,
+}
+
+#[derive(Serialize)]
+struct JsonPublishVersion {
+    provider: String,
+    version: String,
+    reference: Option<String>,
+    tag: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    platforms: Vec<JsonPublishPlatform>,
+}
+
+#[derive(Serialize)]
+struct JsonPublishPlatform {
+    platform: String,
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct JsonPublishSummary {
+    #[serde(flatten)]
+    counts: PublishCounts,
+    root_failures: usize,
+    packages_downloaded: u64,
+    bytes_downloaded: u64,
+    elapsed_seconds: f64,
+}
+
+/// `tfsum mirror --layout oci`'s JSON report: one document (docs/mirror.md).
+pub(crate) fn print_publish_json(
+    report: &PublishReport,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    let (texts, details) = self::warnings(&report.warnings);
+    let doc = JsonPublish {
+        schema_version: JSON_SCHEMA_VERSION,
+        layout: "oci",
+        repository_template: report.template.clone(),
+        platforms: report.platforms.iter().map(ToString::to_string).collect(),
+        versions: report
+            .versions
+            .iter()
+            .map(|v| JsonPublishVersion {
+                provider: v.provider.to_string(),
+                version: v.version.to_string(),
+                reference: v.reference.clone(),
+                tag: publish::tag_word(&v.tag),
+                error: v.tag.as_ref().err().map(ToString::to_string),
+                platforms: v
+                    .platforms
+                    .iter()
+                    .map(|p| JsonPublishPlatform {
+                        platform: p.platform.to_string(),
+                        outcome: publish::word(&p.outcome),
+                        error: p.outcome.as_ref().err().map(ToString::to_string),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        roots: report
+            .roots
+            .iter()
+            .map(|(dir, e)| JsonMirrorRoot {
+                dir: lossy(dir),
+                error: e.to_string(),
+            })
+            .collect(),
+        installation_block: report.installation_block.clone(),
+        cli_config: report
+            .cli_config
+            .as_ref()
+            .map(|(path, r)| JsonMirrorCliConfig {
+                path: lossy(path),
+                error: r.as_ref().err().cloned(),
+            }),
+        warnings: texts,
+        warning_details: details,
+        summary: JsonPublishSummary {
+            counts: report.counts(),
+            root_failures: report.roots.len(),
+            packages_downloaded: report.stats.packages_downloaded,
+            bytes_downloaded: report.stats.zip_bytes_downloaded,
+            elapsed_seconds: report.elapsed.as_secs_f64(),
+        },
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
 }

@@ -21,6 +21,7 @@ pub(crate) mod json;
 pub(crate) mod mirror;
 pub(crate) mod outdated;
 pub(crate) mod progress_bar;
+pub(crate) mod publish;
 pub(crate) mod run_record;
 pub(crate) mod upgrade;
 pub(crate) mod verify;

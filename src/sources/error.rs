@@ -14,6 +14,7 @@ use url::Url;
 
 use crate::net::download::DownloadError;
 use crate::net::registry::RegistryError;
+use crate::sources::oci::{OciMirrorError, TemplateError};
 use crate::vocab::addr::{AddrError, Platform, ProviderAddr};
 use crate::vocab::hash::{Hash, HashError};
 use crate::vocab::url::SafeUrl;
@@ -27,6 +28,8 @@ pub(crate) enum SourceName {
     Registry,
     FsMirror(PathBuf),
     NetMirror(Url),
+    /// An OCI mirror, by its repository template.
+    OciMirror(String),
 }
 
 impl fmt::Display for SourceName {
@@ -35,6 +38,7 @@ impl fmt::Display for SourceName {
             SourceName::Registry => f.write_str("the provider's registry"),
             SourceName::FsMirror(dir) => write!(f, "the filesystem mirror {}", dir.display()),
             SourceName::NetMirror(base) => write!(f, "the network mirror {base}"),
+            SourceName::OciMirror(template) => write!(f, "the OCI mirror {template}"),
         }
     }
 }
@@ -199,6 +203,14 @@ pub(crate) enum PackageProblem {
     /// The hash stage produced nothing for the package (a bug, reported as such).
     #[error("no hashes were computed")]
     NotComputed,
+    /// An OCI mirror serves a zip for the platform that is none of the packages the
+    /// origin registry's signed SHA256SUMS lists: not the origin's bytes.
+    #[error("the OCI mirror {template} serves {zh} for it, which is not a line of the origin registry's signed SHA256SUMS: the mirror holds other bytes than the provider's official package")]
+    NotOrigin {
+        template: String,
+        platform: Platform,
+        zh: Hash,
+    },
 }
 
 /// `the package for linux_amd64, darwin_arm64` or `its signed SHA256SUMS`.
@@ -300,6 +312,21 @@ pub(crate) enum MirrorError {
     /// A CLI configuration's network mirror, on an offline run.
     #[error("the network mirror {url} (in {}) cannot be used offline", file.display())]
     Offline { url: String, file: PathBuf },
+    /// An OCI mirror could not answer.
+    #[error(transparent)]
+    Oci(Box<OciMirrorError>),
+    /// An `oci_mirror` block whose template cannot be used.
+    #[error("{}: oci_mirror: {error}", file.display())]
+    OciTemplate { file: PathBuf, error: TemplateError },
+    /// An OCI mirror, and no OCI client (an offline run).
+    #[error("the OCI mirror {template} cannot be used offline")]
+    OciOffline { template: String },
+}
+
+impl From<OciMirrorError> for MirrorError {
+    fn from(error: OciMirrorError) -> MirrorError {
+        MirrorError::Oci(Box::new(error))
+    }
 }
 
 /// A package a mirror does not have.
@@ -471,6 +498,7 @@ impl PackageError {
             PackageProblem::Copy(_) => "copy",
             PackageProblem::Cancelled => "cancelled",
             PackageProblem::NotComputed => "not_computed",
+            PackageProblem::NotOrigin { .. } => "oci_not_origin",
         }
     }
 

@@ -14,23 +14,28 @@
 //!   names, fetched once from a module registry, git or an archive, checked and cached.
 //! - [`fs`]: [`FsMirror`], a scanned directory in the packed or unpacked layout (spec §7).
 //! - [`net`]: [`NetMirror`], the `index.json` / `<version>.json` protocol (spec §6).
+//! - [`oci`]: [`OciMirror`], OpenTofu's OCI registry mirror (`oci_mirror`,
+//!   `--oci-mirror`), and pushing provider versions into one (`mirror --layout oci`).
 //! - this file: [`Source`] and [`Sources`], the routing between them that `--fs-mirror`,
 //!   `--net-mirror` or a CLI-config `provider_installation` block sets up (spec §8, §9).
 //! - [`error`]: what they say when they cannot answer, as values.
 //!
-//! What a mirror contributes to a lock file is only the `h1:` computed locally from
-//! the package it serves: nothing signs a mirror's packages, so Terraform records no
-//! `zh:` for them, and a network mirror's own `hashes` only verify the download
-//! (spec §5.5).
+//! What a filesystem or network mirror contributes to a lock file is only the `h1:`
+//! computed locally from the package it serves: nothing signs a mirror's packages, so
+//! Terraform records no `zh:` for them, and a network mirror's own `hashes` only verify
+//! the download (spec §5.5). An OCI mirror's blobs are content-addressed: OpenTofu
+//! records each platform's `h1:` and the `zh:` that is the blob's digest, verified as it
+//! downloads (`oci_registry_mirror_source.go:336-346`).
 
 pub(crate) mod error;
 pub(crate) mod fs;
 pub(crate) mod kept;
 pub(crate) mod modules;
 pub(crate) mod net;
+pub(crate) mod oci;
 pub(crate) mod registry;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -49,6 +54,7 @@ pub(crate) use error::{
 };
 pub(crate) use fs::FsMirror;
 pub(crate) use net::NetMirror;
+pub(crate) use oci::OciMirror;
 pub(crate) use registry::{RegistryOptions, RegistrySource, RegistryStats, SharedStats};
 
 /// The origin registry as the routing sees it: [`RegistrySource`] in a run, a fake in
@@ -85,6 +91,14 @@ pub(crate) trait Registry: Send + Sync + std::fmt::Debug {
         package: PlatformPackage<'a>,
         into: &'a std::fs::File,
     ) -> BoxFuture<'a, Result<ZipHashes, PackageError>>;
+
+    /// The version's signed SHA256SUMS: its `zh:` lines and its files' checksums
+    /// ([`RegistrySource::signed_checksums`]).
+    fn signed_checksums<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<SignedChecksums, PackageError>>;
 
     /// Downloads and cache hits so far.
     fn stats(&self) -> RegistryStats;
@@ -135,6 +149,14 @@ impl Registry for RegistrySource {
         Box::pin(RegistrySource::fetch_package(self, package, into))
     }
 
+    fn signed_checksums<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<SignedChecksums, PackageError>> {
+        Box::pin(RegistrySource::signed_checksums(self, provider, version))
+    }
+
     fn stats(&self) -> RegistryStats {
         RegistrySource::stats(self)
     }
@@ -151,6 +173,7 @@ pub(crate) enum Source {
     Registry(Arc<dyn Registry>),
     FsMirror(Arc<FsMirror>),
     NetMirror(Arc<NetMirror>),
+    OciMirror(Arc<OciMirror>),
 }
 
 impl Source {
@@ -160,6 +183,7 @@ impl Source {
             Source::Registry(_) => SourceName::Registry,
             Source::FsMirror(m) => SourceName::FsMirror(m.dir().to_path_buf()),
             Source::NetMirror(m) => SourceName::NetMirror(m.base().clone()),
+            Source::OciMirror(m) => SourceName::OciMirror(m.template().to_string()),
         }
     }
 }
@@ -206,7 +230,7 @@ pub(crate) struct SourceStats {
     pub packages_downloaded: u64,
     pub zip_bytes_downloaded: u64,
     pub sums_fetched: u64,
-    /// Packages (one per platform) hashed from a filesystem or network mirror.
+    /// Packages (one per platform) hashed from a filesystem, network or OCI mirror.
     pub packages_from_mirror: u64,
     /// The shared cache's counters, when one was configured.
     pub shared: Option<SharedStats>,
@@ -300,6 +324,16 @@ impl Sources {
                     })?;
                     Source::NetMirror(Arc::new(NetMirror::new(url, client.clone(), mirror)?))
                 }
+                MethodLocation::OciMirror(text) => {
+                    let template =
+                        oci::RepositoryTemplate::hcl(text, &method.include, default_host).map_err(
+                            |error| MirrorError::OciTemplate {
+                                file: installation.file.clone(),
+                                error,
+                            },
+                        )?;
+                    Source::OciMirror(Arc::new(mirror.oci_mirror(template)?))
+                }
                 MethodLocation::DevOverrides(overrides) => {
                     for provider in overrides.keys() {
                         warnings.push(SourceWarning::DevOverride {
@@ -367,6 +401,14 @@ impl Sources {
                     .versions(provider)
                     .await
                     .map_err(|e| VersionsError::Mirror(Box::new(e)))?
+                    .map(|versions| VersionsFound {
+                        versions,
+                        warnings: Vec::new(),
+                    }),
+                Source::OciMirror(mirror) => mirror
+                    .versions(provider)
+                    .await
+                    .map_err(|e| VersionsError::Mirror(Box::new(e.into())))?
                     .map(|versions| VersionsFound {
                         versions,
                         warnings: Vec::new(),
@@ -446,9 +488,81 @@ impl Sources {
                         hashes.insert(hash, HashOrigin::of(Provenance::NetMirror, platform));
                     }
                 }
+                Source::OciMirror(mirror) => {
+                    let mirror_err =
+                        |e: oci::OciMirrorError| err(None, PackageProblem::Mirror(e.into()));
+                    let layers = mirror
+                        .layers(provider, version, &platforms)
+                        .await
+                        .map_err(mirror_err)?;
+                    // Beside the origin registry, each blob must be one of its packages,
+                    // known before anything is downloaded.
+                    let signed = self.signed_checksums(provider, version).await;
+                    for (platform, layer) in platforms.iter().zip(&layers) {
+                        let listed = signed.as_ref().filter(|s| !s.zh.is_empty());
+                        if listed.is_some_and(|s| !s.zh.contains(&layer.zh())) {
+                            let problem = PackageProblem::NotOrigin {
+                                template: mirror.template().to_string(),
+                                platform: platform.clone(),
+                                zh: layer.zh(),
+                            };
+                            return Err(err(Some(platform), problem));
+                        }
+                    }
+                    let h1s = mirror.h1s(&layers).await.map_err(mirror_err)?;
+                    self.from_mirror
+                        .fetch_add(layers.len() as u64, Ordering::Relaxed);
+                    for ((platform, layer), h1) in platforms.iter().zip(&layers).zip(h1s) {
+                        hashes.insert(h1, HashOrigin::of(Provenance::OciMirror, platform));
+                        hashes.insert(layer.zh(), HashOrigin::of(Provenance::OciMirror, platform));
+                    }
+                    for zh in signed.into_iter().flat_map(|s| s.zh) {
+                        hashes.entry(zh).or_insert(HashOrigin {
+                            provenance: Provenance::SignedSums,
+                            platform: None,
+                        });
+                    }
+                }
             }
         }
         Ok(hashes)
+    }
+
+    /// The origin registry's signed SHA256SUMS for the version, when the registry is
+    /// one of the provider's sources (no mirror flag, or a `direct` method beside an
+    /// OCI mirror) and answers; `None` otherwise: an air-gapped run records what the
+    /// mirror gives.
+    pub(crate) async fn signed_checksums(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Option<SignedChecksums> {
+        let registry = self
+            .for_provider(provider)
+            .into_iter()
+            .find_map(|s| match s {
+                Source::Registry(registry) => Some(registry.clone()),
+                _ => None,
+            })?;
+        registry.signed_checksums(provider, version).await.ok()
+    }
+}
+
+/// What a version's signed SHA256SUMS says: the `zh:` lines a lock entry records, and
+/// each file's checksum (lowercase hex; `None` for an invalid line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct SignedChecksums {
+    pub zh: Vec<Hash>,
+    pub files: Vec<(String, Option<String>)>,
+}
+
+impl SignedChecksums {
+    /// The checksum the document lists for `filename`.
+    pub(crate) fn file(&self, filename: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(name, _)| name == filename)
+            .and_then(|(_, sha)| sha.as_deref())
     }
 }
 
@@ -481,6 +595,11 @@ impl Sources {
                     .keys()
                     .filter_map(|p| p.parse::<Platform>().ok())
                     .collect(),
+                Source::OciMirror(mirror) => {
+                    mirror.platforms(provider, version).await.map_err(|e| {
+                        PackageError::new(provider, version, None, PackageProblem::Mirror(e.into()))
+                    })?
+                }
             };
             for platform in found {
                 if !platforms.contains(&platform) {
@@ -497,12 +616,15 @@ impl Sources {
     /// the first source that has it, with its hashes: from the registry, checked against
     /// the signed SHA256SUMS; from a network mirror, checked against the hashes it lists;
     /// from a filesystem mirror's packed zip, copied (nothing signs a mirror's packages:
-    /// the caller checks the `h1:` against the lock file).
+    /// the caller checks the `h1:` against the lock file); from an OCI mirror, checked
+    /// against its digest, and first, when `recorded` (the lock files' hashes for the
+    /// version) holds `zh:` lines, the digest against them.
     /// For `tfsum mirror`.
     pub(crate) async fn fetch_package(
         &self,
         package: PlatformPackage<'_>,
         into: &std::fs::File,
+        recorded: &BTreeSet<Hash>,
     ) -> Result<ZipHashes, PackageError> {
         let PlatformPackage {
             provider,
@@ -548,6 +670,18 @@ impl Sources {
                 self.from_mirror.fetch_add(1, Ordering::Relaxed);
                 Ok(hashes)
             }
+            Source::OciMirror(mirror) => {
+                let fetched = mirror
+                    .fetch_package(package, into, recorded)
+                    .await
+                    .map_err(|e| err(PackageProblem::Mirror(e.into())))?;
+                let Some(hashes) = fetched else {
+                    let names = vec![sources[index].name()];
+                    return Err(err(PackageProblem::NotAvailable(names)));
+                };
+                self.from_mirror.fetch_add(1, Ordering::Relaxed);
+                Ok(hashes)
+            }
         }
     }
 }
@@ -563,18 +697,25 @@ async fn assign(
     for platform in platforms {
         let mut chosen = None;
         for (index, source) in sources.iter().enumerate() {
-            let has = match source {
-                Source::Registry(_) => true,
-                Source::FsMirror(m) => m.package(provider, version, platform).is_some(),
-                Source::NetMirror(m) => {
-                    m.has_package(provider, version, platform)
+            let has =
+                match source {
+                    Source::Registry(_) => true,
+                    Source::FsMirror(m) => m.package(provider, version, platform).is_some(),
+                    Source::NetMirror(m) => m
+                        .has_package(provider, version, platform)
                         .await
                         .map_err(|e| {
                             let problem = PackageProblem::Mirror(e);
                             PackageError::new(provider, version, Some(platform), problem)
-                        })?
-                }
-            };
+                        })?,
+                    Source::OciMirror(m) => m
+                        .has_package(provider, version, platform)
+                        .await
+                        .map_err(|e| {
+                            let problem = PackageProblem::Mirror(e.into());
+                            PackageError::new(provider, version, Some(platform), problem)
+                        })?,
+                };
             if has {
                 chosen = Some(index);
                 break;
@@ -595,12 +736,36 @@ async fn assign(
     Ok(assigned)
 }
 
-/// Limits of the mirror sources: plain values from the settings.
+/// What the mirror sources share with the rest of the run: plain limits from the
+/// settings, the download slots, and for OCI mirrors the client and the hash cache.
 #[derive(Debug, Clone)]
 pub(crate) struct MirrorOptions {
     /// The run's download slots (`--jobs`), shared with the registry source.
     pub jobs: Arc<tokio::sync::Semaphore>,
     pub zip_limits: crate::vocab::hash::ZipLimits,
+    /// The run's OCI client; `None` offline.
+    pub oci: Option<crate::net::oci::OciAccess>,
+    /// Where OCI mirrors keep the `h1:` of the blobs they hashed.
+    pub cache: crate::disk::cache::Cache,
+}
+
+impl MirrorOptions {
+    /// An OCI mirror over `template`; refused offline.
+    pub(crate) fn oci_mirror(
+        &self,
+        template: oci::RepositoryTemplate,
+    ) -> Result<OciMirror, MirrorError> {
+        let client = self.oci.clone().ok_or_else(|| MirrorError::OciOffline {
+            template: template.to_string(),
+        })?;
+        Ok(OciMirror::new(
+            template,
+            client,
+            self.cache.clone(),
+            self.zip_limits.clone(),
+            self.jobs.clone(),
+        ))
+    }
 }
 
 /// One unique package of a plan: what the hash stage fetches, once.
@@ -631,6 +796,9 @@ pub(crate) enum Provenance {
     FsMirror,
     /// `h1:` computed from a package downloaded from a network mirror.
     NetMirror,
+    /// `h1:` and `zh:` of a blob an OCI mirror serves (the `zh:` is its digest, the
+    /// `h1:` computed from it): what `tofu providers lock -oci-mirror` records.
+    OciMirror,
     /// From the organisation's shared cache: an `h1:` a trusted writer signed, or a
     /// SHA256SUMS whose OpenPGP signature verified again.
     SharedCache,
@@ -646,6 +814,7 @@ impl Provenance {
             Provenance::PackagesMap => "OpenTofu packages map",
             Provenance::FsMirror => "filesystem mirror",
             Provenance::NetMirror => "network mirror",
+            Provenance::OciMirror => "OCI mirror",
             Provenance::SharedCache => "shared cache",
         }
     }

@@ -8,7 +8,9 @@ use std::sync::Mutex;
 use futures::future::BoxFuture;
 
 use super::error::{PackageError, PackageProblem, VersionsError};
-use super::{HashOrigin, PackageHashes, Provenance, Registry, RegistryStats, VersionsFound};
+use super::{
+    HashOrigin, PackageHashes, Provenance, Registry, RegistryStats, SignedChecksums, VersionsFound,
+};
 use crate::net::registry::RegistryError;
 use crate::vocab::addr::{Platform, PlatformPackage, ProviderAddr, TERRAFORM_REGISTRY};
 use crate::vocab::hash::zipstream::{hash_zip_stream, ZipHashes, ZipLimits};
@@ -159,6 +161,31 @@ impl Registry for TableRegistry {
             )),
         };
         Box::pin(async move { answer })
+    }
+
+    /// The one tabled `zh:` line, and the tabled zips' checksums by file name.
+    fn signed_checksums<'a>(
+        &'a self,
+        provider: &'a ProviderAddr,
+        version: &'a Version,
+    ) -> BoxFuture<'a, Result<SignedChecksums, PackageError>> {
+        self.ask(format!("sums {} {version}", provider.r#type));
+        let mut signed = SignedChecksums {
+            zh: vec![zh(provider, version)],
+            files: Vec::new(),
+        };
+        for ((p, v, platform), zip) in &self.zips {
+            if p == provider && v == version {
+                use sha2::Digest as _;
+                let name = format!("terraform-provider-{}_{v}_{platform}.zip", p.r#type);
+                let sum = hex::encode(sha2::Sha256::digest(zip));
+                signed
+                    .zh
+                    .push(Hash::parse(&format!("zh:{sum}")).expect("a zh: hash"));
+                signed.files.push((name, Some(sum)));
+            }
+        }
+        Box::pin(async move { Ok(signed) })
     }
 
     fn stats(&self) -> RegistryStats {

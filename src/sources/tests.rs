@@ -65,6 +65,8 @@ fn mirror_options() -> MirrorOptions {
     MirrorOptions {
         jobs: Arc::new(tokio::sync::Semaphore::new(8)),
         zip_limits: crate::vocab::hash::ZipLimits::default(),
+        oci: None,
+        cache: crate::disk::cache::Cache::disabled(),
     }
 }
 

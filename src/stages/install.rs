@@ -255,8 +255,12 @@ async fn put_in_place(
             let zip = dir
                 .staging_file()
                 .map_err(|e| InstallError::Place(PlaceError::Stage(e)))?;
+            let recorded: BTreeSet<Hash> = records
+                .iter()
+                .flat_map(|(_, h)| h.iter().cloned())
+                .collect();
             sources
-                .fetch_package(package, zip.as_file())
+                .fetch_package(package, zip.as_file(), &recorded)
                 .await
                 .map_err(InstallError::Package)?;
             zip

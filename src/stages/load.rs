@@ -171,7 +171,8 @@ pub(crate) async fn roots_with(
     units.extend(stacks.units);
     warnings.extend(stacks.warnings);
     let mut found = FoundRoots::default();
-    let (waiting, mut roots) = open_roots(discovery, units, options, &loader, prior, &mut found);
+    let (waiting, mut roots) =
+        open_roots(discovery, units, options, &loader, &stacks.sources, prior, &mut found);
     roots.extend(stacks.failed);
     let (walked, met) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
     roots.extend(walked);
@@ -233,7 +234,7 @@ fn drop_called_through_expressions(roots: &mut Vec<Root<Loaded>>, loader: &Loade
 fn load_units(
     discovery: &Discovery,
     options: &LoadOptions,
-    edited: &Edited,
+    edited: &Arc<Edited>,
     stack_sources: &BTreeSet<PathBuf>,
 ) -> Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)> {
     terragrunt::find_units(&discovery.unit_dirs, options.recursive)
@@ -245,14 +246,19 @@ fn load_units(
                 || dir.join(LOCK_FILE_NAME).is_file()
         })
         .map(|dir| {
-            let unit =
-                terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir)).map(|mut unit| {
-                    edited.apply_to_unit(&mut unit);
-                    unit
-                });
+            let read = || terragrunt::load_unit(&dir, &terragrunt::find_repo_root(&dir));
+            let unit = terragrunt::with_edited(edited_texts(edited), read).map(|mut unit| {
+                edited.apply_to_unit(&mut unit);
+                unit
+            });
             (dir, unit)
         })
         .collect()
+}
+
+/// The edited texts for Terragrunt's reads, when there are any.
+fn edited_texts(edited: &Arc<Edited>) -> Option<terragrunt::EditedTexts> {
+    (!edited.is_empty()).then(|| edited.clone() as terragrunt::EditedTexts)
 }
 
 /// What the Terragrunt stacks of a discovery generate ([`expand_stacks`]).
@@ -266,6 +272,17 @@ struct StackUnits {
     /// Local directories that components come from (absolute): templates, not units or
     /// stacks of their own.
     sources: BTreeSet<PathBuf>,
+}
+
+/// A unit a stack generates, to be read once every stack was evaluated.
+struct ToRead {
+    /// The discovered stack it belongs to.
+    root: usize,
+    component: stack::Component,
+    mappings: Vec<Mapping>,
+    defined_by: Vec<PathBuf>,
+    generated_by: Vec<terragrunt::WrittenSource>,
+    repo_root: PathBuf,
 }
 
 /// A stack waiting to be evaluated: the discovered stack it belongs to, and where.
@@ -282,7 +299,7 @@ struct PendingStack {
 async fn expand_stacks(
     discovery: &Discovery,
     fetcher: &ModuleFetcher,
-    edited: &Edited,
+    edited: &Arc<Edited>,
 ) -> StackUnits {
     let mut out = StackUnits::default();
     if discovery.stack_dirs.is_empty() {
@@ -316,6 +333,8 @@ async fn expand_stacks(
                 values: None,
                 mappings: Vec::new(),
                 chain: Vec::new(),
+                values_written: BTreeMap::new(),
+                generated_by: Vec::new(),
             },
         });
     }
@@ -330,7 +349,8 @@ async fn expand_stacks(
         let mut next = Vec::new();
         for PendingStack { root, site } in pending {
             let repo_root = terragrunt::find_repo_root(&roots[root]);
-            let components = match stack::evaluate_stack(&site, &repo_root) {
+            let evaluate = || stack::evaluate_stack(&site, &repo_root);
+            let components = match terragrunt::with_edited(edited_texts(edited), evaluate) {
                 Ok(components) => components,
                 Err(e) => {
                     broken[root] = true;
@@ -394,6 +414,11 @@ async fn expand_stacks(
                 });
                 let mut chain = site.chain.clone();
                 chain.push(component.file.clone());
+                // In the style the stack was found (relative stays relative), as the
+                // other module directories of a root are kept.
+                let style = |abs: &Path| crate::config::paths::in_style_of(abs, &roots[root]);
+                let mut generated_by = site.generated_by.clone();
+                generated_by.extend(component.written_source().map(|s| s.styled(style)));
                 match component.kind {
                     stack::Kind::Stack if chain.len() >= stack::MAX_STACK_DEPTH => {
                         broken[root] = true;
@@ -418,6 +443,8 @@ async fn expand_stacks(
                             values: component.values,
                             mappings,
                             chain,
+                            values_written: component.values_written,
+                            generated_by,
                         },
                     }),
                     stack::Kind::Unit => {
@@ -432,10 +459,17 @@ async fn expand_stacks(
                         generated[root].push(crate::config::paths::absolute(&component.dir));
                         let mut defined_by: Vec<PathBuf> = chain
                             .iter()
-                            .filter_map(|file| file.parent().map(Path::to_path_buf))
+                            .filter_map(|file| file.parent().map(style))
                             .collect();
-                        defined_by.push(source);
-                        to_read.push((root, component, mappings, defined_by, repo_root.clone()));
+                        defined_by.push(style(&source));
+                        to_read.push(ToRead {
+                            root,
+                            component,
+                            mappings,
+                            defined_by,
+                            generated_by,
+                            repo_root: repo_root.clone(),
+                        });
                     }
                 }
             }
@@ -443,22 +477,27 @@ async fn expand_stacks(
         fetches.fetch_wanted(fetcher).await;
         pending = next;
     }
-    for (root, component, mappings, defined_by, repo_root) in to_read {
-        let values = component.values.as_ref();
-        let unit = terragrunt::load_generated_unit(
-            &component.dir,
-            &repo_root,
-            values,
-            &mappings,
-            &component.autoinclude,
-        )
-        .map(|mut unit| {
-            unit.defined_by = defined_by;
-            unit.create_below = Some(crate::config::paths::absolute(&roots[root]));
+    for read in to_read {
+        let ToRead {
+            root, component, ..
+        } = &read;
+        let load = || {
+            terragrunt::load_generated_unit(
+                &component.dir,
+                &read.repo_root,
+                component,
+                &read.mappings,
+            )
+        };
+        let unit = terragrunt::with_edited(edited_texts(edited), load).map(|mut unit| {
+            unit.defined_by = read.defined_by.clone();
+            let own = std::mem::take(&mut unit.sources);
+            unit.sources = read.generated_by.iter().cloned().chain(own).collect();
+            unit.create_below = Some(crate::config::paths::absolute(&roots[*root]));
             edited.apply_to_unit(&mut unit);
             unit
         });
-        out.units.push((component.dir, unit));
+        out.units.push((component.dir.clone(), unit));
     }
     for (root, dir) in roots.iter().enumerate() {
         // A stack another stack copies is a template (a catalog's stack): nothing of its
@@ -495,12 +534,13 @@ fn open_roots(
     units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)>,
     options: &LoadOptions,
     loader: &Loader<'_>,
+    templates: &BTreeSet<PathBuf>,
     prior: Option<&dyn Prior>,
     found: &mut FoundRoots,
 ) -> (Vec<OpenRoot>, Vec<Root<Loaded>>) {
     let mut locks = LocksRead::new();
     let (module_roots, read) =
-        find_module_roots(discovery, &units, options, loader, &mut locks, prior);
+        find_module_roots(discovery, &units, options, loader, &mut locks, templates, prior);
     found.read = read;
     found.module_roots = module_roots.clone();
     let module_roots = match prior {
@@ -598,6 +638,7 @@ fn find_module_roots(
     options: &LoadOptions,
     loader: &Loader<'_>,
     locks: &mut LocksRead,
+    templates: &BTreeSet<PathBuf>,
     prior: Option<&dyn Prior>,
 ) -> (Vec<PathBuf>, Vec<(PathBuf, ModuleFacts)>) {
     if !options.recursive {
@@ -650,7 +691,9 @@ fn find_module_roots(
             if unit_dirs.contains(&dir_n) {
                 return false;
             }
-            if unit_sources.contains(&dir_n) {
+            // A module a unit uses, or a unit a stack copies (a catalog's), is a template.
+            let template = templates.contains(&crate::config::paths::absolute(&dir_n));
+            if unit_sources.contains(&dir_n) || template {
                 let has_backend = facts.iter().any(|(d, _, backend)| d == dir && *backend);
                 return dir.join(LOCK_FILE_NAME).exists() || has_backend;
             }
@@ -727,7 +770,7 @@ struct OpenRoot {
     kind: RootKind,
     /// A unit's configuration: its source module with the unit's own and generated files
     /// laid over it; its lock file sits beside `terragrunt.hcl`.
-    unit: Option<UnitConfig>,
+    unit: Option<Box<UnitConfig>>,
     flavor: Flavor,
     old: Option<OldLock>,
     lock_path: PathBuf,
@@ -784,7 +827,7 @@ fn open_root(
         } else {
             RootKind::Module
         },
-        unit,
+        unit: unit.map(Box::new),
         flavor,
         old,
         lock_path,
@@ -836,7 +879,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
     };
     if let Some(unit) = &open.unit {
         match fetch_unit_source(unit, &mut reader) {
-            Ok(Some(fetched)) => open.unit = Some(fetched),
+            Ok(Some(fetched)) => open.unit = Some(Box::new(fetched)),
             Ok(None) => {}
             Err(e) => return Walked::Done(Root::failed(open.dir, open.kind, e), Vec::new()),
         }
@@ -852,7 +895,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
         .and_then(|unit| unit.module_dir())
         .unwrap_or(&open.dir)
         .to_path_buf();
-    let mut inputs = RootInputs::new(rules, &run_dir, values).with_edited(&loader.edited);
+    let mut inputs = RootInputs::new(rules, &run_dir, values).with_edited(loader.edited.as_ref());
     if let Some(unit) = &open.unit {
         let given = unit
             .inputs
@@ -886,9 +929,11 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
         && !calls_remote_modules(&tree.modules, &mut reader);
     let mut modules = vec![open.dir.clone()];
     modules.extend(tree.modules.iter().cloned());
+    let mut evaluated_calls = tree.evaluated_calls.clone();
     // A generated unit is defined by its stack files and its source as well.
     if let Some(unit) = &open.unit {
         modules.extend(unit.defined_by.iter().cloned());
+        evaluated_calls.extend(unit_source_calls(unit));
     }
     let stage = config::collect(&tree.requirements)
         .map_err(RootError::Constraint)
@@ -899,7 +944,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             modules,
             value_files,
             evaluated_local: tree.evaluated_local.clone(),
-            evaluated_calls: tree.evaluated_calls.clone(),
+            evaluated_calls,
             create_below: open.unit.as_ref().and_then(|u| u.create_below.clone()),
             lock_path: open.lock_path,
             self_contained,
@@ -925,6 +970,37 @@ fn calls_remote_modules(modules: &[PathBuf], reader: &mut Reader<'_>) -> bool {
         // An empty directory the walk named: no calls.
         Err(_) => false,
     })
+}
+
+/// The remote sources that decide what `unit` locks (a registry or git module), as
+/// module calls whose version `outdated` looks up and `upgrade` moves where it is
+/// written.
+fn unit_source_calls(unit: &UnitConfig) -> Vec<crate::config::tree::EvaluatedCall> {
+    use crate::vocab::module_source::{parse_terragrunt_source, ModuleSource};
+    unit.sources
+        .iter()
+        .filter_map(|written| {
+            let parsed = parse_terragrunt_source(&written.text).ok()?;
+            let (source, version) = match &parsed.source {
+                ModuleSource::Registry(module) => (module.to_string(), parsed.version),
+                ModuleSource::Git(_) => (written.text.clone(), None),
+                _ => return None,
+            };
+            Some(crate::config::tree::EvaluatedCall {
+                dir: written
+                    .at
+                    .file
+                    .parent()
+                    .map_or_else(|| PathBuf::from("."), normalize_path),
+                name: written.what.clone(),
+                at: written.at.clone(),
+                source,
+                version,
+                definition: written.version.clone(),
+                unit: Some(unit.unit_dir.clone()),
+            })
+        })
+        .collect()
 }
 
 /// The unit rebuilt around its remote source once fetched; `None` when it has none to

@@ -9,6 +9,7 @@ use crate::config::tree::TreeWarning;
 use crate::disk::cache::CacheWarning;
 use crate::disk::walk::DiscoverWarning;
 use crate::net::cliconfig::CliConfigWarning;
+use crate::net::oci::CredentialsWarning;
 use crate::net::shared_store::SharedWarning;
 use crate::sources::SourceWarning;
 use crate::vocab::addr::ProviderAddr;
@@ -92,12 +93,18 @@ pub(crate) enum Warning {
         stack_file: PathBuf,
         removed: bool,
     },
+    /// A Docker-style credentials file found by searching that could not be read.
+    #[error("{0}")]
+    OciCredentials(CredentialsWarning),
 }
 
 impl Warning {
     /// About this machine's setup (its CLI configuration) rather than the repository.
     pub(crate) fn is_about_environment(&self) -> bool {
-        matches!(self, Warning::CliConfig(_) | Warning::NoInstallation)
+        matches!(
+            self,
+            Warning::CliConfig(_) | Warning::NoInstallation | Warning::OciCredentials(_)
+        )
     }
 
     /// What kind of warning it is, as the JSON report names it.
@@ -121,6 +128,7 @@ impl Warning {
             Warning::SourceLockFile { .. } => "stack_source_lock_file",
             Warning::StaleStackLock { removed: true, .. } => "stale_stack_lock_removed",
             Warning::StaleStackLock { removed: false, .. } => "stale_stack_lock",
+            Warning::OciCredentials(_) => "oci_credentials",
         }
     }
 
@@ -135,6 +143,7 @@ impl Warning {
             Warning::Index { file, .. } => Some(file),
             Warning::SourceLockFile { source_lock, .. } => Some(source_lock),
             Warning::StaleStackLock { lock, .. } => Some(lock),
+            Warning::OciCredentials(w) => Some(&w.file),
             _ => None,
         }
     }

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use url::Url;
 
-use crate::vocab::addr::{Hostname, TERRAFORM_REGISTRY};
+use crate::vocab::addr::{Hostname, OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
 
 /// A parsed module source.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -46,6 +46,30 @@ pub enum ModuleSource {
         getter: String,
         address: String,
     },
+    /// OpenTofu's `oci://host/repository[//subdir][?tag=…|?digest=…]`: a module
+    /// package in an OCI registry (OpenTofu roots only; Terraform has no such getter).
+    Oci(OciSource),
+}
+
+/// `oci://<registry>/<repository>[//subdir][?tag=…|?digest=…]` (OpenTofu v1.12.6
+/// `internal/getmodules/oci_getter.go:178-276`). The names are checked when the package
+/// is fetched, by the OCI transport's grammar; here only the query is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OciSource {
+    /// `host[:port]`, as written.
+    pub registry: String,
+    /// The repository path, as written.
+    pub repository: String,
+    pub reference: OciReference,
+    pub subdir: String,
+}
+
+/// Which manifest an `oci://` source names: a tag (`latest` when none is given) or a
+/// digest, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum OciReference {
+    Tag(String),
+    Digest(String),
 }
 
 /// `[host/]namespace/name/system[//subdir]`.
@@ -136,7 +160,9 @@ pub fn parse_source(raw: &str) -> Result<ModuleSource, SourceError> {
 }
 
 /// [`parse_source`] with another default registry host, for OpenTofu roots
-/// (`registry.opentofu.org`, spec §10).
+/// (`registry.opentofu.org`, spec §10). A root whose default registry is OpenTofu's is
+/// an OpenTofu root, and only there is `oci://` a source (OpenTofu's getter table,
+/// `internal/getmodules/getter.go`); elsewhere it is a scheme go-getter does not know.
 pub(crate) fn parse_source_for(raw: &str, default_host: &str) -> Result<ModuleSource, SourceError> {
     if is_local_source(raw) {
         return Ok(ModuleSource::Local(raw.to_string()));
@@ -144,13 +170,20 @@ pub(crate) fn parse_source_for(raw: &str, default_host: &str) -> Result<ModuleSo
     if let Some(module) = parse_registry(raw, default_host) {
         return Ok(ModuleSource::Registry(module));
     }
-    parse_getter(raw, Dialect::Terraform)
+    let dialect = if default_host == OPENTOFU_REGISTRY {
+        Dialect::OpenTofu
+    } else {
+        Dialect::Terraform
+    };
+    parse_getter(raw, dialect)
 }
 
 /// Parses a go-getter address as the module registry's `X-Terraform-Get` returns it:
-/// never local, never another registry address (`getWithGoGetter`).
+/// never local, never another registry address (`getWithGoGetter`). An `oci://`
+/// location is followed whichever registry answered it (OpenTofu's RFC lets a module
+/// registry point at an OCI package, `rfc/20241206-oci-registries/5-modules.md`).
 pub(crate) fn parse_package_location(raw: &str) -> Result<ModuleSource, SourceError> {
-    parse_getter(raw, Dialect::Terraform)
+    parse_getter(raw, Dialect::OpenTofu)
 }
 
 /// Parses a Terragrunt `terraform { source = … }`: `tfr://[host]/ns/name/system[//dir]
@@ -272,6 +305,8 @@ fn is_url_segment(s: &str) -> bool {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Dialect {
     Terraform,
+    /// Terraform's, plus the `oci` getter.
+    OpenTofu,
     Terragrunt,
 }
 
@@ -287,9 +322,9 @@ fn parse_getter(raw: &str, dialect: Dialect) -> Result<ModuleSource, SourceError
         let (detected, detected_subdir) = source_dir_subdir(detected);
         let subdir = join_subdirs(&detected_subdir, &subdir);
         let forced = forced.or(detected_forced).map(str::to_string);
-        return classify(raw, forced.as_deref(), &detected, subdir);
+        return classify(raw, forced.as_deref(), &detected, subdir, dialect);
     };
-    classify(raw, forced, &address, subdir)
+    classify(raw, forced, &address, subdir, dialect)
 }
 
 /// Picks the getter: a forced one, else the URL scheme (go-getter's `Getters` map).
@@ -298,6 +333,7 @@ fn classify(
     forced: Option<&str>,
     address: &str,
     subdir: String,
+    dialect: Dialect,
 ) -> Result<ModuleSource, SourceError> {
     let scheme = url_scheme(address).map(|s| s.to_ascii_lowercase());
     let getter = match forced {
@@ -324,12 +360,110 @@ fn classify(
             getter,
             address: raw.to_string(),
         }),
+        "oci" if dialect == Dialect::OpenTofu => {
+            if scheme.as_deref() != Some("oci") {
+                // `oci::https://…` (`oci_getter.go:186-195`).
+                return Err(SourceError::invalid(
+                    raw,
+                    "oci source type only supports oci URL scheme",
+                ));
+            }
+            oci_source(raw, address, subdir)
+        }
         "" => Err(SourceError::invalid(raw, "no URL scheme")),
         other => Err(SourceError::invalid(
             raw,
             format!("download not supported for scheme {other:?}"),
         )),
     }
+}
+
+/// `oci://host/repository?tag=…|?digest=…` (`resolveRepositoryRef` and
+/// `resolveManifestDescriptor`, `oci_getter.go:178-276`): each argument once, not
+/// empty, not both, no other; the tag defaults to `latest`. go-getter's own `archive`
+/// argument is refused with OpenTofu's reason (`:136-150`).
+fn oci_source(raw: &str, address: &str, subdir: String) -> Result<ModuleSource, SourceError> {
+    let url =
+        Url::parse(address).map_err(|e| SourceError::invalid(raw, format!("bad URL: {e}")))?;
+    let registry = match (url.host_str(), url.port()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_string(),
+        (None, _) => {
+            return Err(SourceError::invalid(
+                raw,
+                "oci source type requires an absolute URL",
+            ))
+        }
+    };
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(SourceError::invalid(
+            raw,
+            "credentials for an OCI registry go in the CLI configuration (oci_credentials), not in the source address",
+        ));
+    }
+    let repository = url.path().trim_start_matches('/').to_string();
+    let mut tag = None;
+    let mut digest = None;
+    let mut unsupported = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (name, value) in url.query_pairs() {
+        if seen.contains(&name.to_string()) {
+            return Err(SourceError::invalid(
+                raw,
+                format!("too many {name:?} arguments"),
+            ));
+        }
+        seen.push(name.to_string());
+        match name.as_ref() {
+            "tag" if value.is_empty() => {
+                return Err(SourceError::invalid(raw, "tag argument must not be empty"))
+            }
+            "digest" if value.is_empty() => {
+                return Err(SourceError::invalid(raw, "digest argument must not be empty"))
+            }
+            "tag" => tag = Some(value.into_owned()),
+            "digest" => digest = Some(value.into_owned()),
+            "archive" => {
+                return Err(SourceError::invalid(
+                    raw,
+                    "the \"archive\" argument is not allowed for OCI sources, because the archive format is detected automatically from the image manifest",
+                ))
+            }
+            other => unsupported.push(format!("{other:?}")),
+        }
+    }
+    match unsupported.as_slice() {
+        [] => {}
+        [one] => {
+            return Err(SourceError::invalid(
+                raw,
+                format!("unsupported argument {one}"),
+            ))
+        }
+        many => {
+            return Err(SourceError::invalid(
+                raw,
+                format!("unsupported arguments: {}", many.join(", ")),
+            ))
+        }
+    }
+    let reference = match (tag, digest) {
+        (Some(_), Some(_)) => {
+            return Err(SourceError::invalid(
+                raw,
+                "cannot set both \"tag\" and \"digest\" arguments",
+            ))
+        }
+        (Some(tag), None) => OciReference::Tag(tag),
+        (None, Some(digest)) => OciReference::Digest(digest),
+        (None, None) => OciReference::Tag("latest".to_string()),
+    };
+    Ok(ModuleSource::Oci(OciSource {
+        registry,
+        repository,
+        reference,
+        subdir,
+    }))
 }
 
 fn git_source(raw: &str, address: &str, subdir: String) -> Result<ModuleSource, SourceError> {
@@ -762,6 +896,13 @@ impl fmt::Display for ModuleSource {
                 write!(f, "{}{}", path.display(), sub(subdir))
             }
             ModuleSource::Unsupported { address, .. } => f.write_str(address),
+            ModuleSource::Oci(o) => {
+                write!(f, "oci://{}/{}{}", o.registry, o.repository, sub(&o.subdir))?;
+                match &o.reference {
+                    OciReference::Tag(tag) => write!(f, "?tag={tag}"),
+                    OciReference::Digest(digest) => write!(f, "?digest={digest}"),
+                }
+            }
         }
     }
 }
@@ -1174,5 +1315,97 @@ mod tests {
         };
         assert_eq!(a.package_id(), b.package_id());
         assert_eq!(a.path(), "Acme/VPC/aws");
+    }
+
+    /// OpenTofu's `oci://` sources (`internal/getmodules/oci_getter.go:136-276`), one
+    /// row per rule; a Terraform root does not know the scheme.
+    #[test]
+    fn oci_sources() {
+        let oci = |registry: &str, repository: &str, reference: OciReference, subdir: &str| {
+            ModuleSource::Oci(OciSource {
+                registry: registry.into(),
+                repository: repository.into(),
+                reference,
+                subdir: subdir.into(),
+            })
+        };
+        let tag = |t: &str| OciReference::Tag(t.into());
+        let digest = format!("sha256:{}", "a".repeat(64));
+        let cases: Vec<(String, Result<ModuleSource, &str>)> = vec![
+            (
+                "oci://example.com/modules/net".into(),
+                Ok(oci("example.com", "modules/net", tag("latest"), "")),
+            ),
+            (
+                "oci://example.com:5000/modules/net//sub/dir?tag=1.0.0".into(),
+                Ok(oci(
+                    "example.com:5000",
+                    "modules/net",
+                    tag("1.0.0"),
+                    "sub/dir",
+                )),
+            ),
+            (
+                format!("oci://example.com/net?digest={digest}"),
+                Ok(oci(
+                    "example.com",
+                    "net",
+                    OciReference::Digest(digest.clone()),
+                    "",
+                )),
+            ),
+            (
+                format!("oci://example.com/net?tag=1&digest={digest}"),
+                Err("cannot set both \"tag\" and \"digest\" arguments"),
+            ),
+            (
+                "oci://example.com/net?tag=".into(),
+                Err("tag argument must not be empty"),
+            ),
+            (
+                "oci://example.com/net?tag=a&tag=b".into(),
+                Err("too many \"tag\" arguments"),
+            ),
+            (
+                "oci://example.com/net?ref=x".into(),
+                Err("unsupported argument \"ref\""),
+            ),
+            (
+                "oci://example.com/net?ref=x&depth=1".into(),
+                Err("unsupported arguments: \"ref\", \"depth\""),
+            ),
+            (
+                "oci://example.com/net?archive=zip".into(),
+                Err("the \"archive\" argument is not allowed"),
+            ),
+            (
+                "oci::https://example.com/net".into(),
+                Err("only supports oci URL scheme"),
+            ),
+            ("oci://u:p@example.com/net".into(), Err("oci_credentials")),
+        ];
+        for (raw, want) in cases {
+            let got = parse_source_for(&raw, OPENTOFU_REGISTRY);
+            match (&want, &got) {
+                (Ok(want), Ok(got)) => assert_eq!(got, want, "{raw}"),
+                (Err(rule), Err(e)) => assert!(e.to_string().contains(rule), "{raw}: {e}"),
+                _ => panic!("{raw}: {got:?}"),
+            }
+        }
+        let shown = parse_source_for("oci://example.com/net//sub?tag=1.0.0", OPENTOFU_REGISTRY)
+            .unwrap()
+            .to_string();
+        assert_eq!(shown, "oci://example.com/net//sub?tag=1.0.0");
+        let err = parse_source("oci://example.com/net")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("download not supported for scheme \"oci\""),
+            "{err}"
+        );
+        assert!(matches!(
+            parse_package_location("oci://example.com/net?tag=2"),
+            Ok(ModuleSource::Oci(_))
+        ));
     }
 }

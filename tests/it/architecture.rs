@@ -47,10 +47,12 @@ const LAYERS: [&str; 8] = [
 const APART: [(&str, &str); 1] = [("config", "net")];
 
 /// The pipeline, last stage first: a stage may use the ones after it. `install` (`lock
-/// --mirror`, `mirror`) takes the lock files `write` wrote. A root and the ways it stops,
+/// --mirror`, `mirror`) takes the lock files `write` wrote, and `publish` (`mirror
+/// --layout oci`) the lock files as `install` reads them. A root and the ways it stops,
 /// the warnings and the thread pool are below every stage.
-const STAGES: [&str; 9] = [
-    "install", "write", "hash", "resolve", "load", "discover", "root", "warning", "parallel",
+const STAGES: [&str; 10] = [
+    "publish", "install", "write", "hash", "resolve", "load", "discover", "root", "warning",
+    "parallel",
 ];
 
 /// A module's path below the crate root: `["stages", "write"]`; the root is `[]`.

@@ -27,6 +27,7 @@ mod merge_driver;
 mod mirrors;
 mod modules_fetch;
 mod oci;
+mod oci_mirror;
 mod opentofu;
 mod oracle;
 mod provider_mirror;

@@ -1,9 +1,10 @@
 //! The OCI test registries themselves (`tests/support/oci_registry.rs`), spoken to with
 //! a plain HTTP client: Debian's docker-registry started with TLS and its htpasswd user
 //! answers as distribution does, and the Bearer front answers as a token-based registry
-//! does. The OCI client's own tests against them are unit tests (`src/net/oci/tests.rs`):
-//! the client is not reachable from the binary yet. Skipped when the registry is not
-//! installed (`scripts/fetch-docker-registry.sh`; `make test` installs it and insists).
+//! does. The OCI client's own tests against them are unit tests (`src/net/oci/tests.rs`);
+//! the binary's use of them (OCI mirrors, `mirror --layout oci`, `oci://` modules) is
+//! tested in `oci_mirror.rs`. Skipped when the registry is not installed
+//! (`scripts/fetch-docker-registry.sh`; `make test` installs it and insists).
 
 use pretty_assertions::assert_eq;
 

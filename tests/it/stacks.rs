@@ -331,3 +331,394 @@ fn upstream_stack_cases() {
         failures.join("\n\n")
     );
 }
+
+#[derive(serde::Deserialize)]
+struct Example {
+    run_in: String,
+    #[serde(default)]
+    env: std::collections::BTreeMap<String, String>,
+    expect: ExampleExpect,
+    #[serde(default)]
+    git: Vec<GitRepo>,
+}
+
+#[derive(serde::Deserialize)]
+struct ExampleExpect {
+    units: Vec<ExampleUnit>,
+}
+
+#[derive(serde::Deserialize)]
+struct ExampleUnit {
+    dir: String,
+    assembled: String,
+}
+
+/// Gruntwork's example live repository, with its catalog served over git at a tag: the
+/// six units its two stacks generate are locked at their generated paths, each lock file
+/// what Terraform 1.0.3 writes for the unit's module as Terragrunt assembles it (the
+/// catalog module at the tag, with `root.hcl`'s generated files), and no lock file
+/// anywhere else; a second run changes nothing.
+#[test]
+fn example_live_and_catalog_lock_like_terraform() {
+    let registry = registry();
+    let example = corpus().join("example");
+    let text = std::fs::read_to_string(example.join("case.toml")).expect("case.toml");
+    let case: Example = toml::from_str(&text).expect("case.toml");
+    let git = GitServer::start();
+    let replacements = vec![
+        ("{{REGISTRY}}", registry.host()),
+        ("{{GIT}}", git_base(&git)),
+    ];
+    if case.git.is_empty() {
+        let repo = git.repo("catalog");
+        copy_into(&example.join("catalog"), &repo.work, &replacements);
+        repo.commit("catalog");
+        repo.tag("v1.0.0");
+    } else {
+        serve(&example, &case.git, &replacements, &git);
+    }
+    let work = TempDir::new().expect("work");
+    copy_into(
+        &example.join(&case.run_in),
+        &work.path().join(&case.run_in),
+        &replacements,
+    );
+    let scratch = TempDir::new().expect("scratch");
+    let cli = cli_config(&registry, scratch.path());
+    let env: Vec<(&str, &str)> = case
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let platform = format!("--platform={PLATFORM}");
+    let run = || {
+        let args = [
+            "lock",
+            "-r",
+            "--format=json",
+            platform.as_str(),
+            case.run_in.as_str(),
+        ];
+        tfsum::run_with(work.path(), &cli, scratch.path(), &args, &env)
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let mut wanted = BTreeSet::new();
+    for unit in &case.expect.units {
+        let lock_path = format!("{}/.terraform.lock.hcl", unit.dir);
+        let got = std::fs::read_to_string(work.path().join(&lock_path))
+            .unwrap_or_else(|e| panic!("{lock_path}: {e}\n{}", tfsum::text(&out)));
+        let assembled = TempDir::new().expect("assembled");
+        copy_into(
+            &example.join(&unit.assembled),
+            assembled.path(),
+            &replacements,
+        );
+        let lock = terraform::providers_lock(assembled.path(), &[PLATFORM], &cli);
+        terraform::assert_success(&lock, "terraform providers lock in the assembled unit");
+        let want = terraform::read_lock_file(assembled.path());
+        pretty_assertions::assert_eq!(
+            got,
+            want,
+            "{}: tfsum (left) vs Terraform 1.0.3 (right)",
+            unit.dir
+        );
+        wanted.insert(lock_path);
+    }
+    assert_eq!(lock_files(work.path()), wanted);
+    let again = run();
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON");
+    assert_eq!(
+        report["stats"]["unchanged"],
+        case.expect.units.len(),
+        "{report:#}"
+    );
+}
+
+/// A small stack, changed between runs: a renamed `path` moves the lock file and the old
+/// one is removed (only reported under `--check`); a changed catalog unit relocks the
+/// units made from it in changed-files mode; `verify` and `fmt -r` find the lock files;
+/// a unit source's own lock file is warned about; nothing is created through a link.
+#[test]
+fn stacks_are_kept_in_order() {
+    let registry = registry();
+    let work = TempDir::new().expect("work");
+    let base = work.path();
+    std::fs::create_dir(base.join(".git")).expect(".git");
+    let host = registry.host();
+    let requires = |name: &str, version: &str| {
+        format!("terraform {{\n  required_providers {{\n    {name} = {{\n      source  = \"{host}/hashicorp/{name}\"\n      version = \"{version}\"\n    }}\n  }}\n}}\n")
+    };
+    let write = |rel: &str, text: &str| {
+        let path = base.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "catalog/units/app/terragrunt.hcl",
+        "terraform {\n  source = \".\"\n}\n",
+    );
+    write("catalog/units/app/main.tf", &requires("null", "3.2.1"));
+    let stack = |path: &str| {
+        format!("unit \"app\" {{\n  source = \"../catalog/units/app\"\n  path   = \"{path}\"\n}}\n")
+    };
+    write("live/terragrunt.stack.hcl", &stack("app"));
+    let scratch = TempDir::new().expect("scratch");
+    let cli = cli_config(&registry, scratch.path());
+    let tfsum = |args: &[&str]| {
+        let mut all = args.to_vec();
+        if matches!(args.first(), Some(&"lock")) {
+            all.push("--platform=linux_amd64");
+        }
+        tfsum::run_with(base, &cli, scratch.path(), &all, &[])
+    };
+    let out = tfsum(&["lock", "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    let old = base.join("live/.terragrunt-stack/app/.terraform.lock.hcl");
+    assert!(std::fs::read_to_string(&old)
+        .expect("lock")
+        .contains("hashicorp/null"));
+    assert!(
+        !base.join("catalog/units/app/.terraform.lock.hcl").exists(),
+        "a catalog unit is a template"
+    );
+    let listed: Vec<_> = std::fs::read_dir(base.join("live/.terragrunt-stack/app"))
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(
+        listed,
+        [".terraform.lock.hcl"],
+        "nothing else is written there"
+    );
+
+    // verify and fmt find it.
+    let out = tfsum(&["verify", "-r", "live"]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    assert!(
+        tfsum::text(&out).contains(".terragrunt-stack/app"),
+        "{}",
+        tfsum::text(&out)
+    );
+
+    // The path is renamed: --check reports the stale file, a run removes it.
+    write("live/terragrunt.stack.hcl", &stack("service"));
+    let out = tfsum(&["lock", "-r", "--check", "."]);
+    assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
+    assert!(
+        tfsum::text(&out).contains("it would be removed"),
+        "{}",
+        tfsum::text(&out)
+    );
+    assert!(old.exists());
+    let out = tfsum(&["lock", "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    assert!(
+        tfsum::text(&out).contains("removed"),
+        "{}",
+        tfsum::text(&out)
+    );
+    assert!(!old.exists() && !old.parent().unwrap().exists());
+    let new = base.join("live/.terragrunt-stack/service/.terraform.lock.hcl");
+    assert!(new.exists());
+
+    // The catalog unit changes: changed-files mode relocks the unit made from it.
+    write("catalog/units/app/main.tf", &requires("random", "3.6.0"));
+    let out = tfsum(&["lock", "catalog/units/app/main.tf"]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    assert!(std::fs::read_to_string(&new)
+        .expect("lock")
+        .contains("hashicorp/random"));
+
+    // A lock file in the unit source is copied over ours by `stack generate`: warned.
+    write("catalog/units/app/.terraform.lock.hcl", "");
+    let out = tfsum(&["lock", "-r", "live"]);
+    assert!(
+        tfsum::text(&out).contains("catalog/units/app/.terraform.lock.hcl"),
+        "{}",
+        tfsum::text(&out)
+    );
+    std::fs::remove_file(base.join("catalog/units/app/.terraform.lock.hcl")).expect("rm");
+
+    // A link planted where the generated directory goes: nothing is written through it.
+    let outside = TempDir::new().expect("outside");
+    std::fs::remove_dir_all(base.join("live/.terragrunt-stack")).expect("rm");
+    std::os::unix::fs::symlink(outside.path(), base.join("live/.terragrunt-stack")).expect("link");
+    let out = tfsum(&["lock", "-r", "live"]);
+    assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
+    assert!(
+        tfsum::text(&out).contains("is a link"),
+        "{}",
+        tfsum::text(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(outside.path()).expect("outside").count(),
+        0
+    );
+}
+
+/// Versions written in a stack: `outdated` lists the module a unit's source takes from
+/// its `values` (and the catalog a stack block's `source` names) at the literal in the
+/// stack file, and `upgrade module` moves that literal, through a local of the stack file
+/// too, and a plain unit's `?ref=`, then relocks the units from the edited files.
+#[test]
+fn stack_versions_are_outdated_and_upgraded() {
+    let registry = registry();
+    let git = GitServer::start();
+    let modules = git.repo("modules");
+    let requires = |name: &str, version: &str| {
+        format!("terraform {{\n  required_providers {{\n    {name} = {{\n      source  = \"hashicorp/{name}\"\n      version = \"{version}\"\n    }}\n  }}\n}}\n")
+    };
+    modules.write("main.tf", &requires("null", "3.2.1"));
+    modules.commit("v1");
+    modules.tag("v1.0.0");
+    modules.write("main.tf", &requires("random", "3.6.0"));
+    modules.commit("v2");
+    modules.tag("v2.0.0");
+    let modules_url = format!("git::{}", git.url("modules"));
+    let catalog = git.repo("catalog");
+    catalog.write(
+        "units/app/terragrunt.hcl",
+        &format!("terraform {{\n  source = \"{modules_url}?ref=${{values.version}}\"\n}}\n"),
+    );
+    catalog.commit("catalog");
+    catalog.tag("v0.1.0");
+    catalog.tag("v0.2.0");
+    let catalog_url = format!("git::{}", git.url("catalog"));
+
+    let work = TempDir::new().expect("work");
+    let base = work.path();
+    std::fs::create_dir(base.join(".git")).expect(".git");
+    let stack = format!(
+        "locals {{\n  pinned  = \"v1.0.0\"\n  catalog = \"v0.1.0\"\n}}\n\nunit \"app\" {{\n  source = \"{catalog_url}//units/app?ref=v0.1.0\"\n  path   = \"app\"\n  values = {{\n    version = \"v1.0.0\"\n  }}\n}}\n\nunit \"db\" {{\n  source = \"{catalog_url}//units/app?ref=${{local.catalog}}\"\n  path   = \"db\"\n  values = {{\n    version = local.pinned\n  }}\n}}\n"
+    );
+    let plain = format!("terraform {{\n  source = \"{modules_url}?ref=v1.0.0\"\n}}\n");
+    for (rel, text) in [
+        ("live/terragrunt.stack.hcl", stack.as_str()),
+        ("plain/terragrunt.hcl", plain.as_str()),
+    ] {
+        let path = base.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    let scratch = TempDir::new().expect("scratch");
+    let cli = cli_config(&registry, scratch.path());
+    let tfsum = |args: &[&str]| {
+        let mut all = args.to_vec();
+        if matches!(args.first(), Some(&"lock" | &"upgrade")) {
+            all.push("--platform=linux_amd64");
+        }
+        tfsum::run_with(base, &cli, scratch.path(), &all, &[])
+    };
+    let units = [
+        "live/.terragrunt-stack/app",
+        "live/.terragrunt-stack/db",
+        "plain",
+    ];
+    let provider_of = |unit: &str| {
+        let lock = std::fs::read_to_string(base.join(unit).join(".terraform.lock.hcl"))
+            .unwrap_or_default();
+        match (
+            lock.contains("hashicorp/null"),
+            lock.contains("hashicorp/random"),
+        ) {
+            (true, false) => "null",
+            (false, true) => "random",
+            _ => "neither",
+        }
+    };
+    let out = tfsum(&["lock", "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    for unit in units {
+        assert_eq!(provider_of(unit), "null", "{unit}");
+    }
+
+    let out = tfsum(&["outdated", "--format=json", "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let items = report["items"].as_array().expect("items");
+    let declared_at = |repo: &str| -> BTreeSet<(String, u64, String)> {
+        items
+            .iter()
+            .filter(|i| i["kind"] == "module" && i["name"].as_str().unwrap_or("").contains(repo))
+            .flat_map(|i| i["declared"].as_array().cloned().unwrap_or_default())
+            .map(|d| {
+                let via = d["via"].as_str().unwrap_or_default();
+                let what = via.split(", for").next().unwrap_or_default().to_string();
+                (
+                    d["file"].as_str().unwrap_or_default().to_string(),
+                    d["line"].as_u64().unwrap_or(0),
+                    what,
+                )
+            })
+            .collect()
+    };
+    let want: BTreeSet<(String, u64, String)> = [
+        (
+            "live/terragrunt.stack.hcl",
+            10,
+            "values.version of unit \"app\"",
+        ),
+        ("live/terragrunt.stack.hcl", 2, "local.pinned"),
+        ("plain/terragrunt.hcl", 2, "terraform.source"),
+    ]
+    .iter()
+    .map(|(f, l, w)| (f.to_string(), *l, w.to_string()))
+    .collect();
+    assert_eq!(declared_at("modules"), want, "{report:#}");
+    let want: BTreeSet<(String, u64, String)> = [
+        ("live/terragrunt.stack.hcl", 7, "the source of unit \"app\""),
+        ("live/terragrunt.stack.hcl", 3, "local.catalog"),
+    ]
+    .iter()
+    .map(|(f, l, w)| (f.to_string(), *l, w.to_string()))
+    .collect();
+    assert_eq!(declared_at("catalog"), want, "{report:#}");
+    assert!(
+        items.iter().any(|i| i["name"].as_str().unwrap_or("").contains("modules")
+            && i["latest"] == "2.0.0"),
+        "{report:#}"
+    );
+
+    // The module moves where each unit's version is written; the units are relocked
+    // from the edited files.
+    let out = tfsum(&["upgrade", "module", &modules_url, "-r", "."]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    let edited = std::fs::read_to_string(base.join("live/terragrunt.stack.hcl")).expect("stack");
+    assert_eq!(
+        edited,
+        stack
+            .replace("pinned  = \"v1.0.0\"", "pinned  = \"v2.0.0\"")
+            .replace("version = \"v1.0.0\"", "version = \"v2.0.0\""),
+    );
+    assert_eq!(
+        std::fs::read_to_string(base.join("plain/terragrunt.hcl")).expect("plain"),
+        plain.replace("?ref=v1.0.0", "?ref=v2.0.0")
+    );
+    for unit in units {
+        assert_eq!(provider_of(unit), "random", "{unit}");
+    }
+    // Changed-files mode: the stack file edited by hand relocks the units it generates.
+    let edited = edited.replace("version = \"v2.0.0\"", "version = \"v1.0.0\"");
+    std::fs::write(base.join("live/terragrunt.stack.hcl"), &edited).expect("write");
+    let out = tfsum(&["lock", "live/terragrunt.stack.hcl"]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    assert_eq!(provider_of("live/.terragrunt-stack/app"), "null");
+    assert_eq!(provider_of("live/.terragrunt-stack/db"), "random");
+    // The catalog ref, as a pinned version and through the local.
+    let out = tfsum(&[
+        "upgrade",
+        "module",
+        &catalog_url,
+        "0.2.0",
+        "--no-lock",
+        "-r",
+        ".",
+    ]);
+    assert!(out.status.success(), "{}", tfsum::text(&out));
+    let edited = std::fs::read_to_string(base.join("live/terragrunt.stack.hcl")).expect("stack");
+    assert!(
+        edited.contains("units/app?ref=v0.2.0\"") && edited.contains("catalog = \"v0.2.0\""),
+        "{edited}"
+    );
+}

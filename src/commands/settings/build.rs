@@ -8,9 +8,10 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 use crate::disk::cache::{Cache, CacheError};
-use crate::net::cliconfig::{self, CliConfigError, ProviderInstallation};
+use crate::net::cliconfig::{self, CliConfig, CliConfigError, ProviderInstallation};
 use crate::net::git::GitOptions;
 use crate::net::http::Http;
+use crate::net::oci::{OciAccess, OciConfigError};
 use crate::net::registry::RegistryClient;
 use crate::net::shared_store::{SharedStore, StoreError};
 use crate::sources::kept::KeptPackages;
@@ -32,6 +33,8 @@ pub(crate) enum SetupError {
     #[error(transparent)]
     CliConfig(#[from] CliConfigError),
     #[error(transparent)]
+    OciConfig(#[from] OciConfigError),
+    #[error(transparent)]
     Mirror(#[from] MirrorError),
     #[error(transparent)]
     Cache(#[from] CacheError),
@@ -51,6 +54,8 @@ pub(crate) struct Services {
     /// `host` and `provider_installation` blocks), rendered, or why none was read: what
     /// the configuration index keeps of it (`crate::commands::index`).
     pub installation: String,
+    /// The run's OCI client, made on first use; `None` offline.
+    pub oci: Option<OciAccess>,
 }
 
 impl SourceSettings {
@@ -85,12 +90,25 @@ impl SourceSettings {
         // Offline runs need no client, unless the CLI configuration says where packages
         // come from.
         let mut rendered = "not read (offline)".to_string();
-        let (client, installation) = if self.offline && self.packages != PackageSource::CliConfig {
-            (None, None)
-        } else {
-            let (client, installation) = self.registry_client(&mut warnings, &mut rendered)?;
-            (Some(client).filter(|_| !self.offline), installation)
-        };
+        let (client, installation, oci) =
+            if self.offline && self.packages != PackageSource::CliConfig {
+                (None, None, None)
+            } else {
+                let (client, config) = self.registry_client(&mut warnings, &mut rendered)?;
+                let installation = config.provider_installation().cloned();
+                let oci = if self.offline {
+                    None
+                } else {
+                    Some(OciAccess::new(
+                        client.http().clone(),
+                        &config.oci_credentials,
+                        config.oci_default_credentials.first(),
+                        self.environment.oci_env(),
+                        self.oci.clone(),
+                    )?)
+                };
+                (Some(client).filter(|_| !self.offline), installation, oci)
+            };
         let jobs = Arc::new(Semaphore::new(self.jobs.max(1)));
         let mut registry = RegistrySource::new(
             client.clone(),
@@ -119,6 +137,8 @@ impl SourceSettings {
         let mirror = MirrorOptions {
             jobs: jobs.clone(),
             zip_limits: self.zip_limits.clone(),
+            oci: oci.clone(),
+            cache: cache.clone(),
         };
         let sources = self.sources(
             registry,
@@ -127,13 +147,14 @@ impl SourceSettings {
             &mirror,
             &mut warnings,
         )?;
-        let modules = self.module_fetcher(client, &cache, jobs);
+        let modules = self.module_fetcher(client, &cache, jobs, oci.clone());
         Ok(Services {
             cache,
             sources,
             modules,
             warnings,
             installation: rendered,
+            oci,
         })
     }
 
@@ -161,6 +182,10 @@ impl SourceSettings {
                 }
                 None => Sources::registry(registry),
             },
+            PackageSource::OciMirror(template) => {
+                let mirror = mirror.oci_mirror(template.clone())?;
+                Sources::only(Source::OciMirror(Arc::new(mirror)), registry)
+            }
             PackageSource::CliConfig => {
                 let default_host = self.flavor.unwrap_or(Flavor::Terraform).default_registry();
                 match installation {
@@ -190,9 +215,10 @@ impl SourceSettings {
         client: Option<RegistryClient>,
         cache: &Cache,
         jobs: Arc<Semaphore>,
+        oci: Option<OciAccess>,
     ) -> ModuleFetcher {
         let cache_root = cache.root().filter(|_| self.use_cache);
-        ModuleFetcher::new(
+        ModuleFetcher::with_oci(
             client,
             FetcherOptions {
                 cache_root: cache_root.map(Path::to_path_buf),
@@ -205,24 +231,25 @@ impl SourceSettings {
                     ..GitOptions::default()
                 },
             },
+            oci,
         )
     }
 
     /// The registry client over the run's HTTP settings, with the CLI configuration
-    /// (forced hosts, credentials) and its `provider_installation` block.
+    /// (forced hosts, credentials), and the configuration itself (its
+    /// `provider_installation` block, its OCI credentials).
     fn registry_client(
         &self,
         warnings: &mut Vec<Warning>,
         rendered: &mut String,
-    ) -> Result<(RegistryClient, Option<ProviderInstallation>), SetupError> {
+    ) -> Result<(RegistryClient, CliConfig), SetupError> {
         let env = self
             .environment
             .cli_config(self.flavor == Some(Flavor::OpenTofu));
         let (config, found) = cliconfig::load(&env)?;
         *rendered = format!("{:?} {:?}", config.hosts, config.installations);
         warnings.extend(found.into_iter().map(Warning::CliConfig));
-        let installation = config.provider_installation().cloned();
-        let client = RegistryClient::new(Http::new(self.http.clone()), config, env);
-        Ok((client, installation))
+        let client = RegistryClient::new(Http::new(self.http.clone()), config.clone(), env);
+        Ok((client, config))
     }
 }

@@ -16,6 +16,8 @@
 //! | `TFSUM_SHARED_CACHE*`        | the shared cache ([`super::shared`])                |
 //! | `AWS_*`, `GOOGLE_*`, `AZURE_*`, `AZURITE_*` | the shared cache's credential chains |
 //! | `TFSUM_TEST_WRITE_DELAY_MS`  | testing only: a pause inside every file replacement |
+//! | `TFSUM_TEST_OCI_PLAIN_HTTP`  | testing only: `1` lets OCI registries on a loopback address be reached over plain HTTP |
+//! | `XDG_RUNTIME_DIR`, `XDG_CONFIG_HOME`, `PATH` | where OpenTofu's OCI credentials files and helpers are looked for |
 //!
 //! Terraform's own variables (`TF_CLI_CONFIG_FILE`, `TF_TOKEN_*`, …) are read by
 //! [`crate::net::cliconfig`] from the same captured values; `TF_VAR_*` and `TF_WORKSPACE`
@@ -30,6 +32,7 @@ use url::Url;
 
 use crate::net::cliconfig;
 use crate::net::http::{HttpConfig, Proxies, Trust};
+use crate::net::oci::{OciEnv, OciOptions};
 use crate::vocab::hash::ZipLimits;
 
 use super::SettingsError;
@@ -137,6 +140,41 @@ impl Environment {
     /// The default hash cache: the user's cache directory + `tfsum`.
     pub(crate) fn default_cache_dir(&self) -> Option<PathBuf> {
         self.cache_dir.as_ref().map(|d| d.join("tfsum"))
+    }
+
+    /// What OpenTofu's OCI credentials policy reads: the variables that place the
+    /// containers auth files and credential helpers, the home directory, and Go's name
+    /// of this operating system.
+    pub(crate) fn oci_env(&self) -> OciEnv {
+        let vars = ["XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "PATH"]
+            .iter()
+            .filter_map(|name| Some((name.to_string(), self.vars.get(*name)?.clone())))
+            .collect();
+        OciEnv {
+            vars,
+            home: self.home.clone(),
+            os: crate::vocab::addr::Platform::current().os,
+        }
+    }
+
+    /// The OCI client's options: OpenTofu's, but for the tests' plain-HTTP loopback
+    /// registries (`TFSUM_TEST_OCI_PLAIN_HTTP=1`).
+    pub(crate) fn oci_options(&self) -> Result<OciOptions, SettingsError> {
+        let plain_http_loopback = match self.var("TFSUM_TEST_OCI_PLAIN_HTTP") {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(other) => {
+                return Err(SettingsError::env(
+                    "TFSUM_TEST_OCI_PLAIN_HTTP",
+                    other,
+                    "1 or 0",
+                ))
+            }
+        };
+        Ok(OciOptions {
+            plain_http_loopback,
+            ..OciOptions::default()
+        })
     }
 
     /// What the CLI configuration reader needs: the variables and the home directory.

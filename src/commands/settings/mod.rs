@@ -34,6 +34,8 @@ use crate::commands::cli::{
 use crate::config::early::{AssignedFiles, CliValue, ValueInputs};
 use crate::disk::provider_dir::Layout;
 use crate::net::http::HttpConfig;
+use crate::net::oci::OciOptions;
+use crate::sources::oci::RepositoryTemplate;
 use crate::vocab::addr::Platform;
 use crate::vocab::hash::ZipLimits;
 use crate::vocab::lockfile::Flavor;
@@ -99,6 +101,8 @@ pub(crate) enum PackageSource {
     NetMirror(String),
     /// `--use-cli-config-installation`: the CLI configuration's `provider_installation`.
     CliConfig,
+    /// `--oci-mirror TEMPLATE`: an OpenTofu OCI registry mirror.
+    OciMirror(RepositoryTemplate),
 }
 
 /// Everything `tfsum lock` runs on, resolved and validated.
@@ -144,12 +148,21 @@ pub(crate) struct VerifySettings {
     pub sources: SourceSettings,
 }
 
+/// Where `tfsum mirror` puts the packages.
+#[derive(Debug)]
+pub(crate) enum MirrorTarget {
+    /// A provider directory, in one of Terraform's layouts.
+    Dir { dir: PathBuf, layout: Layout },
+    /// An OCI registry, repositories named by the template (`oci://HOST/PREFIX`
+    /// becomes `HOST/PREFIX/{namespace}/{type}`).
+    Oci(RepositoryTemplate),
+}
+
 /// Everything `tfsum mirror` runs on, resolved and validated.
 #[derive(Debug)]
 pub(crate) struct MirrorSettings {
-    /// The provider directory to fill.
-    pub dir: PathBuf,
-    pub layout: Layout,
+    /// Where the packages go.
+    pub target: MirrorTarget,
     /// Where to write a CLI configuration that installs from `dir`.
     pub cli_config: Option<PathBuf>,
     /// Root module directories, or directories to search; `.` when none were given.
@@ -225,6 +238,8 @@ pub(crate) struct SourceSettings {
     pub packages: PackageSource,
     /// The environment the CLI configuration is read with.
     pub environment: Environment,
+    /// How the OCI client behaves beyond the HTTP settings.
+    pub oci: OciOptions,
     /// The settings files that were read, for `-v`.
     pub files: Vec<PathBuf>,
     /// The organisation's shared cache, if the user named one.
@@ -296,11 +311,7 @@ pub(crate) fn mirror(
     platforms.sort();
     platforms.dedup();
     Ok(MirrorSettings {
-        dir: cwd.join(&args.dir),
-        layout: match args.layout {
-            LayoutArg::Unpacked => Layout::Unpacked,
-            LayoutArg::Packed => Layout::Packed,
-        },
+        target: mirror_target(&args.dir, args.layout, cwd)?,
         cli_config: args.cli_config.as_ref().map(|f| cwd.join(f)),
         paths: paths_or_here(&args.paths),
         recursive: args.recursive,
@@ -357,6 +368,47 @@ pub(crate) fn outdated(
     })
 }
 
+/// Where `tfsum mirror` puts packages: `DIR` in a Terraform layout, or with `--layout
+/// oci` (which an `oci://` target implies) the registry it names.
+fn mirror_target(
+    dir: &Path,
+    layout: Option<LayoutArg>,
+    cwd: &Path,
+) -> Result<MirrorTarget, SettingsError> {
+    let oci = dir.to_str().and_then(|d| d.strip_prefix("oci://"));
+    match (layout, oci) {
+        (Some(LayoutArg::Oci) | None, Some(rest)) => {
+            let text = if rest.contains('{') {
+                rest.trim_end_matches('/').to_string()
+            } else {
+                format!("{}/{{namespace}}/{{type}}", rest.trim_end_matches('/'))
+            };
+            let template = RepositoryTemplate::uri(&text)
+                .map_err(|e| SettingsError::Flag(format!("{}: {e}", dir.display())))?;
+            Ok(MirrorTarget::Oci(template))
+        }
+        (Some(LayoutArg::Oci), None) => Err(SettingsError::Flag(format!(
+            "--layout oci pushes to an OCI registry: name it as oci://HOST/PREFIX, not {}",
+            dir.display()
+        ))),
+        (Some(layout), Some(_)) => Err(SettingsError::Flag(format!(
+            "{} is an OCI registry: it takes --layout oci, not --layout {}",
+            dir.display(),
+            match layout {
+                LayoutArg::Packed => "packed",
+                _ => "unpacked",
+            }
+        ))),
+        (layout, None) => Ok(MirrorTarget::Dir {
+            dir: cwd.join(dir),
+            layout: match layout {
+                Some(LayoutArg::Packed) => Layout::Packed,
+                _ => Layout::Unpacked,
+            },
+        }),
+    }
+}
+
 fn paths_or_here(paths: &[PathBuf]) -> Vec<PathBuf> {
     if paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -403,8 +455,9 @@ fn sources(
         versions_ttl: Duration::from_secs(versions_ttl),
         http: env.http(per_host)?,
         zip_limits: env.zip_limits()?,
-        packages: package_source(args),
+        packages: package_source(args)?,
         environment: env.clone(),
+        oci: env.oci_options()?,
         files,
         shared: shared::settings(args, file, env)?,
     })
@@ -569,16 +622,20 @@ fn parse_platforms(list: &str) -> Result<Vec<Platform>, SettingsError> {
         .collect()
 }
 
-fn package_source(args: &SourceArgs) -> PackageSource {
-    if let Some(dir) = &args.fs_mirror {
+fn package_source(args: &SourceArgs) -> Result<PackageSource, SettingsError> {
+    Ok(if let Some(dir) = &args.fs_mirror {
         PackageSource::FsMirror(dir.clone())
     } else if let Some(url) = &args.net_mirror {
         PackageSource::NetMirror(url.clone())
+    } else if let Some(template) = &args.oci_mirror {
+        let template = RepositoryTemplate::uri(template)
+            .map_err(|e| SettingsError::Flag(format!("--oci-mirror: {e}")))?;
+        PackageSource::OciMirror(template)
     } else if args.use_cli_config_installation {
         PackageSource::CliConfig
     } else {
         PackageSource::Registry
-    }
+    })
 }
 
 #[cfg(test)]
@@ -828,5 +885,103 @@ flavor = \"opentofu\"\n",
                 .to_string();
             assert!(err.contains(want), "{err}");
         }
+    }
+
+    /// `tfsum mirror`'s target: a directory in a Terraform layout, or with `--layout
+    /// oci` (implied by `oci://`) a registry and its repository template; and
+    /// `--oci-mirror`'s template, checked as a level 1 URI template.
+    #[test]
+    fn mirror_targets_and_oci_mirror_templates() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let env = Environment::from_vars([("HOME", tmp.path().to_str().unwrap())]);
+        let mirror_args = |flags: &[&str]| match parse("mirror", flags) {
+            crate::commands::cli::Command::Mirror(args) => args,
+            other => panic!("not mirror: {other:?}"),
+        };
+        let target = |flags: &[&str]| {
+            mirror(&mirror_args(flags), &env, tmp.path())
+                .map(|s| match s.target {
+                    MirrorTarget::Dir { dir, layout } => format!("{layout:?} {}", dir.display()),
+                    MirrorTarget::Oci(template) => format!("oci {template}"),
+                })
+                .map_err(|e| e.to_string())
+        };
+        let dir = tmp.path().join("d");
+        let cases: Vec<(Vec<&str>, Result<String, &str>)> = vec![
+            (vec!["d"], Ok(format!("Unpacked {}", dir.display()))),
+            (
+                vec!["--layout", "packed", "d"],
+                Ok(format!("Packed {}", dir.display())),
+            ),
+            (
+                vec!["oci://registry.example:5000/p/"],
+                Ok("oci registry.example:5000/p/{namespace}/{type}".into()),
+            ),
+            (
+                vec![
+                    "--layout",
+                    "oci",
+                    "oci://r.example/p/{hostname}/{namespace}/{type}",
+                ],
+                Ok("oci r.example/p/{hostname}/{namespace}/{type}".into()),
+            ),
+            (
+                vec!["--layout", "oci", "d"],
+                Err("name it as oci://HOST/PREFIX"),
+            ),
+            (
+                vec!["--layout", "packed", "oci://r.example/p"],
+                Err("takes --layout oci"),
+            ),
+            (
+                vec!["oci://r.example/{kind}"],
+                Err("only {hostname}, {namespace} and {type}"),
+            ),
+            (
+                vec!["oci://r.example"],
+                Ok("oci r.example/{namespace}/{type}".into()),
+            ),
+            (
+                vec!["oci://r.example/Upper"],
+                Err("does not give a repository address"),
+            ),
+        ];
+        for (flags, want) in cases {
+            let got = target(&flags);
+            match (&want, &got) {
+                (Ok(want), Ok(got)) => assert_eq!(got, want, "{flags:?}"),
+                (Err(rule), Err(e)) => assert!(e.contains(rule), "{flags:?}: {e}"),
+                _ => panic!("{flags:?}: {got:?}"),
+            }
+        }
+        let locked = lock(
+            &lock_args(&["--oci-mirror", "r.example/p/{namespace}/{type}"]),
+            &env,
+            tmp.path(),
+        )
+        .unwrap();
+        assert!(matches!(
+            locked.sources.packages,
+            PackageSource::OciMirror(_)
+        ));
+        let err = lock(
+            &lock_args(&["--oci-mirror", "r.example/{+type}"]),
+            &env,
+            tmp.path(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("--oci-mirror") && err.contains("no operators"),
+            "{err}"
+        );
+        let env = Environment::from_vars([
+            ("HOME", tmp.path().to_str().unwrap()),
+            ("TFSUM_TEST_OCI_PLAIN_HTTP", "yes"),
+        ]);
+        let err = lock(&lock_args(&[]), &env, tmp.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("TFSUM_TEST_OCI_PLAIN_HTTP"), "{err}");
     }
 }

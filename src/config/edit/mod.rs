@@ -167,10 +167,12 @@ pub(crate) enum Target {
         local_name: String,
         block: bool,
     },
-    /// A registry module call's `version`.
+    /// A registry module call's `version`; `exact` when it takes one version, not a
+    /// constraint (a Terragrunt `tfr://` source's `?version=`).
     ModuleVersion {
         call: String,
         module: crate::vocab::module_source::RegistryModule,
+        exact: bool,
     },
     /// A git module call's `ref`, a version tag.
     ModuleRef {
@@ -405,8 +407,8 @@ impl Scope {
                     notes.push(Note {
                         at: call.at.clone(),
                         message: format!(
-                            "module {:?}: its version is evaluated, and not edited: {why}",
-                            call.name
+                            "{}: its version is evaluated, and not edited: {why}",
+                            call.label()
                         ),
                     });
                     continue;
@@ -415,16 +417,23 @@ impl Scope {
             let Some(span) = definition.span.clone() else {
                 notes.push(Note {
                     at: definition.at.clone(),
-                    message: format!("module {:?}: its version is written in {}, which tfsum does not edit (JSON syntax)", call.name, definition.what),
+                    message: format!(
+                        "{}: its version is written in {}, which tfsum does not edit (JSON syntax)",
+                        call.label(),
+                        definition.what
+                    ),
                 });
                 continue;
             };
             let (slot, target) = match source {
+                // A Terragrunt `tfr://` source takes one version, in its `?version=`
+                // when the literal is the whole source.
                 ModuleSource::Registry(module) => (
-                    0..definition.text.len(),
+                    query_slot(&definition.text, "version").unwrap_or(0..definition.text.len()),
                     Target::ModuleVersion {
                         call: call.name.clone(),
                         module,
+                        exact: call.unit.is_some(),
                     },
                 ),
                 ModuleSource::Git(git) => {
@@ -444,7 +453,7 @@ impl Scope {
                         Some(Err(reference)) => {
                             notes.push(Note {
                                 at: definition.at.clone(),
-                                message: format!("module {:?}: ref {reference:?} ({}) is not a version tag; left as it is", call.name, definition.what),
+                                message: format!("{}: ref {reference:?} ({}) is not a version tag; left as it is", call.label(), definition.what),
                             });
                             continue;
                         }
@@ -466,7 +475,7 @@ impl Scope {
                 Err(e) => {
                     notes.push(Note {
                         at: definition.at.clone(),
-                        message: format!("module {:?}: {e}", call.name),
+                        message: format!("{}: {e}", call.label()),
                     });
                     continue;
                 }
@@ -623,6 +632,7 @@ impl Scope {
                             Target::ModuleVersion {
                                 call: call.name.clone(),
                                 module,
+                                exact: false,
                             },
                         );
                     }
@@ -826,6 +836,20 @@ fn ref_slot(source: &str) -> Option<Result<Range<usize>, String>> {
             } else {
                 Err(value.to_string())
             });
+        }
+        at += param.len() + 1;
+    }
+    None
+}
+
+/// The bytes of the value of query parameter `name` in `source`, if it has one.
+fn query_slot(source: &str, name: &str) -> Option<Range<usize>> {
+    let query_start = source.find('?')? + 1;
+    let mut at = query_start;
+    for param in source[query_start..].split('&') {
+        if let Some(value) = param.strip_prefix(name).and_then(|p| p.strip_prefix('=')) {
+            let start = at + name.len() + 1;
+            return Some(start..start + value.len());
         }
         at += param.len() + 1;
     }

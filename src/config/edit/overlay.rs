@@ -17,12 +17,27 @@ fn parent(path: &Path) -> PathBuf {
     normalize_path(path.parent().unwrap_or(Path::new(".")))
 }
 
+/// Var files an upgrade edits are read from here by the relock.
+impl crate::config::early::TextOverrides for Edited {
+    fn text_of(&self, path: &Path) -> Option<&str> {
+        if self.is_empty() {
+            return None;
+        }
+        self.files
+            .get(&normalize_path(path))
+            .or_else(|| self.absolute.get(&crate::config::paths::absolute(path)))
+            .map(String::as_str)
+    }
+}
+
 /// New file contents by path (lexically normalised), links to an edited file included.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Edited {
     files: BTreeMap<PathBuf, String>,
     /// The edited files of each directory: the load stage asks once per module.
     by_dir: BTreeMap<PathBuf, Vec<PathBuf>>,
+    /// `files` by absolute path, for readers that ask so (Terragrunt's).
+    absolute: BTreeMap<PathBuf, String>,
 }
 
 impl Edited {
@@ -42,22 +57,24 @@ impl Edited {
         for path in out.keys() {
             by_dir.entry(parent(path)).or_default().push(path.clone());
         }
-        Edited { files: out, by_dir }
+        let absolute = out
+            .iter()
+            .map(|(path, text)| (crate::config::paths::absolute(path), text.clone()))
+            .collect();
+        Edited {
+            files: out,
+            by_dir,
+            absolute,
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
 
-    /// The new text of the file at `path`, if it was edited (var files an upgrade edits
-    /// are read from here by the relock, `crate::config::early`).
-    pub(crate) fn text_of(&self, path: &Path) -> Option<&str> {
-        self.files.get(&normalize_path(path)).map(String::as_str)
-    }
-
     /// Whether the file at `path` was edited.
     pub(crate) fn touches_file(&self, path: &Path) -> bool {
-        self.text_of(path).is_some()
+        crate::config::early::TextOverrides::text_of(self, path).is_some()
     }
 
     /// Whether a file directly in `dir` was edited.

@@ -337,3 +337,18 @@ fn editable_paths() {
     assert!(!is_editable(Path::new("envs/main.tf.bak")));
     assert!(!is_editable(Path::new("x/.terragrunt-cache/abc/main.tf")));
 }
+
+/// A Terragrunt `tfr://` source written whole: its `?version=` is the slot edited.
+#[test]
+fn query_parameters() {
+    let source = "tfr:///terraform-aws-modules/vpc/aws?version=5.1.0";
+    let slot = query_slot(source, "version").expect("version");
+    assert_eq!(&source[slot], "5.1.0");
+    let source = "tfr://host.example/a/b/c?x=1&version=2.0.0&y=2";
+    assert_eq!(
+        &source[query_slot(source, "version").expect("version")],
+        "2.0.0"
+    );
+    assert_eq!(query_slot("tfr:///a/b/c", "version"), None);
+    assert_eq!(query_slot("tfr:///a/b/c?versions=1", "version"), None);
+}

@@ -25,10 +25,35 @@
 //! name any file on the machine, such as `/proc/kcore`, so files are read through
 //! [`read_file`], which stops at [`MAX_FILE_BYTES`].
 
+use std::cell::RefCell;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
+use crate::config::early::TextOverrides;
 use crate::config::eval::value::Value;
+
+/// Texts read in place of the files on disk: the configuration as an upgrade edited it,
+/// while the relock reads it ([`with_edited`]).
+pub(crate) type EditedTexts = Arc<dyn TextOverrides + Send + Sync>;
+
+thread_local! {
+    static EDITED: RefCell<Option<EditedTexts>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `edited` read in place of the files it holds (by [`read_file`], on this
+/// thread and the evaluation threads it starts).
+pub(crate) fn with_edited<T>(edited: Option<EditedTexts>, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<EditedTexts>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            EDITED.with(|e| *e.borrow_mut() = before);
+        }
+    }
+    let _restore = Restore(EDITED.with(|e| e.replace(edited)));
+    f()
+}
 
 /// How many files `read_terragrunt_config` may nest (the file being evaluated not
 /// counted). Real configurations read one or two levels (an `env.hcl` that reads an
@@ -52,8 +77,16 @@ pub(crate) const MAX_VALUE_DEPTH: usize = 256;
 pub(crate) const MAX_FILE_BYTES: u64 = 4 << 20;
 
 /// Reads a text file of at most [`MAX_FILE_BYTES`]; a larger one is an
-/// [`std::io::ErrorKind::InvalidData`] error saying so.
+/// [`std::io::ErrorKind::InvalidData`] error saying so. An edited file
+/// ([`with_edited`]) is read as edited.
 pub(crate) fn read_file(path: &Path) -> std::io::Result<String> {
+    let edited = EDITED.with(|e| {
+        let e = e.borrow();
+        e.as_ref()?.text_of(path).map(str::to_string)
+    });
+    if let Some(text) = edited {
+        return Ok(text);
+    }
     let mut text = String::new();
     std::fs::File::open(path)?
         .take(MAX_FILE_BYTES + 1)
@@ -78,11 +111,12 @@ pub(crate) fn on_eval_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::io::R
 }
 
 pub(crate) fn on_stack<T: Send>(size: usize, f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    let edited = EDITED.with(|e| e.borrow().clone());
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("terragrunt-eval".into())
             .stack_size(size)
-            .spawn_scoped(scope, f)?;
+            .spawn_scoped(scope, move || with_edited(edited, f))?;
         Ok(thread
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))

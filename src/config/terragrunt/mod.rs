@@ -50,6 +50,7 @@ mod source;
 pub(crate) mod stack;
 mod units;
 mod virtual_dirs;
+pub(crate) mod written;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -77,7 +78,9 @@ use parse::{parse_file, Expr, TgFile};
 use source::Classified;
 
 pub(crate) use crate::vocab::paths::UNIT_FILE_NAME;
+pub(crate) use limits::{with_edited, EditedTexts};
 pub use units::find_units;
+pub(crate) use written::WrittenSource;
 
 /// The repository root for `get_repo_root()`: the nearest directory at or above `start`
 /// that holds `.git` (a directory, or a file for worktrees and submodules), else `start`.
@@ -136,6 +139,10 @@ pub struct UnitConfig {
     /// passes the module as `TF_VAR_` variables, which module sources may read. An
     /// input that could not be evaluated keeps its reason.
     pub inputs: BTreeMap<String, UnitInput>,
+    /// The sources that decide what it locks, with where their versions are written:
+    /// the `source` of each stack block that generated it (outermost first), then its
+    /// own `terraform.source`.
+    pub sources: Vec<WrittenSource>,
 }
 
 /// One entry of a unit's `inputs`.
@@ -316,14 +323,16 @@ pub fn load_unit(unit_dir: &Path, repo_root: &Path) -> Result<UnitConfig, Terrag
 pub(crate) fn load_generated_unit(
     unit_dir: &Path,
     repo_root: &Path,
-    values: Option<&Value>,
+    component: &stack::Component,
     mappings: &[virtual_dirs::Mapping],
-    autoinclude: &stack::AutoInclude,
 ) -> Result<UnitConfig, TerragruntError> {
+    let given = Given {
+        values: component.values.as_ref(),
+        values_written: &component.values_written,
+        autoinclude: Some(&component.autoinclude),
+    };
     limits::on_eval_stack(|| {
-        virtual_dirs::with_mappings(mappings, || {
-            load_unit_merged(unit_dir, repo_root, values, Some(autoinclude))
-        })
+        virtual_dirs::with_mappings(mappings, || load_unit_merged(unit_dir, repo_root, &given))
     })
     .unwrap_or_else(|source| {
         Err(TerragruntError::Thread {
@@ -355,7 +364,20 @@ fn load_unit_here(
     repo_root: &Path,
     values: Option<&Value>,
 ) -> Result<UnitConfig, TerragruntError> {
-    load_unit_merged(unit_dir, repo_root, values, None)
+    let given = Given {
+        values,
+        values_written: &BTreeMap::new(),
+        autoinclude: None,
+    };
+    load_unit_merged(unit_dir, repo_root, &given)
+}
+
+/// What a stack gives a unit it generates: `values` (and where each is written), and
+/// an `autoinclude` block.
+struct Given<'a> {
+    values: Option<&'a Value>,
+    values_written: &'a BTreeMap<String, crate::config::early::Traced>,
+    autoinclude: Option<&'a stack::AutoInclude>,
 }
 
 /// [`load_unit_here`], with a stack's `autoinclude` merged over the unit's own
@@ -363,10 +385,9 @@ fn load_unit_here(
 fn load_unit_merged(
     unit_dir: &Path,
     repo_root: &Path,
-    values: Option<&Value>,
-    autoinclude: Option<&stack::AutoInclude>,
+    given: &Given<'_>,
 ) -> Result<UnitConfig, TerragruntError> {
-    let unit = UnitFiles::new(unit_dir, repo_root, values);
+    let unit = UnitFiles::new(unit_dir, repo_root, given.values);
     let file = parse_file(&unit.config_file)?;
     let includes = unit.includes(&file)?;
     let parents = unit.parents(&includes)?;
@@ -379,22 +400,32 @@ fn load_unit_merged(
         .map(|(_, file, parent)| (file, parent))
         .chain(std::iter::once((file, own)));
     let mut source: Option<(PathBuf, usize, Result<String, TerragruntError>)> = None;
+    let mut version: Option<crate::config::early::Traced> = None;
     let mut generates: BTreeMap<String, Result<Option<Generated>, TerragruntError>> =
         BTreeMap::new();
     let mut inputs = BTreeMap::new();
     for (file, evaluated) in merged {
         if let (Some(expr), Some(value)) = (&file.source, evaluated.source) {
             source = Some((file.path.clone(), expr.line, value));
+            version = file.source_version.as_ref().map(|shape| {
+                written::resolve(
+                    &shape.written,
+                    &file.local_shapes,
+                    given.values_written,
+                    "terraform.source",
+                )
+            });
         }
         generates.extend(evaluated.generates);
         inputs.extend(evaluated.inputs);
     }
-    if let Some(autoinclude) = autoinclude {
+    if let Some(autoinclude) = given.autoinclude {
         for generated in &autoinclude.generates {
             generates.insert(generated.label.clone(), Ok(Some(generated.clone())));
         }
-        if let Some((text, file, line)) = &autoinclude.source {
+        if let Some((text, file, line, traced)) = &autoinclude.source {
             source = Some((file.clone(), *line, Ok(text.clone())));
+            version = Some(traced.clone());
         }
     }
     let generated: Vec<Generated> = generates
@@ -403,9 +434,23 @@ fn load_unit_merged(
         .collect::<Result<_, _>>()?;
 
     let style = |abs: &Path| unit.style(abs);
+    let mut sources = Vec::new();
     let source = match source {
         None => UnitSource::None,
-        Some((file, line, value)) => unit_source(value?, &unit.unit_abs, file, line, style)?,
+        Some((file, line, value)) => {
+            let text = value?;
+            let written = WrittenSource {
+                what: "terraform.source".to_string(),
+                at: crate::config::Location {
+                    file: file.clone(),
+                    line,
+                },
+                text: text.clone(),
+                version: version.unwrap_or_else(|| Err("it is not written in a file".into())),
+            };
+            sources.push(written.styled(style));
+            unit_source(text, &unit.unit_abs, file, line, style)?
+        }
     };
     let files_dir = match virtual_dirs::real(&unit.unit_abs) {
         real if real == unit.unit_abs => unit.unit_dir.clone(),
@@ -420,6 +465,7 @@ fn load_unit_merged(
         defined_by: Vec::new(),
         create_below: None,
         inputs,
+        sources,
     }
     .with_overlay()
 }

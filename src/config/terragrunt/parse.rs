@@ -7,7 +7,7 @@
 //! and `generate` blocks. Everything else (`inputs`, `remote_state`, `dependency`, hooks)
 //! cannot change which providers a unit needs and is not read.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use hcl::Expression;
@@ -16,6 +16,7 @@ use hcl_edit::structure::{Attribute, Block, Body};
 use hcl_edit::visit::{self, Visit};
 use hcl_edit::Span;
 
+use super::written::{self, SourceVersion, Written};
 use super::TerragruntError;
 use crate::vocab::text::LineIndex;
 
@@ -75,6 +76,10 @@ pub(crate) struct TgFile {
     /// constructor (an input that cannot be evaluated fails only if a module needs it),
     /// else the whole expression under `None`.
     pub inputs: Vec<(Option<String>, Expr)>,
+    /// Where the version of `source` is written ([`super::written`]).
+    pub source_version: Option<SourceVersion>,
+    /// The shape of each local, for following a version through one.
+    pub local_shapes: BTreeMap<String, Written>,
 }
 
 /// Reads and parses `path`. A syntax error names the file, line and column.
@@ -89,24 +94,31 @@ pub(crate) fn parse_file(path: &Path) -> Result<TgFile, TerragruntError> {
 }
 
 pub(crate) fn parse_text(path: &Path, text: &str) -> Result<TgFile, TerragruntError> {
-    let (body, text) =
+    let (body, parsed) =
         crate::config::parse_hcl_body(text).map_err(|e| TerragruntError::Syntax {
             file: path.to_path_buf(),
             line: e.line,
             column: e.column,
             message: e.message,
         })?;
-    let lines = LineIndex::new(text);
-    read_body(path, &body, &lines)
+    let lines = LineIndex::new(parsed);
+    read_body(path, &body, &lines, text.len() - parsed.len())
 }
 
-/// The parts of a body tfsum reads (a whole file, or a stack's `autoinclude` block).
+/// The parts of a body tfsum reads (a whole file, or a stack's `autoinclude` block);
+/// `base` is how many bytes of the file come before the parsed text (a byte order mark).
 pub(crate) fn read_body(
     path: &Path,
     body: &Body,
     lines: &LineIndex,
+    base: usize,
 ) -> Result<TgFile, TerragruntError> {
     let reader = Reader { path, lines };
+    let shapes = written::Reader {
+        file: path,
+        lines,
+        base,
+    };
     let mut file = TgFile {
         path: path.to_path_buf(),
         includes: Vec::new(),
@@ -114,6 +126,8 @@ pub(crate) fn read_body(
         source: None,
         generates: Vec::new(),
         inputs: Vec::new(),
+        source_version: None,
+        local_shapes: BTreeMap::new(),
     };
     if let Some(attr) = body.get_attribute("inputs") {
         file.inputs = reader.inputs(attr);
@@ -121,10 +135,14 @@ pub(crate) fn read_body(
     for block in body.blocks() {
         match block.ident.as_str() {
             "include" => file.includes.push(reader.include(block)?),
-            "locals" => file.locals.extend(locals_of(&block.body, reader.lines)),
+            "locals" => {
+                file.locals.extend(locals_of(&block.body, reader.lines));
+                file.local_shapes.extend(local_shapes(&block.body, &shapes));
+            }
             "terraform" => {
-                if let Some(source) = reader.get(&block.body, "source") {
-                    file.source = Some(source);
+                if let Some(attr) = block.body.get_attribute("source") {
+                    file.source = Some(reader.expr(attr));
+                    file.source_version = Some(shapes.source(&attr.value));
                 }
             }
             "generate" => file.generates.push(reader.generate(block)?),
@@ -143,6 +161,13 @@ pub(crate) fn locals_of(body: &Body, lines: &LineIndex) -> Vec<LocalDecl> {
             expr: Expression::from(attr.value.clone()),
             uses: local_uses(&attr.value),
         })
+        .collect()
+}
+
+/// The shape of each attribute of a `locals` block ([`super::written`]).
+pub(crate) fn local_shapes(body: &Body, shapes: &written::Reader<'_>) -> BTreeMap<String, Written> {
+    body.attributes()
+        .map(|attr| (attr.key.as_str().to_string(), shapes.value(&attr.value)))
         .collect()
 }
 

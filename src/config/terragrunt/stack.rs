@@ -37,8 +37,11 @@ use super::parse::{Expr, LocalDecl, TgFile};
 use super::source::{classify, Classified};
 use super::virtual_dirs::real;
 pub(crate) use super::virtual_dirs::Mapping;
+use super::written::{self, SourceVersion, Written};
 use super::{eval_bool, eval_string, eval_value, TerragruntError};
+use crate::config::early::Traced;
 use crate::config::paths::absolute;
+use crate::config::Location;
 use crate::vocab::module_source::TerragruntSource;
 use crate::vocab::paths::{normalize_path, STACK_DIR_NAME, STACK_FILE_NAME};
 use crate::vocab::text::LineIndex;
@@ -84,6 +87,10 @@ struct ComponentDecl {
     /// own (`02-blocks.mdx`, "autoinclude"); only its `generate` blocks and
     /// `terraform.source` can change what the unit locks.
     autoinclude: Option<TgFile>,
+    /// Where the version of `source` is written, and each of `values` (when it is an
+    /// object constructor) ([`super::written`]).
+    source_version: Option<SourceVersion>,
+    values_shapes: Option<BTreeMap<String, Written>>,
 }
 
 /// A stack file's parts, unevaluated.
@@ -92,6 +99,7 @@ struct StackDecl {
     /// The file read (for a nested stack, in its source).
     path: PathBuf,
     locals: Vec<LocalDecl>,
+    local_shapes: BTreeMap<String, Written>,
     includes: Vec<(String, usize, Option<Expr>)>,
     components: Vec<ComponentDecl>,
 }
@@ -110,6 +118,11 @@ pub(crate) struct StackSite {
     pub mappings: Vec<Mapping>,
     /// The stack files (as read) of the stacks that generated this one, outermost first.
     pub chain: Vec<PathBuf>,
+    /// Where each of `values` is written as one literal string, when it is: in the
+    /// block of the stack that generated this one.
+    pub values_written: BTreeMap<String, Traced>,
+    /// The remote sources of the stack blocks that generated this one, outermost first.
+    pub generated_by: Vec<super::WrittenSource>,
 }
 
 /// Where a component's files come from.
@@ -141,6 +154,12 @@ pub(crate) struct Component {
     pub line: usize,
     /// What its `autoinclude` block merges into the unit, evaluated in the stack.
     pub autoinclude: AutoInclude,
+    /// Where `source` is written, and where its version (a remote source's `?ref=`) is
+    /// written as one literal, or why it is not.
+    pub source_at: Location,
+    pub source_version: Traced,
+    /// Where each of `values` is written as one literal string, when it is.
+    pub values_written: BTreeMap<String, Traced>,
 }
 
 /// The parts of an `autoinclude` block that decide what a unit locks, evaluated where
@@ -149,11 +168,25 @@ pub(crate) struct Component {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AutoInclude {
     pub generates: Vec<super::generate::Generated>,
-    /// `terraform { source = … }`, with where it is written.
-    pub source: Option<(String, PathBuf, usize)>,
+    /// `terraform { source = … }`, with where it is written and where its version is.
+    pub source: Option<(String, PathBuf, usize, Traced)>,
 }
 
 impl Component {
+    /// Its source with where its version is written, when it is a remote source (a
+    /// version to look up and move).
+    pub(crate) fn written_source(&self) -> Option<super::WrittenSource> {
+        let Source::Remote(_) = &self.source else {
+            return None;
+        };
+        Some(super::WrittenSource {
+            what: format!("the source of {} {:?}", self.kind.word(), self.name),
+            at: self.source_at.clone(),
+            text: self.source_text.clone(),
+            version: self.source_version.clone(),
+        })
+    }
+
     /// Terragrunt's check after the copy (`stack.go:676-710`): the generated directory of
     /// a unit must hold `terragrunt.hcl`, of a stack `terragrunt.stack.hcl`; `source` is
     /// where its files come from. `Ok(false)`: an unchecked copy without one, which is
@@ -268,7 +301,12 @@ fn evaluate_here(site: &StackSite, repo_root: &Path) -> Result<Vec<Component>, T
         placed
             .into_iter()
             .map(|(component, dest)| {
-                evaluated(&file, component, dest, &locals, &vars, &site.dir, &dir_abs)
+                let at = Placed {
+                    stack_dir: &site.dir,
+                    dir_abs: &dir_abs,
+                    values_written: &site.values_written,
+                };
+                evaluated(&file, component, dest, &locals, &vars, &at)
             })
             .collect()
     })
@@ -305,14 +343,19 @@ fn parse_stack_file(path: &Path) -> Result<StackDecl, TerragruntError> {
         path: path.clone(),
         source,
     })?;
-    let (body, text) =
+    let (body, parsed) =
         crate::config::parse_hcl_body(&text).map_err(|e| TerragruntError::Syntax {
             file: path.clone(),
             line: e.line,
             column: e.column,
             message: e.message,
         })?;
-    let lines = LineIndex::new(text);
+    let lines = LineIndex::new(parsed);
+    let shapes = written::Reader {
+        file: &path,
+        lines: &lines,
+        base: text.len() - parsed.len(),
+    };
     let line_of = |span: Option<std::ops::Range<usize>>| lines.line_of(span);
     if let Some(attr) = body.attributes().next() {
         return Err(invalid(
@@ -327,6 +370,7 @@ fn parse_stack_file(path: &Path) -> Result<StackDecl, TerragruntError> {
     let mut decl = StackDecl {
         path: path.clone(),
         locals: Vec::new(),
+        local_shapes: BTreeMap::new(),
         includes: Vec::new(),
         components: Vec::new(),
     };
@@ -345,6 +389,7 @@ fn parse_stack_file(path: &Path) -> Result<StackDecl, TerragruntError> {
                 }
                 locals_at = Some(line);
                 decl.locals = super::parse::locals_of(&block.body, &lines);
+                decl.local_shapes = super::parse::local_shapes(&block.body, &shapes);
             }
             ("include", [label]) => decl.includes.push((
                 label.to_string(),
@@ -353,10 +398,10 @@ fn parse_stack_file(path: &Path) -> Result<StackDecl, TerragruntError> {
             )),
             ("unit", [name]) => decl
                 .components
-                .push(component(&path, Kind::Unit, name, line, &block.body, &lines)?),
+                .push(component(Kind::Unit, name, line, &block.body, &shapes)?),
             ("stack", [name]) => decl
                 .components
-                .push(component(&path, Kind::Stack, name, line, &block.body, &lines)?),
+                .push(component(Kind::Stack, name, line, &block.body, &shapes)?),
             (ident @ ("unit" | "stack" | "include"), _) => {
                 return Err(invalid(&path, line, format!("a {ident} block takes exactly one label")))
             }
@@ -380,19 +425,24 @@ fn expr_of(body: &Body, name: &str, lines: &LineIndex) -> Option<Expr> {
 }
 
 fn component(
-    path: &Path,
     kind: Kind,
     name: &str,
     line: usize,
     body: &Body,
-    lines: &LineIndex,
+    shapes: &written::Reader<'_>,
 ) -> Result<ComponentDecl, TerragruntError> {
+    let (path, lines) = (shapes.file, shapes.lines);
     let expansion = body
         .get_blocks("expansion")
         .next()
         .map(|b: &Block| lines.line_of(b.span()));
     let autoinclude = match body.get_blocks("autoinclude").next() {
-        Some(block) => Some(super::parse::read_body(path, &block.body, lines)?),
+        Some(block) => Some(super::parse::read_body(
+            path,
+            &block.body,
+            lines,
+            shapes.base,
+        )?),
         None => None,
     };
     Ok(ComponentDecl {
@@ -407,6 +457,12 @@ fn component(
         enabled: expr_of(body, "enabled", lines),
         expansion,
         autoinclude,
+        source_version: body
+            .get_attribute("source")
+            .map(|attr| shapes.source(&attr.value)),
+        values_shapes: body
+            .get_attribute("values")
+            .and_then(|attr| shapes.object(&attr.value)),
     })
 }
 
@@ -419,6 +475,8 @@ fn as_file(decl: &StackDecl) -> TgFile {
         source: None,
         generates: Vec::new(),
         inputs: Vec::new(),
+        source_version: None,
+        local_shapes: decl.local_shapes.clone(),
     }
 }
 
@@ -580,15 +638,32 @@ fn paths_of(placed: &[(&ComponentDecl, PathBuf)], kind: Kind) -> Value {
 }
 
 /// A placed component's source and values.
+/// The stack a component is evaluated in: its directory (as given, and absolute), and
+/// where the values it was given are written.
+struct Placed<'a> {
+    stack_dir: &'a Path,
+    dir_abs: &'a Path,
+    values_written: &'a BTreeMap<String, Traced>,
+}
+
 fn evaluated(
     file: &TgFile,
     c: &ComponentDecl,
     dest: PathBuf,
     locals: &Locals,
     vars: &[(&str, Value)],
-    stack_dir: &Path,
-    dir_abs: &Path,
+    at: &Placed<'_>,
 ) -> Result<Component, TerragruntError> {
+    let (stack_dir, dir_abs) = (at.stack_dir, at.dir_abs);
+    let trace = |version: &Option<SourceVersion>, what: &str| match version {
+        Some(version) => written::resolve(
+            &version.written,
+            &file.local_shapes,
+            at.values_written,
+            what,
+        ),
+        None => Err("it has no source".to_string()),
+    };
     let what = format!("{} {:?}", c.kind.word(), c.name);
     let Some(source_expr) = &c.source else {
         return Err(invalid(&file.path, c.line, format!("{what} has no source")));
@@ -650,9 +725,20 @@ fn evaluated(
         }
         if let Some(expr) = &block.source {
             let text = eval_string(file, expr, locals, vars, "terraform.source")?;
-            autoinclude.source = Some((text, file.path.clone(), expr.line));
+            let version = trace(&block.source_version, "terraform.source");
+            autoinclude.source = Some((text, file.path.clone(), expr.line, version));
         }
     }
+    let values_written = c
+        .values_shapes
+        .iter()
+        .flatten()
+        .map(|(key, shape)| {
+            let what = format!("values.{key} of {what}");
+            let traced = written::resolve(shape, &file.local_shapes, at.values_written, &what);
+            (key.clone(), traced)
+        })
+        .collect();
     let relative = dest.strip_prefix(dir_abs).unwrap_or(&dest).to_path_buf();
     Ok(Component {
         kind: c.kind,
@@ -665,6 +751,12 @@ fn evaluated(
         file: file.path.clone(),
         line: c.line,
         autoinclude,
+        source_at: Location {
+            file: file.path.clone(),
+            line: source_expr.line,
+        },
+        source_version: trace(&c.source_version, &format!("the source of {what}")),
+        values_written,
     })
 }
 

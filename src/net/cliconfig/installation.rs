@@ -36,6 +36,10 @@ pub enum MethodLocation {
     FilesystemMirror(PathBuf),
     /// `network_mirror { url = … }`, as written; https is checked where it is used.
     NetworkMirror(String),
+    /// OpenTofu's `oci_mirror { repository_template = … }`, the template as written (an
+    /// HCL string template over `hostname`, `namespace` and `type`); it is parsed and
+    /// checked where it is used ([`crate::sources::oci`]), as the network mirror's URL is.
+    OciMirror(String),
     /// `dev_overrides`: provider source to local directory. Terraform keeps no lock
     /// entries for overridden providers, so a lock tool can only point them out.
     DevOverrides(BTreeMap<String, String>),
@@ -213,6 +217,17 @@ pub(super) fn from_blocks(
             "network_mirror" => match string("url")? {
                 Some(u) => MethodLocation::NetworkMirror(u),
                 None => return Err(invalid("network_mirror requires a url".to_string())),
+            },
+            // `repository_template` is required and may not be empty
+            // (`decodeOCIMirrorInstallationMethodBlock`, OpenTofu v1.12.6
+            // `internal/command/cliconfig/provider_installation.go:332-357`).
+            "oci_mirror" => match string("repository_template")? {
+                Some(t) if !t.is_empty() => MethodLocation::OciMirror(t),
+                _ => {
+                    return Err(invalid(
+                        "oci_mirror: the \"repository_template\" argument is required".to_string(),
+                    ))
+                }
             },
             "dev_overrides" => MethodLocation::DevOverrides(
                 body.iter()

@@ -1,12 +1,13 @@
 //! The Terraform/OpenTofu CLI configuration (spec §8, §10): which files are read, the
-//! `host` blocks that replace service discovery, where registry tokens come from, and the
-//! `provider_installation` block.
+//! `host` blocks that replace service discovery, where registry tokens come from, the
+//! `provider_installation` block, and OpenTofu's OCI credentials blocks.
 //!
 //! - [`locations`](self) decides which files are read, for Terraform and for OpenTofu;
 //! - `hcl1` reads the HCL v1 files (`.terraformrc`, `*.tfrc`) into a JSON-shaped tree;
 //!   JSON files (`*.tfrc.json`) are read with [`crate::vocab::json`], which keeps method order;
 //! - `credentials` holds [`Token`] and the `TF_TOKEN_*` / `credentials` precedence;
-//! - [`installation`] validates `provider_installation` blocks;
+//! - [`installation`] validates `provider_installation` blocks (`oci_mirror` included);
+//! - [`oci`] reads `oci_credentials` and `oci_default_credentials` blocks;
 //! - this file merges the files ([`load`]) and pulls out `host` and `credentials`.
 //!
 //! `plugin_cache_dir`, `credentials_helper` and anything else are accepted and ignored.
@@ -17,6 +18,7 @@ mod credentials;
 mod hcl1;
 pub(crate) mod installation;
 mod locations;
+pub(crate) mod oci;
 pub(crate) mod render;
 
 use std::collections::BTreeMap;
@@ -28,6 +30,7 @@ use crate::vocab::json::JsonNode;
 
 pub(crate) use credentials::{ConfiguredToken, CredentialSource, Token};
 pub(crate) use installation::{MethodLocation, ProviderInstallation, ProviderPattern};
+pub(crate) use oci::{OciCredential, OciCredentialsBlock, OciDefaultCredentialsBlock};
 
 /// The environment values the CLI configuration depends on, captured once.
 #[derive(Clone, Default)]
@@ -81,6 +84,10 @@ pub struct CliConfig {
     /// Every `provider_installation` block, in file order. Terraform uses only the first
     /// ([`CliConfig::provider_installation`]).
     pub installations: Vec<ProviderInstallation>,
+    /// OpenTofu's `oci_credentials` blocks, in file order (a prefix at most once).
+    pub(crate) oci_credentials: Vec<OciCredentialsBlock>,
+    /// OpenTofu's `oci_default_credentials` block (at most one).
+    pub(crate) oci_default_credentials: Vec<OciDefaultCredentialsBlock>,
     /// The files that were read, in the order they were merged.
     pub files: Vec<PathBuf>,
 }
@@ -117,6 +124,7 @@ pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<CliConfigWarning>), CliC
         let path = PathBuf::from(file);
         if path.is_file() {
             config.merge(load_file(&path)?);
+            oci::validate(&config.oci_credentials, &config.oci_default_credentials)?;
             warn_extra_installations(&config, &mut warnings);
         } else {
             warnings.push(CliConfigWarning::Missing {
@@ -139,6 +147,7 @@ pub(crate) fn load(env: &Env) -> Result<(CliConfig, Vec<CliConfigWarning>), CliC
             }
         }
     }
+    oci::validate(&config.oci_credentials, &config.oci_default_credentials)?;
     warn_extra_installations(&config, &mut warnings);
     Ok((config, warnings))
 }
@@ -175,6 +184,9 @@ impl CliConfig {
         self.hosts.extend(later.hosts);
         self.credentials.extend(later.credentials);
         self.installations.extend(later.installations);
+        self.oci_credentials.extend(later.oci_credentials);
+        self.oci_default_credentials
+            .extend(later.oci_default_credentials);
         self.files.extend(later.files);
     }
 
@@ -236,6 +248,8 @@ fn from_tree(tree: &serde_json::Value, path: &Path) -> Result<CliConfig, CliConf
     };
     let mut config = CliConfig {
         files: vec![path.to_path_buf()],
+        oci_credentials: oci::credentials_blocks(top, path)?,
+        oci_default_credentials: oci::default_blocks(top, path)?,
         ..CliConfig::default()
     };
 
@@ -564,6 +578,10 @@ provider_installation {
         let home = tempfile::tempdir().unwrap();
         let hcl = r#"
 provider_installation {
+  oci_mirror {
+    repository_template = "registry.example/p/${namespace}/${type}"
+    include             = ["registry.opentofu.org/*/*"]
+  }
   network_mirror {
     url     = "https://mirror.example/"
     include = ["example.com/*/*"]
@@ -591,6 +609,7 @@ provider_installation {
                         MethodLocation::Direct => "direct".to_string(),
                         MethodLocation::FilesystemMirror(p) => format!("fs {}", p.display()),
                         MethodLocation::NetworkMirror(u) => format!("net {u}"),
+                        MethodLocation::OciMirror(t) => format!("oci {t}"),
                         MethodLocation::DevOverrides(o) => format!("dev {o:?}"),
                     };
                     format!("{location} +{} -{}", m.include.len(), m.exclude.len())
@@ -606,6 +625,7 @@ provider_installation {
         assert_eq!(
             describe(config.provider_installation().unwrap()),
             [
+                "oci registry.example/p/${namespace}/${type} +1 -0",
                 "net https://mirror.example/ +1 -0",
                 "fs /opt/providers +0 -1",
                 "dev {\"hashicorp/null\": \"/home/u/null\"} +0 -0",
@@ -646,6 +666,10 @@ provider_installation {
             (
                 "provider_installation {\n  direct {\n    include = [\"aws\"]\n  }\n}\n",
                 "invalid provider matching pattern \"aws\"",
+            ),
+            (
+                "provider_installation {\n  oci_mirror {\n    include = [\"a/b\"]\n  }\n}\n",
+                "oci_mirror: the \"repository_template\" argument is required",
             ),
         ] {
             std::fs::write(home.path().join(".terraformrc"), text).unwrap();

@@ -443,7 +443,7 @@ impl Auth {
         client: &reqwest::Client,
         target: &Target,
         request: reqwest::RequestBuilder,
-        token_error: &dyn Fn(TokenFault) -> OciError,
+        token_error: &(dyn Fn(TokenFault) -> OciError + Send + Sync),
     ) -> Result<Token, OciError> {
         let request = request.build().map_err(|e| OciError::Setup {
             target: Box::new(target.clone()),

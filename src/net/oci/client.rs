@@ -5,7 +5,8 @@
 //! | [`OciClient::list_tags`] | `GET /v2/<repo>/tags/list`, then each `Link: <…>; rel="next"` (same origin, at most `max_tag_pages`) | oras-go v2.6.2 `registry/remote/repository.go:413-467`, `utils.go:35-63` |
 //! | [`OciClient::resolve`] | `HEAD /v2/<repo>/manifests/<ref>` with every manifest type in `Accept`; `Content-Type`, `Content-Length` and (for a tag) `Docker-Content-Digest` required; a HEAD without the digest is done again as GET and hashed | `repository.go:1237-1264`, `:1579-1666` |
 //! | [`OciClient::fetch_manifest`] | `GET …/manifests/<digest>`, `Accept:` its media type, which `Content-Type` must equal; at most 4 MiB; digest verified | `repository.go:1112-1155`; OpenTofu `oci_registry_mirror_source.go:749-777` |
-//! | [`OciClient::fetch_blob_stream`], [`OciClient::fetch_blob`] | `GET /v2/<repo>/blobs/<digest>`, size-capped, sha256 verified as it streams | `repository.go:750-793`; OpenTofu `package_location_oci_blob_archive.go:202-262` |
+//! | [`OciClient::fetch_blob_into`] | the stream below, into a sink made anew for each attempt (retried from the first byte, within the download deadline) | `download.rs`'s retry rules |
+//! | [`OciClient::fetch_blob_stream`], `fetch_blob` (tests) | `GET /v2/<repo>/blobs/<digest>`, size-capped, sha256 verified as it streams | `repository.go:750-793`; OpenTofu `package_location_oci_blob_archive.go:202-262` |
 //! | [`OciClient::blob_exists`] | `HEAD /v2/<repo>/blobs/<digest>` | `repository.go:979-989` |
 //! | [`OciClient::push_blob`] | `POST /v2/<repo>/blobs/uploads/` (with `?mount=&from=` to mount from a sibling repository), then `PUT <Location>?digest=` with the whole blob; the `Location` may be relative and must stay on the registry's host and scheme | `repository.go:795-977` |
 //! | [`OciClient::put_manifest`] | `PUT /v2/<repo>/manifests/<ref>`, the exact bytes, `Content-Type` the media type; the registry's digest checked against ours | `repository.go:1337-1394` |
@@ -29,6 +30,7 @@ use futures::StreamExt as _;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE, LOCATION, RETRY_AFTER};
 use reqwest::{Method, Request, Response, Url};
 
+use crate::net::download::{Sink, SinkError};
 use crate::net::http::Http;
 use crate::net::retry;
 use crate::vocab::url::SafeUrl;
@@ -86,6 +88,14 @@ pub(crate) struct PushedBlob {
 /// A blob's bytes as they arrive; the last item is an error if they are not what the
 /// digest and size say.
 pub(crate) type BlobStream = BoxStream<'static, Result<Bytes, OciError>>;
+
+impl std::fmt::Debug for OciClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OciClient")
+            .field("options", &self.options)
+            .finish()
+    }
+}
 
 /// The OCI client of a run.
 pub(crate) struct OciClient {
@@ -428,6 +438,7 @@ impl OciClient {
     }
 
     /// A blob whole, verified; refused unread when `size` exceeds `max`.
+    #[cfg(test)]
     pub(crate) async fn fetch_blob(
         &self,
         repository: &RepositoryAddr,
@@ -452,6 +463,58 @@ impl OciClient {
                         body.extend_from_slice(&chunk?);
                     }
                     Ok(body.freeze())
+                },
+            )
+        })
+        .await
+    }
+
+    /// A blob streamed into sinks made by `sink` (one per attempt: a transient failure
+    /// restarts the blob from its first byte, within the run's download deadline),
+    /// checked against `digest` and `size` as it arrives; the sink's output once the
+    /// whole blob verified. A sink that refuses the content ends it without retries.
+    pub(crate) async fn fetch_blob_into<S: Sink>(
+        &self,
+        repository: &RepositoryAddr,
+        digest: Digest,
+        size: u64,
+        max: u64,
+        mut sink: impl FnMut() -> Result<S, SinkError>,
+    ) -> Result<S::Output, OciError> {
+        let target = target(repository, Operation::FetchBlob(digest));
+        let url = self.url(&target, &format!("blobs/{digest}"))?;
+        let sink_error = |error| OciError::Sink {
+            target: Box::new(target.clone()),
+            error,
+        };
+        self.retrying(|| {
+            let made = sink();
+            within(
+                &target,
+                &Method::GET,
+                &url,
+                self.transfer_deadline(),
+                async {
+                    let mut sink = made.map_err(sink_error)?;
+                    let mut stream =
+                        match self.fetch_blob_stream(repository, digest, size, max).await {
+                            Ok(stream) => stream,
+                            Err(e) => {
+                                sink.abandon().await;
+                                return Err(e);
+                            }
+                        };
+                    while let Some(chunk) = stream.next().await {
+                        let written = match chunk {
+                            Ok(chunk) => sink.write(chunk).await.map_err(sink_error),
+                            Err(e) => Err(e),
+                        };
+                        if let Err(e) = written {
+                            sink.abandon().await;
+                            return Err(e);
+                        }
+                    }
+                    sink.finish().await.map_err(sink_error)
                 },
             )
         })

@@ -2,7 +2,7 @@
 //! repository, the reference and the rule broken; and the distribution error body
 //! (`{"errors":[{"code":…,"message":…}]}`) read into [`ErrorCodes`], which decide
 //! whether a failure means "not there" ([`OciError::is_not_found`]) or "not allowed"
-//! ([`OciError::is_auth`]).
+//! (`OciError::is_auth`).
 //!
 //! The classification is OpenTofu's: a repository answering 404, `NAME_UNKNOWN` or
 //! `NAME_INVALID` is "provider not found", so other installation methods still answer,
@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use reqwest::{Method, Url};
 
+use crate::net::download::SinkError;
 use crate::net::http::error::Status;
 use crate::net::http::{HttpError, TransportKind};
 use crate::net::retry::{is_transient_status, Retryable};
@@ -342,6 +343,15 @@ pub(crate) enum OciError {
         url: SafeUrl,
         fault: ContentFault,
     },
+
+    /// What the blob was streamed into refused it (a zip that does not hash) or could
+    /// not take it (a full disk).
+    #[error("{target}: {error}")]
+    Sink {
+        target: Box<Target>,
+        #[source]
+        error: SinkError,
+    },
 }
 
 fn codes_suffix(codes: &ErrorCodes) -> String {
@@ -358,30 +368,32 @@ impl OciError {
         matches!(self, OciError::NotFound { .. })
     }
 
+    /// A manifest refused because what it names is not (whole) in the registry yet:
+    /// `MANIFEST_BLOB_UNKNOWN`, `BLOB_UNKNOWN` or `DIGEST_INVALID`. Distribution's
+    /// filesystem storage lets a reader see a blob that another client is writing at
+    /// the same moment; a manifest naming it is refused so until that write ends, and
+    /// accepted after. A writer racing others may try again.
+    pub(crate) fn names_unfinished_content(&self) -> bool {
+        match self {
+            OciError::Status { codes, .. } => [
+                ErrorCode::ManifestBlobUnknown,
+                ErrorCode::BlobUnknown,
+                ErrorCode::DigestInvalid,
+            ]
+            .iter()
+            .any(|code| codes.contains(code)),
+            _ => false,
+        }
+    }
+
     /// The registry refused who we are (or are not): a configuration problem, not a
     /// missing package.
+    #[cfg(test)]
     pub(crate) fn is_auth(&self) -> bool {
         matches!(
             self,
             OciError::Unauthorized { .. } | OciError::Challenge { .. } | OciError::Token { .. }
         )
-    }
-
-    pub(crate) fn target(&self) -> Option<&Target> {
-        match self {
-            OciError::Name(_) => None,
-            OciError::NotFound { target, .. }
-            | OciError::Unauthorized { target, .. }
-            | OciError::Status { target, .. }
-            | OciError::Transport { target, .. }
-            | OciError::Setup { target, .. }
-            | OciError::Challenge { target, .. }
-            | OciError::Token { target, .. }
-            | OciError::Credentials { target, .. }
-            | OciError::InvalidResponse { target, .. }
-            | OciError::TooLarge { target, .. }
-            | OciError::Content { target, .. } => Some(target.as_ref()),
-        }
     }
 }
 

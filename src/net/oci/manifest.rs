@@ -16,8 +16,11 @@ use super::reference::Digest;
 pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
 pub(crate) const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 pub(crate) const OCI_EMPTY: &str = "application/vnd.oci.empty.v1+json";
+#[cfg(test)]
 const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
+#[cfg(test)]
 const DOCKER_MANIFEST_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
+#[cfg(test)]
 const OCI_ARTIFACT_MANIFEST: &str = "application/vnd.oci.artifact.manifest.v1+json";
 
 /// The `Accept` of a manifest request by tag: the five media types above, in ORAS's
@@ -29,6 +32,7 @@ pub(crate) const MANIFEST_ACCEPT: &str = "application/vnd.docker.distribution.ma
      application/vnd.oci.artifact.manifest.v1+json";
 
 /// Whether a media type names a manifest (pushed and fetched under `/manifests/`).
+#[cfg(test)]
 pub(crate) fn is_manifest(media_type: &str) -> bool {
     [
         DOCKER_MANIFEST,
@@ -54,6 +58,10 @@ pub(crate) struct Descriptor {
     /// The content itself, base64, for tiny blobs (the empty config `{}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+    /// Free-form labels (`org.opencontainers.image.title`: the file name ORAS and
+    /// `oras pull` use for a layer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl Descriptor {
@@ -66,6 +74,7 @@ impl Descriptor {
             artifact_type: None,
             platform: None,
             data: None,
+            annotations: None,
         }
     }
 }

@@ -8,23 +8,26 @@
 //! 1.13's removal of the `GET /v2/` ping (`internal/oci/oci_distribution.go:107-114`);
 //! each file cites the code it follows.
 //!
-//! - [`reference`](mod@reference): names — [`RepositoryAddr`], [`RepositoryPrefix`], [`Reference`],
-//!   [`Tag`], [`Digest`] — and [`DigestCheck`], which verifies content as it streams.
+//! - [`reference`](mod@reference): names — [`RepositoryAddr`], [`RepositoryPrefix`](reference::RepositoryPrefix), [`Reference`],
+//!   [`Tag`], [`Digest`] — and [`DigestCheck`](reference::DigestCheck), which verifies content as it streams.
 //! - [`manifest`]: the image-spec documents ([`Descriptor`], [`ImageManifest`],
 //!   [`ImageIndex`]) and media types.
 //! - [`credentials`]: credentials and their configuration as values ([`OciEnv`],
-//!   [`Credentials`], [`CredentialsEntry`], [`DefaultCredentials`]); [`policy`]:
-//!   OpenTofu's choice among them ([`CredentialsSource`]) over explicit entries, a
+//!   [`Credentials`](credentials::Credentials), [`CredentialsEntry`](credentials::CredentialsEntry),
+//!   [`DefaultCredentials`](credentials::DefaultCredentials)); [`policy`]:
+//!   OpenTofu's choice among them ([`CredentialsSource`](policy::CredentialsSource)) over explicit entries, a
 //!   default helper and the Docker-style files ([`docker_config`]); credential helpers
 //!   run in [`helper`].
 //! - [`challenge`] reads `WWW-Authenticate` and merges token scopes; [`auth`] answers
 //!   Basic and Bearer challenges and caches tokens per repository.
-//! - [`client`]: [`OciClient`], the requests.
+//! - [`client`]: [`OciClient`], the requests; [`access`]: [`OciAccess`], the run's
+//!   client, made (and the credentials files read) on first use.
 //! - [`error`]: [`OciError`], and what is "not found" and what is "not allowed".
 //!
 //! Secrets (passwords, tokens, helper output) never appear in `Debug`, `Display` or an
 //! error. Nothing here reads the process environment ([`OciEnv`] is a value).
 
+pub(crate) mod access;
 pub(crate) mod auth;
 pub(crate) mod body;
 pub(crate) mod challenge;
@@ -42,16 +45,12 @@ pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use client::{BlobStream, OciClient, OciOptions, PushedBlob, MAX_MANIFEST};
-pub(crate) use credentials::{
-    AmbientFiles, ConfiguredCredential, CredentialOrigin, Credentials, CredentialsEntry,
-    CredentialsError, DefaultCredentials, HelperName, OciEnv,
-};
-pub(crate) use error::{ErrorCode, ErrorCodes, OciError, Operation, Target};
+pub(crate) use access::{OciAccess, OciConfigError};
+pub(crate) use client::{OciClient, OciOptions};
+pub(crate) use credentials::{CredentialsError, OciEnv};
+pub(crate) use error::OciError;
 pub(crate) use manifest::{
     Descriptor, ImageIndex, ImageManifest, Platform, OCI_EMPTY, OCI_INDEX, OCI_MANIFEST,
 };
-pub(crate) use policy::{CredentialsSource, CredentialsWarning};
-pub(crate) use reference::{
-    ContentFault, Digest, DigestCheck, NameError, Reference, RepositoryAddr, RepositoryPrefix, Tag,
-};
+pub(crate) use policy::CredentialsWarning;
+pub(crate) use reference::{Digest, NameError, Reference, RepositoryAddr, Tag};

@@ -220,10 +220,6 @@ impl RepositoryPrefix {
         })
     }
 
-    pub(crate) fn registry(&self) -> &str {
-        &self.registry
-    }
-
     /// The path prefix, if the key names one.
     pub(crate) fn path(&self) -> Option<&str> {
         self.path.as_deref()
@@ -293,6 +289,11 @@ impl Digest {
     pub(crate) fn hex(&self) -> String {
         hex::encode(self.0)
     }
+
+    /// The SHA-256 itself.
+    pub(crate) fn sha256(&self) -> &[u8; 32] {
+        &self.0
+    }
 }
 
 impl fmt::Display for Digest {
@@ -336,10 +337,6 @@ impl Tag {
             ))
         }
     }
-
-    pub(crate) fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
 impl fmt::Display for Tag {
@@ -357,6 +354,7 @@ pub(crate) enum Reference {
 
 impl Reference {
     /// A digest if it has a `:`, else a tag (`ValidateReference`, `registry/reference.go:227-237`).
+    #[cfg(test)]
     pub(crate) fn parse(given: &str) -> Result<Reference, NameError> {
         if given.contains(':') {
             Digest::parse(given).map(Reference::Digest)

@@ -13,15 +13,20 @@ use crate::net::cliconfig::Token;
 use crate::net::http::test_support::{serve, test_config};
 use crate::net::http::Http;
 
+use super::client::MAX_MANIFEST;
+use super::credentials::{
+    AmbientFiles, ConfiguredCredential, Credentials, CredentialsEntry, DefaultCredentials,
+    HelperName,
+};
+use super::error::{ErrorCode, Operation, Target};
+use super::policy::CredentialsSource;
+use super::reference::{ContentFault, RepositoryPrefix};
 use super::test_support::oci_registry::{
     BearerFront, Registry, RegistryOptions, TokenPolicy, PASSWORD, SERVICE, USER,
 };
 use super::{
-    AmbientFiles, ConfiguredCredential, ContentFault, Credentials, CredentialsEntry,
-    CredentialsSource, DefaultCredentials, Descriptor, Digest, ErrorCode, HelperName, ImageIndex,
-    ImageManifest, OciClient, OciEnv, OciError, OciOptions, Operation, Platform, Reference,
-    RepositoryAddr, RepositoryPrefix, Tag, Target, MAX_MANIFEST, OCI_EMPTY, OCI_INDEX,
-    OCI_MANIFEST,
+    Descriptor, Digest, ImageIndex, ImageManifest, OciClient, OciEnv, OciError, OciOptions,
+    Platform, Reference, RepositoryAddr, Tag, OCI_EMPTY, OCI_INDEX, OCI_MANIFEST,
 };
 
 const PROVIDER: &str = "application/vnd.opentofu.provider";

@@ -6,6 +6,7 @@
 //! <root>/v2/modules3/registry/<host>/<namespace>/<name>/<system>/<version>/   a package
 //! <root>/v2/modules3/registry/…/<version>.git.json        a version served from a git commit
 //! <root>/v2/modules3/git/<commit>/                         a package
+//! <root>/v2/modules3/oci/sha256_<hex>/                     a package (OCI manifest digest)
 //! <root>/v2/modules3/versions/<host>/<namespace>/<name>/<system>.json   version list (TTL)
 //! <root>/v2/modules3/refs/<sha256 of the URL, 32 hex>.json              last ref → commit
 //! <root>/v2/modules3/tmp/                                   staging
@@ -26,7 +27,9 @@
 //!   and unpacking the listing again must give exactly `files/`. So an edited or
 //!   planted package is not used, whatever checksums were recomputed: it is fetched
 //!   again.
-//! - **registry versions served as archives**: nothing signs a module archive, so there
+//! - **registry versions served as archives**, and OCI packages (by manifest digest,
+//!   whose zip was verified against its digest when fetched): nothing signs a module
+//!   archive, so there
 //!   is nothing to check a copy against. The cache trusts these entries as it trusts a
 //!   provider's `h1:` entries: because only this user can write the cache (it refuses
 //!   a directory or entry that another user owns or can write, and links), and the
@@ -60,6 +63,9 @@ pub(crate) enum PackageKey {
     Registry { package_id: String, version: String },
     /// A git commit, by its full id: the same content whichever URL served it.
     Git { commit: String },
+    /// An OpenTofu module package from an OCI registry, by its manifest's digest
+    /// (`sha256:<hex>`): the same content whichever repository or tag served it.
+    Oci { digest: String },
 }
 
 impl std::fmt::Display for PackageKey {
@@ -70,6 +76,7 @@ impl std::fmt::Display for PackageKey {
                 version,
             } => write!(f, "{package_id} {version}"),
             PackageKey::Git { commit } => write!(f, "commit {commit}"),
+            PackageKey::Oci { digest } => write!(f, "OCI manifest {digest}"),
         }
     }
 }
@@ -207,6 +214,7 @@ impl ModuleCache {
                 path.join(segment(version))
             }
             PackageKey::Git { commit } => modules_dir().join("git").join(segment(commit)),
+            PackageKey::Oci { digest } => modules_dir().join("oci").join(segment(digest)),
         }
     }
 
@@ -268,7 +276,7 @@ impl ModuleCache {
                 verify_git(commit, proof, &tree, &self.limits)?
             }
             (PackageKey::Git { .. }, None) => return Err("it has no commit proof".to_string()),
-            (PackageKey::Registry { .. }, _) => {}
+            (PackageKey::Registry { .. } | PackageKey::Oci { .. }, _) => {}
         }
         if !meta.base.is_empty() && !meta.dirs.contains(&meta.base) {
             return Err(format!("its base directory {:?} is missing", meta.base));

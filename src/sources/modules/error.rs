@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use crate::net::download::DownloadError;
 use crate::net::git::GitError;
+use crate::net::oci::{CredentialsError, NameError, OciError};
 use crate::net::registry::RegistryError;
+use crate::sources::oci::artifact::Broken;
 use crate::vocab::goversion::SelectError;
 use crate::vocab::module_source::{redacted_source, SourceError};
 
@@ -34,6 +36,19 @@ pub enum ModuleError {
     /// a non Registry URL."
     #[error("cannot apply a version constraint to module source {:?} because it is not a module registry address", redacted_source(source_str))]
     VersionOnNonRegistry { source_str: String },
+
+    /// OpenTofu's words for an `oci://` source with a `version` (v1.12.6
+    /// `internal/initwd/module_install.go:861-870`).
+    #[error("cannot apply a version constraint to module source {:?} because it doesn't come from a module registry", redacted_source(source_str))]
+    VersionOnOci { source_str: String },
+
+    /// An `oci://` module package could not be had.
+    #[error("module source {}: {error}", redacted_source(source_str))]
+    Oci {
+        source_str: String,
+        #[source]
+        error: OciModuleError,
+    },
 
     #[error(
         "host {host} does not offer a module registry (its service discovery has no modules.v1)"
@@ -107,6 +122,42 @@ pub enum ModuleError {
     /// A semaphore of the fetcher was closed (it never is while the fetcher lives).
     #[error("the {0} semaphore was closed")]
     Closed(&'static str),
+}
+
+/// Why an `oci://` module package could not be had, naming the rule it breaks.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(transparent)]
+pub struct OciModuleError(pub(crate) OciFault);
+
+/// What [`OciModuleError`] holds; the texts of the rules are OpenTofu's
+/// (`internal/getmodules/oci_getter.go`).
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum OciFault {
+    /// The address, tag or digest is not a valid OCI name.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    #[error("{0}")]
+    Registry(Arc<OciError>),
+    #[error("{0}")]
+    Credentials(CredentialsError),
+    #[error("no OCI client is available (offline run)")]
+    NoClient,
+    #[error("selected object is not an OCI image manifest (it is {0})")]
+    NotImageManifest(String),
+    #[error("{0}")]
+    Manifest(Broken),
+    #[error("image manifest contains no layers of types supported as module packages by OpenTofu{}", if *.others { ", but has other unsupported formats; this OCI artifact might be intended for a different version of OpenTofu" } else { "" })]
+    NoLayer { others: bool },
+    #[error("multiple layers with media type \"archive/zip\"")]
+    MultipleLayers,
+    #[error("reading the package failed: {0}")]
+    Task(String),
+}
+
+impl From<OciError> for OciFault {
+    fn from(error: OciError) -> OciFault {
+        OciFault::Registry(Arc::new(error))
+    }
 }
 
 /// Why getting a package's bytes failed, before its content was read.

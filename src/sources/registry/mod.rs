@@ -37,7 +37,7 @@ use super::error::{
     Disagreement, MapEntry, PackageError, PackageProblem, PackagesMapError, VersionsError,
 };
 use super::kept::KeptPackages;
-use super::{HashOrigin, PackageHashes, Provenance, VersionsFound};
+use super::{HashOrigin, PackageHashes, Provenance, SignedChecksums, VersionsFound};
 
 pub(crate) mod shared;
 mod sums;
@@ -278,46 +278,69 @@ impl RegistrySource {
     }
 
     /// The platforms the version's signed SHA256SUMS lists packages for, for `tfsum
-    /// verify`: from the cached sums (verified again), else fetched and verified through
-    /// the download document of the first platform the registry lists for the version.
+    /// verify`.
     pub(crate) async fn published_platforms(
         &self,
         provider: &ProviderAddr,
         version: &Version,
     ) -> Result<Vec<Platform>, PackageError> {
+        let sums = self.verified_sums(provider, version).await?;
+        Ok(sums.platforms(&provider.r#type, &version.to_string()))
+    }
+
+    /// The version's signed SHA256SUMS as [`SignedChecksums`]: for an OCI mirror's
+    /// blobs, which must be the origin's packages, and for `tfsum mirror --layout oci`,
+    /// which checks what a registry already holds without downloading it.
+    pub(crate) async fn signed_checksums(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<SignedChecksums, PackageError> {
+        let sums = self.verified_sums(provider, version).await?;
+        Ok(SignedChecksums {
+            zh: sums.zh,
+            files: sums.files,
+        })
+    }
+
+    /// The version's SHA256SUMS, verified: from the cache (verified again), else
+    /// fetched and verified through the download document of the first platform the
+    /// registry lists for the version.
+    async fn verified_sums(
+        &self,
+        provider: &ProviderAddr,
+        version: &Version,
+    ) -> Result<VerifiedSums, PackageError> {
         let package = Package {
             provider,
             version,
             v: version.to_string(),
         };
-        let sums = match self.cached_sums(&package) {
-            Some(sums) => sums,
-            None => {
-                let client = match (&self.client, self.options.offline) {
-                    (Some(client), false) => client,
-                    _ => {
-                        let missing = Vec::new();
-                        return Err(package.error(None, PackageProblem::Offline { missing }));
-                    }
-                };
-                let list = self
-                    .listing(client, provider)
-                    .await
-                    .map_err(|e| package.error(None, PackageProblem::Registry(e)))?;
-                let probe = list
-                    .versions
-                    .iter()
-                    .filter(|v| Version::parse(&v.version).is_ok_and(|v| v == *version))
-                    .flat_map(|v| &v.platforms)
-                    .find_map(|p| format!("{}_{}", p.os, p.arch).parse::<Platform>().ok())
-                    .ok_or_else(|| package.error(None, PackageProblem::NoPlatformListed))?;
-                let meta = self.meta(client, &package, &probe).await?;
-                self.fetch_sums(client, &package, &meta, false)
-                    .await
-                    .map_err(|problem| package.error(Some(&probe), problem))?
+        if let Some(sums) = self.cached_sums(&package) {
+            return Ok(sums);
+        }
+        let client = match (&self.client, self.options.offline) {
+            (Some(client), false) => client,
+            _ => {
+                let missing = Vec::new();
+                return Err(package.error(None, PackageProblem::Offline { missing }));
             }
         };
-        Ok(sums.platforms(&provider.r#type, &package.v))
+        let list = self
+            .listing(client, provider)
+            .await
+            .map_err(|e| package.error(None, PackageProblem::Registry(e)))?;
+        let probe = list
+            .versions
+            .iter()
+            .filter(|v| Version::parse(&v.version).is_ok_and(|v| v == *version))
+            .flat_map(|v| &v.platforms)
+            .find_map(|p| format!("{}_{}", p.os, p.arch).parse::<Platform>().ok())
+            .ok_or_else(|| package.error(None, PackageProblem::NoPlatformListed))?;
+        let meta = self.meta(client, &package, &probe).await?;
+        self.fetch_sums(client, &package, &meta, false)
+            .await
+            .map_err(|problem| package.error(Some(&probe), problem))
     }
 
     /// Downloads the package for one platform into `into` (emptied first), checked as

@@ -124,6 +124,10 @@ impl ModuleFetcher {
                     getter: getter.clone(),
                     source_str: address.clone(),
                 }),
+                ModuleSource::Oci(oci) => {
+                    let package = self.oci_unpacked(oci).await?;
+                    Ok((Got::Unpacked(package), oci.subdir.clone()))
+                }
                 other => Err(ModuleError::Download {
                     url: other.to_string(),
                     error: Box::new(FetchError::NotFetchable),
@@ -213,13 +217,13 @@ impl ModuleFetcher {
 }
 
 /// A module archive written to a file as it arrives.
-struct FileSink {
+pub(super) struct FileSink {
     path: PathBuf,
     file: Option<tokio::fs::File>,
 }
 
 impl FileSink {
-    fn new(path: PathBuf) -> FileSink {
+    pub(super) fn new(path: PathBuf) -> FileSink {
         FileSink { path, file: None }
     }
 

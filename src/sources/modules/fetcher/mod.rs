@@ -8,6 +8,7 @@
 //! | git                   | (URL, commit)             | the same                     |
 //! | https archive / page  | URL                       | none: fetched once per run   |
 //! | absolute directory    | read in place             | none needed                  |
+//! | `oci://` (OpenTofu)   | manifest digest           | the same                     |
 //!
 //! Version lists are fetched once per module per run and kept for the version-list TTL;
 //! an unpinned git ref costs one `git ls-remote` per URL per run; a full commit id costs
@@ -19,6 +20,7 @@
 mod from_git;
 mod http;
 mod memo;
+mod oci;
 mod registry;
 mod store;
 
@@ -38,9 +40,10 @@ use super::package::find_subdir;
 use super::{KeepError, ModuleError, PackageFault};
 use crate::disk::leftovers;
 use crate::net::git::GitOptions;
+use crate::net::oci::OciAccess;
 use crate::net::registry::RegistryClient;
 use crate::vocab::goversion::VersionList;
-use crate::vocab::module_source::{redacted, ModuleSource, RegistryModule};
+use crate::vocab::module_source::{redacted, ModuleSource, OciSource, RegistryModule};
 use memo::Memo;
 
 /// Plain values the caller fills from its settings.
@@ -124,6 +127,10 @@ struct Inner {
     /// Abbreviated ids, by (repository, abbreviation): the package and the full id.
     abbreviated: Memo<(String, String), (StoredPackage, String)>,
     http: Memo<String, StoredPackage>,
+    /// `oci://` packages, by manifest digest.
+    oci_packages: Memo<PackageKey, StoredPackage>,
+    /// The run's OCI client, for `oci://` sources; `None` offline or without one.
+    oci_access: Option<OciAccess>,
     /// Packages held in memory at once while they are unpacked: each may take up to the
     /// configuration-bytes cap, so their number is bounded apart from `--jobs`.
     unpacking: tokio::sync::Semaphore,
@@ -145,6 +152,16 @@ impl ModuleFetcher {
     /// `client` talks to registries and downloads archives; without one only git,
     /// absolute directories and the cache are available.
     pub fn new(client: Option<RegistryClient>, options: FetcherOptions) -> ModuleFetcher {
+        ModuleFetcher::with_oci(client, options, None)
+    }
+
+    /// [`ModuleFetcher::new`], reaching OCI registries through `oci` for OpenTofu's
+    /// `oci://` sources.
+    pub(crate) fn with_oci(
+        client: Option<RegistryClient>,
+        options: FetcherOptions,
+        oci: Option<OciAccess>,
+    ) -> ModuleFetcher {
         ModuleFetcher {
             inner: Arc::new(Inner {
                 client,
@@ -159,6 +176,8 @@ impl ModuleFetcher {
                 commits: Memo::new(),
                 abbreviated: Memo::new(),
                 http: Memo::new(),
+                oci_packages: Memo::new(),
+                oci_access: oci,
                 unpacking: tokio::sync::Semaphore::new(UNPACKING),
                 fetched: AtomicUsize::new(0),
                 from_cache: AtomicUsize::new(0),
@@ -197,6 +216,11 @@ impl ModuleFetcher {
                 source_str: source.to_string(),
             });
         }
+        if version.is_some() && matches!(source, ModuleSource::Oci(_)) {
+            return Err(ModuleError::VersionOnOci {
+                source_str: source.to_string(),
+            });
+        }
         match source {
             ModuleSource::Local(path) => Err(ModuleError::NotRemote(path.clone())),
             ModuleSource::Unsupported { getter, address } => Err(ModuleError::Unsupported {
@@ -213,6 +237,20 @@ impl ModuleFetcher {
                 let package = self.http_package(http).await?;
                 let identity = redacted(http.url.as_str());
                 finish(&package, &http.subdir, None, identity, &source.to_string())
+            }
+            ModuleSource::Oci(oci) => {
+                let package = self.oci_package(oci).await?;
+                let shown = ModuleSource::Oci(OciSource {
+                    subdir: String::new(),
+                    ..oci.clone()
+                });
+                finish(
+                    &package,
+                    &oci.subdir,
+                    None,
+                    shown.to_string(),
+                    &source.to_string(),
+                )
             }
             ModuleSource::Directory { path, subdir } => {
                 let package = StoredPackage {
@@ -357,9 +395,23 @@ mod tests {
                 Some(">= 1"),
                 "cannot apply a version constraint",
             ),
+            (
+                "oci://example.invalid/modules/net?tag=1.0.0",
+                Some("1.0.0"),
+                "because it doesn't come from a module registry",
+            ),
+            (
+                "oci://example.invalid/modules/net",
+                None,
+                "no OCI client is available",
+            ),
         ];
         for (raw, version, want) in cases {
-            let source = crate::vocab::module_source::parse_source(raw).unwrap();
+            let source = crate::vocab::module_source::parse_source_for(
+                raw,
+                crate::vocab::addr::OPENTOFU_REGISTRY,
+            )
+            .unwrap();
             let err = fetcher
                 .fetch(&source, version)
                 .await
