@@ -43,6 +43,7 @@
 //! | `TFSUM_BENCH_INIT_PARALLEL` | 16   | `terraform init`s at once                            |
 //! | `TFSUM_BENCH_LARGE_ROOTS` | 3000   | roots of the large-repository scenario; 0 = skip     |
 //! | `TFSUM_BENCH_REPEAT`     | 3       | times the large scenario runs (medians reported)     |
+//! | `TFSUM_BENCH_CHANGED`    | 1       | `0`: skip the changed-files runs on the large repository |
 //! | `TFSUM_BENCH_TIMEOUT`    | 900     | seconds before a tfsum run is killed                 |
 //! | `TFSUM_BENCH_ARGS`       |         | extra arguments for `tfsum lock` (split on spaces)   |
 //! | `TFSUM_BENCH_KEEP`       |         | `1`: keep the work directory and print its path      |
@@ -54,6 +55,8 @@
 #[allow(dead_code)]
 mod support;
 
+#[path = "lock/changed.rs"]
+mod changed;
 #[path = "lock/fan_out.rs"]
 mod fan_out;
 #[path = "lock/measure.rs"]
@@ -126,6 +129,7 @@ struct Knobs {
     shared_runners: usize,
     mirror: bool,
     stacks: bool,
+    changed: bool,
     init_roots: usize,
     init_parallel: usize,
     large_roots: usize,
@@ -151,6 +155,7 @@ impl Knobs {
             shared_runners: knob("TFSUM_BENCH_SHARED_RUNNERS", 10)?,
             mirror: knob::<u8>("TFSUM_BENCH_MIRROR", 1)? != 0,
             stacks: knob::<u8>("TFSUM_BENCH_STACKS", 1)? != 0,
+            changed: knob::<u8>("TFSUM_BENCH_CHANGED", 1)? != 0,
             init_roots: knob("TFSUM_BENCH_INIT_ROOTS", 60)?,
             init_parallel: knob::<usize>("TFSUM_BENCH_INIT_PARALLEL", 16)?.max(1),
             large_roots: knob("TFSUM_BENCH_LARGE_ROOTS", 3000)?,
@@ -394,6 +399,7 @@ fn bench() -> Result<bool, String> {
         (Err(_), true) => {}
     }
 
+    let mut changed_targets = Vec::new();
     match (&tfsum, &large) {
         (Ok(bin), Some(large)) => {
             progress!(
@@ -409,6 +415,23 @@ fn bench() -> Result<bool, String> {
                 knobs.repeat,
                 &mut results,
             );
+            if knobs.changed {
+                progress!("running the changed-files scenario on the large repository");
+                let outcome = changed::run(&changed::Setup {
+                    bin,
+                    env: &env,
+                    monorepo: large,
+                    repo: &work_path.join("repo-large"),
+                    cache: &work_path.join("cache-large"),
+                    work: &work_path,
+                    repeat: knobs.repeat,
+                });
+                changed_targets = results.absorb(outcome);
+            } else {
+                results
+                    .notes
+                    .push("changed-files runs skipped (TFSUM_BENCH_CHANGED=0)".to_owned());
+            }
         }
         (_, None) => results
             .notes
@@ -532,6 +555,7 @@ fn bench() -> Result<bool, String> {
     targets.append(&mut upgrade_targets);
     targets.append(&mut shared_targets);
     targets.append(&mut mirror_targets);
+    targets.append(&mut changed_targets);
     print!(
         "{}",
         report::render(&title, &results.rows, &targets, &notes)

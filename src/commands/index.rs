@@ -45,7 +45,7 @@ use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
 use crate::disk::index::{self, Index, LearntRoot, RootRecord, Unusable};
 use crate::disk::walk::{EntryType, Listing, Listings};
 use crate::stages::discover::{self, DiscoverError, Discovery};
-use crate::stages::load::{Loaded, Loading, LoadOptions, ModuleFacts, Prior};
+use crate::stages::load::{LoadOptions, Loaded, Loading, ModuleFacts, Prior};
 use crate::stages::parallel;
 use crate::stages::root::RootKind;
 use crate::stages::warning::Warning;
@@ -104,7 +104,7 @@ impl IndexedRun {
         let load = load_fingerprint(&scope, settings, options);
         let t = std::time::Instant::now();
         let (index, unusable) = Index::open(&services.cache, &scope, load, &settings.cwd, started);
-        tracing::debug!("TIMING open {:?}", t.elapsed());
+        tracing::debug!("configuration index read in {:?}", t.elapsed());
         let warning = match unusable {
             Unusable::Missing => None,
             Unusable::Refused { file, reason } => Some(Warning::Index { file, reason }),
@@ -176,7 +176,12 @@ impl IndexedRun {
         let Mode::Changed(files) = &self.mode else {
             return None;
         };
-        let found: Vec<PathBuf> = self.index.found()?.into_iter().map(Path::to_path_buf).collect();
+        let found: Vec<PathBuf> = self
+            .index
+            .found()?
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect();
         if self.index.has_terragrunt()
             || self.index.calls_through_expressions()
             || self.index.any_directory_changed()
@@ -184,10 +189,10 @@ impl IndexedRun {
             return None;
         }
         // A file given must lie in a directory the walk listed (any other is new).
-        if !files
-            .iter()
-            .all(|file| file.parent().is_some_and(|dir| self.index.listing(dir).is_some()))
-        {
+        if !files.iter().all(|file| {
+            file.parent()
+                .is_some_and(|dir| self.index.listing(dir).is_some())
+        }) {
             return None;
         }
         // A module directory a changed file belongs to must read as it did.
@@ -490,8 +495,7 @@ fn listing_of(dir: &Path, listings: &Listings) -> Option<std::sync::Arc<Listing>
 fn inputs_of_dir(dir: &Path, listings: &Listings, tests: bool, out: &mut Vec<PathBuf>) {
     let listing = listing_of(dir, listings);
     out.push(dir.to_path_buf());
-    let wanted =
-        |name: &str| is_read(name) || is_test_file_name(name) || name == LOCK_FILE_NAME;
+    let wanted = |name: &str| is_read(name) || is_test_file_name(name) || name == LOCK_FILE_NAME;
     let Some(listing) = listing else {
         return;
     };
@@ -532,8 +536,8 @@ fn root_inputs(dir: &Path, loaded: &Loaded, listings: &Listings) -> Vec<PathBuf>
     }
     out.push(dir.join(LOCK_FILE_NAME));
     out.push(loaded.lock_path.clone());
-    let has_data_dir = listing_of(dir, listings)
-        .is_some_and(|l| l.get(crate::config::DATA_DIR).is_some());
+    let has_data_dir =
+        listing_of(dir, listings).is_some_and(|l| l.get(crate::config::DATA_DIR).is_some());
     if has_data_dir {
         out.push(
             dir.join(crate::config::DATA_DIR)

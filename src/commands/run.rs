@@ -244,7 +244,7 @@ impl Pipeline<'_> {
         let t = std::time::Instant::now();
         let loading =
             load::roots_with(&discovery, &self.options, &services.modules, edited, prior).await;
-        tracing::debug!("TIMING load {:?}", t.elapsed());
+        tracing::debug!("load stage done in {:?}", t.elapsed());
         let answered = match index {
             Some(index) => {
                 index.learn(&loading, &discovery);

@@ -467,7 +467,12 @@ impl Index {
             full.clear();
             if parent == TOP {
                 full.push_str(name);
-            } else if parent < i as u32 && !name.is_empty() && !name.contains(['/', '\\']) && name != ".." && name != "." {
+            } else if parent < i as u32
+                && !name.is_empty()
+                && !name.contains(['/', '\\'])
+                && name != ".."
+                && name != "."
+            {
                 let above = self.paths.text(parent);
                 full.push_str(above);
                 if !above.ends_with(std::path::MAIN_SEPARATOR) {
@@ -787,7 +792,10 @@ impl Index {
     }
 
     /// Keeps this run's walk: its listings replace the last run's when saved.
-    pub(crate) fn learn_walk<'a>(&mut self, listings: impl Iterator<Item = (&'a Path, &'a Arc<Listing>)>) {
+    pub(crate) fn learn_walk<'a>(
+        &mut self,
+        listings: impl Iterator<Item = (&'a Path, &'a Arc<Listing>)>,
+    ) {
         let mut walked = HashMap::new();
         let mut ids = Vec::new();
         for (dir, listing) in listings {
@@ -992,7 +1000,8 @@ impl Index {
             };
             paths.push((parent, name, self.paths.stamps[id]));
         }
-        let renumber = |ids: &[u32]| -> Vec<u32> { ids.iter().map(|id| number[*id as usize]).collect() };
+        let renumber =
+            |ids: &[u32]| -> Vec<u32> { ids.iter().map(|id| number[*id as usize]).collect() };
         let mut walked: Vec<(u32, Listing)> = walked
             .iter()
             .map(|(id, listing)| (number[*id as usize], (**listing).clone()))
@@ -1178,7 +1187,8 @@ mod tests {
         assert_eq!(why, Unusable::Missing);
         assert!(!index.is_empty());
         index.look_at_everything();
-        let record = index.root(Path::new("a")).unwrap().clone();
+        let id = index.id_of(Path::new("a")).unwrap();
+        let record = index.root_by_id(id).unwrap().clone();
         assert!(index.root_stands(&record, true));
         assert_eq!(record.up_to_date.as_deref(), Some("R"));
         let (module, calls) = index.module(&repo.join("a"), true).unwrap();
@@ -1189,7 +1199,10 @@ mod tests {
         let (index, _) = Index::open(&cache, &scope, "other".into(), &repo, later);
         assert!(index.is_empty());
 
-        let file = tmp.path().join("cache").join(crate::disk::cache::index_file(&scope));
+        let file = tmp
+            .path()
+            .join("cache")
+            .join(crate::disk::cache::index_file(&scope));
         let bytes = std::fs::read(&file).unwrap();
         std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
         let (index, why) = Index::open(&cache, &scope, "L".into(), &repo, later);

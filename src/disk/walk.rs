@@ -185,7 +185,9 @@ impl Listings {
 
     /// Every walked directory and its listing.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&Path, &Arc<Listing>)> {
-        self.dirs.iter().map(|(dir, listing)| (dir.as_path(), listing))
+        self.dirs
+            .iter()
+            .map(|(dir, listing)| (dir.as_path(), listing))
     }
 }
 

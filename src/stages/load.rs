@@ -171,8 +171,15 @@ pub(crate) async fn roots_with(
     units.extend(stacks.units);
     warnings.extend(stacks.warnings);
     let mut found = FoundRoots::default();
-    let (waiting, mut roots) =
-        open_roots(discovery, units, options, &loader, &stacks.sources, prior, &mut found);
+    let (waiting, mut roots) = open_roots(
+        discovery,
+        units,
+        options,
+        &loader,
+        &stacks.sources,
+        prior,
+        &mut found,
+    );
     roots.extend(stacks.failed);
     let (walked, met) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
     roots.extend(walked);
@@ -539,14 +546,18 @@ fn open_roots(
     found: &mut FoundRoots,
 ) -> (Vec<OpenRoot>, Vec<Root<Loaded>>) {
     let mut locks = LocksRead::new();
-    let (module_roots, read) =
-        find_module_roots(discovery, &units, options, loader, &mut locks, templates, prior);
+    let (module_roots, read) = find_module_roots(
+        discovery, &units, options, loader, &mut locks, templates, prior,
+    );
     found.read = read;
     found.module_roots = module_roots.clone();
     let module_roots = match prior {
         Some(prior) => {
-            let (open, closed): (Vec<PathBuf>, Vec<PathBuf>) =
-                parallel::run(|| module_roots.into_par_iter().partition(|dir| prior.open(dir)));
+            let (open, closed): (Vec<PathBuf>, Vec<PathBuf>) = parallel::run(|| {
+                module_roots
+                    .into_par_iter()
+                    .partition(|dir| prior.open(dir))
+            });
             found.skipped = closed;
             open
         }
@@ -655,7 +666,13 @@ fn find_module_roots(
                 Some(facts) => Ok(facts),
                 None => {
                     let tofu = discovery.tofu_dirs.contains(dir);
-                    Err(read_module_facts(dir, tofu, options, &discovery.listings, loader))
+                    Err(read_module_facts(
+                        dir,
+                        tofu,
+                        options,
+                        &discovery.listings,
+                        loader,
+                    ))
                 }
             })
             .collect()
