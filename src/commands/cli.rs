@@ -595,7 +595,8 @@ pub(crate) struct SourceArgs {
     #[arg(long, conflicts_with = "no_shared_cache")]
     pub fill_shared_cache: bool,
 
-    /// How long a cached provider version list stays fresh, in seconds [default: 300]
+    /// How long a cached version list, and the commit a git ref was last listed at, stay
+    /// fresh, in seconds [default: 300]
     #[arg(long, value_name = "SECONDS")]
     pub versions_ttl: Option<u64>,
 

@@ -792,7 +792,8 @@ fn path_safe(part: &str) -> String {
         .collect()
 }
 
-fn now_secs() -> u64 {
+/// The time now in Unix seconds (0 before 1970), as cache entries record it.
+pub(crate) fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -18,7 +18,7 @@ use tfsum::internals::{
 use tfsum::internals::{Http, HttpConfig, RegistryClient, RetryPolicy};
 
 use crate::support::fake_modules::{FakeModuleRegistry, Location, Packing};
-use crate::support::git_http::{hermetic_git_env, GitRequest, GitServer};
+use crate::support::git_http::{git, hermetic_git_env, GitRequest, GitServer};
 use crate::support::terraform;
 
 /// What one run needs: a cache directory and a CLI configuration file.
@@ -43,6 +43,20 @@ impl Setup {
 
     /// A fresh fetcher (one "run") over the same cache.
     pub(crate) fn run(&self, offline: bool, vars: &[(&str, &str)]) -> ModuleFetcher {
+        self.run_with(offline, vars, Duration::from_secs(300))
+    }
+
+    /// An online run with `--versions-ttl` `versions_ttl`.
+    fn run_ttl(&self, versions_ttl: Duration) -> ModuleFetcher {
+        self.run_with(false, &[], versions_ttl)
+    }
+
+    fn run_with(
+        &self,
+        offline: bool,
+        vars: &[(&str, &str)],
+        versions_ttl: Duration,
+    ) -> ModuleFetcher {
         let cli = tfsum::internals::load_file(&self.cli_path()).unwrap();
         let env = Env {
             vars: vars
@@ -67,7 +81,7 @@ impl Setup {
             FetcherOptions {
                 cache_root: Some(self.cache.path().to_path_buf()),
                 offline,
-                versions_ttl: Duration::from_secs(300),
+                versions_ttl,
                 jobs: Arc::new(tokio::sync::Semaphore::new(4)),
                 git: GitOptions {
                     env: hermetic_git_env()
@@ -342,18 +356,14 @@ async fn git_commits_are_fetched_once_and_pinned_ones_never_again() {
     assert_eq!(tf_files(&zone)["main.tf"], "# zone v1\n");
     assert!(resolve_in_package(&got[0].package_root, &got[0].dir, "../../outside").is_err());
 
-    // Second run: unpinned refs cost one ls-remote, the pinned id nothing at all.
+    // Second run, within the versions TTL: the refs' commits come from the cache too,
+    // so no request at all.
     server.reset_counts();
     let second = setup.run(false, &[]);
-    fetch(&second, &format!("git::{url}//zone?ref={v1}"), None)
-        .await
-        .unwrap();
-    assert_eq!(server.requests().len(), 0, "{:?}", server.requests());
     for source in &sources {
         fetch(&second, source, None).await.unwrap();
     }
-    assert_eq!(server.count("modules", GitRequest::Fetch), 0);
-    assert_eq!(server.count("modules", GitRequest::ListRefs), 1);
+    assert_eq!(server.requests().len(), 0, "{:?}", server.requests());
     assert_eq!(
         second.stats(),
         ModuleStats {
@@ -361,6 +371,18 @@ async fn git_commits_are_fetched_once_and_pinned_ones_never_again() {
             modules_from_cache: 2
         }
     );
+
+    // With `--versions-ttl 0`: unpinned refs cost one ls-remote, the pinned id nothing.
+    let asking = setup.run_ttl(Duration::ZERO);
+    fetch(&asking, &format!("git::{url}//zone?ref={v1}"), None)
+        .await
+        .unwrap();
+    assert_eq!(server.requests().len(), 0, "{:?}", server.requests());
+    for source in &sources {
+        fetch(&asking, source, None).await.unwrap();
+    }
+    assert_eq!(server.count("modules", GitRequest::Fetch), 0);
+    assert_eq!(server.count("modules", GitRequest::ListRefs), 1);
 
     // Offline: refs resolve to what they last resolved to.
     server.reset_counts();
@@ -377,17 +399,58 @@ async fn git_commits_are_fetched_once_and_pinned_ones_never_again() {
         "{err}"
     );
 
-    // A moved branch is a new commit, fetched once.
+    // A moved branch: within the TTL the remembered commit, without asking; with
+    // `--versions-ttl 0` the new commit, fetched once.
     let repo = server.existing("modules");
     repo.checkout("stable")
         .write("zone/main.tf", "# zone v3\n")
         .commit("v3");
-    let third = setup.run(false, &[]);
-    let moved = fetch(&third, &format!("git::{url}//zone?ref=stable"), None)
-        .await
-        .unwrap();
+    server.reset_counts();
+    let stable = format!("git::{url}//zone?ref=stable");
+    let kept = fetch(&setup.run(false, &[]), &stable, None).await.unwrap();
+    assert_eq!(tf_files(&kept.dir)["main.tf"], "# zone v1\n");
+    assert_eq!(server.requests().len(), 0, "{:?}", server.requests());
+    let third = setup.run_ttl(Duration::ZERO);
+    let moved = fetch(&third, &stable, None).await.unwrap();
     assert_eq!(tf_files(&moved.dir)["main.tf"], "# zone v3\n");
     assert_eq!(third.stats().modules_fetched, 1);
+    assert_eq!(server.count("modules", GitRequest::ListRefs), 1);
+
+    // A remembered ref whose package left the cache is fetched through its name, and
+    // when the ref has moved since, the remembered commit by its id; neither lists refs.
+    let main = got[4].identity.rsplit(' ').next().unwrap().to_string();
+    let package = |commit: &str| setup.cache.path().join(format!("v2/modules3/git/{commit}"));
+    let zone_main = format!("git::{url}//zone?ref=main");
+    for (moved, fetches) in [(false, 1), (true, 2)] {
+        if moved {
+            repo.checkout("main")
+                .write("zone/main.tf", "# zone v4\n")
+                .commit("v4");
+        }
+        std::fs::remove_dir_all(package(&main)).unwrap();
+        server.reset_counts();
+        let run = setup.run(false, &[]);
+        let refetched = fetch(&run, &zone_main, None).await.unwrap();
+        let content = &tf_files(&refetched.dir)["main.tf"];
+        assert_eq!(content, "# zone v2\n", "moved: {moved}");
+        assert_eq!(server.count("modules", GitRequest::ListRefs), 0);
+        assert_eq!(server.count("modules", GitRequest::Fetch), fetches);
+    }
+
+    // A remembered commit the server no longer has (its branch rewritten, the old
+    // commit pruned) and the cache lost: the ref is listed again.
+    let v3 = moved.identity.rsplit(' ').next().unwrap().to_string();
+    repo.checkout("stable")
+        .write("zone/main.tf", "# zone v3'\n");
+    git(&repo.work, &["commit", "-q", "-a", "--amend", "-m", "v3'"]);
+    let bare = repo.bare.to_str().unwrap();
+    git(&repo.work, &["push", "-q", "--force", "--mirror", bare]);
+    git(&repo.bare, &["gc", "-q", "--prune=now"]);
+    std::fs::remove_dir_all(package(&v3)).unwrap();
+    server.reset_counts();
+    let relisted = fetch(&setup.run(false, &[]), &stable, None).await.unwrap();
+    assert_eq!(tf_files(&relisted.dir)["main.tf"], "# zone v3'\n");
+    assert_eq!(server.count("modules", GitRequest::ListRefs), 1);
 
     // An abbreviated id needs the history: one full fetch per run, however many calls.
     server.reset_counts();

@@ -8,7 +8,7 @@
 //! <root>/v2/modules3/git/<commit>/                         a package
 //! <root>/v2/modules3/oci/sha256_<hex>/                     a package (OCI manifest digest)
 //! <root>/v2/modules3/versions/<host>/<namespace>/<name>/<system>.json   version list (TTL)
-//! <root>/v2/modules3/refs/<sha256 of the URL, 32 hex>.json              last ref → commit
+//! <root>/v2/modules3/refs/<sha256 of the URL, 32 hex>.json              last ref → commit (TTL)
 //! <root>/v2/modules3/tmp/                                   staging
 //! ```
 //!
@@ -52,7 +52,7 @@ use super::archive::ArchiveLimits;
 use super::git::CommitObjects;
 use super::git_objects::{object_id, parse_listing, verify_listing};
 use super::package::{is_kept, Materialized, PackageTree};
-use crate::disk::cache::{Cache, Health, StoredTree, LAYOUT};
+use crate::disk::cache::{now_secs, Cache, Health, StoredTree, LAYOUT};
 use crate::disk::leftovers::TempDir;
 use crate::vocab::module_source::RegistryModule;
 
@@ -125,6 +125,11 @@ struct RefsFile {
     url: String,
     /// Ref as written (`""` for none) → commit.
     refs: BTreeMap<String, String>,
+    /// Ref as written → when the remote last listed it at that commit (Unix seconds).
+    /// Entries written before tfsum kept it have none and are never fresh; left out
+    /// when empty, so that their checksum still holds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    seen: BTreeMap<String, u64>,
 }
 
 /// The module namespace of the cache; without a cache every lookup misses and nothing
@@ -399,30 +404,47 @@ impl ModuleCache {
             .join(format!("{}.json", url_key(url)))
     }
 
-    /// The commit `reference` last resolved to for `url`.
-    pub(crate) fn git_ref(&self, url: &str, reference: Option<&str>) -> Option<String> {
-        let file: RefsFile = self
-            .cache
+    fn refs(&self, url: &str) -> Option<RefsFile> {
+        self.cache
             .as_ref()?
-            .read(&Self::refs_file(url), &about_refs(url))?;
-        (file.url == url)
-            .then(|| file.refs.get(reference.unwrap_or("")).cloned())
+            .read(&Self::refs_file(url), &about_refs(url))
+            .filter(|file: &RefsFile| file.url == url)
+    }
+
+    /// The commit `reference` last resolved to for `url`, at any age (for `--offline`).
+    pub(crate) fn git_ref(&self, url: &str, reference: Option<&str>) -> Option<String> {
+        self.refs(url)?.refs.remove(reference.unwrap_or(""))
+    }
+
+    /// The commit `reference` resolved to for `url`, if the remote listed it less than
+    /// `ttl` ago: never for a zero `ttl`, a time in the future, or an entry that does not
+    /// say when.
+    pub(crate) fn git_ref_fresh(
+        &self,
+        url: &str,
+        reference: Option<&str>,
+        ttl: Duration,
+    ) -> Option<String> {
+        let mut file = self.refs(url)?;
+        let reference = reference.unwrap_or("");
+        let age = now_secs().checked_sub(*file.seen.get(reference)?)?;
+        (age < ttl.as_secs())
+            .then(|| file.refs.remove(reference))
             .flatten()
     }
 
+    /// Records that the remote lists `reference` of `url` at `commit` now.
     pub(crate) fn put_git_ref(&self, url: &str, reference: Option<&str>, commit: &str) {
         let Some(cache) = &self.cache else {
             return;
         };
         let path = Self::refs_file(url);
         let about = about_refs(url);
-        let mut file: RefsFile = cache
-            .read(&path, &about)
-            .filter(|f: &RefsFile| f.url == url)
-            .unwrap_or_default();
+        let mut file = self.refs(url).unwrap_or_default();
+        let reference = reference.unwrap_or("").to_string();
         file.url = url.to_string();
-        file.refs
-            .insert(reference.unwrap_or("").to_string(), commit.to_string());
+        file.refs.insert(reference.clone(), commit.to_string());
+        file.seen.insert(reference, now_secs());
         cache.write(&path, &about, &file);
     }
 }
@@ -687,5 +709,85 @@ mod tests {
             Some("def")
         );
         assert_eq!(cache.git_ref("https://h/other.git", None), None);
+    }
+
+    /// A ref's commit is fresh while the remote listed it less than the TTL ago; one
+    /// listed at an unknown time (an entry written before tfsum kept the time) or in the
+    /// future never is, and `--offline` takes any of them.
+    #[test]
+    fn git_refs_are_fresh_within_the_ttl() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::new(Some(dir.path()), ArchiveLimits::default());
+        let url = "https://h/r.git";
+        let now = now_secs();
+        let entry = |refs: &[(&str, &str)], seen: &[(&str, u64)]| RefsFile {
+            url: url.to_string(),
+            refs: refs
+                .iter()
+                .map(|(r, c)| (r.to_string(), c.to_string()))
+                .collect(),
+            seen: seen.iter().map(|(r, t)| (r.to_string(), *t)).collect(),
+        };
+        let write = |file: &RefsFile| {
+            let inner = cache.cache.as_ref().unwrap();
+            inner.write(&ModuleCache::refs_file(url), &about_refs(url), file);
+        };
+
+        // As tfsum wrote it before it kept the time: readable, never fresh.
+        write(&entry(&[("v1", "a")], &[]));
+        let on_disk = std::fs::read_to_string(dir.path().join(ModuleCache::refs_file(url)));
+        assert!(!on_disk.unwrap().contains("seen"));
+        assert_eq!(cache.git_ref(url, Some("v1")).as_deref(), Some("a"));
+        let long = Duration::from_secs(u64::MAX);
+        assert_eq!(cache.git_ref_fresh(url, Some("v1"), long), None);
+
+        write(&entry(
+            &[
+                ("", "e"),
+                ("new", "b"),
+                ("old", "c"),
+                ("ahead", "d"),
+                ("unseen", "f"),
+            ],
+            &[
+                ("", now),
+                ("new", now - 10),
+                ("old", now - 600),
+                ("ahead", now + 3600),
+            ],
+        ));
+        let minutes = |m: u64| Duration::from_secs(m * 60);
+        for (reference, ttl, fresh) in [
+            (None, minutes(5), Some("e")),
+            (None, Duration::ZERO, None),
+            (Some("new"), minutes(5), Some("b")),
+            (Some("new"), Duration::from_secs(10), None),
+            (Some("old"), minutes(5), None),
+            (Some("old"), minutes(11), Some("c")),
+            (Some("ahead"), minutes(120), None),
+            (Some("unseen"), long, None),
+            (Some("absent"), long, None),
+        ] {
+            assert_eq!(
+                cache.git_ref_fresh(url, reference, ttl).as_deref(),
+                fresh,
+                "{reference:?} within {ttl:?}"
+            );
+        }
+        for reference in ["old", "ahead", "unseen"] {
+            assert!(cache.git_ref(url, Some(reference)).is_some(), "{reference}");
+        }
+        assert_eq!(cache.git_ref_fresh("https://h/other.git", None, long), None);
+
+        // Recording a listing makes the ref fresh again, and keeps the others.
+        cache.put_git_ref(url, Some("old"), "c2");
+        assert_eq!(
+            cache.git_ref_fresh(url, Some("old"), minutes(5)).as_deref(),
+            Some("c2")
+        );
+        assert_eq!(
+            cache.git_ref_fresh(url, Some("new"), minutes(5)).as_deref(),
+            Some("b")
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! and each commit fetched once per run however it was reached:
 //!
 //! - `?ref=` becomes a commit with one `git ls-remote` per repository per run, memoised
-//!   by [`repository_key`] (URL spellings of one repository share it);
+//!   by [`repository_key`] (URL spellings of one repository share it), unless the cache
+//!   learnt that ref's commit from the remote within the versions TTL;
 //! - a commit's package is memoised by the commit id alone: git ids name content, so
 //!   the same commit from two URLs is the same package, and the `//subdir` is applied
 //!   after ([`super::finish`]).
@@ -57,6 +58,16 @@ pub(crate) fn repository_key(url: &str) -> String {
     parsed.to_string()
 }
 
+/// Whether a ref's commit can have moved since it was learnt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// A full commit id as written, or what the remote listed in this run.
+    Current,
+    /// What the cache remembered: listed by the remote within the versions TTL, or at
+    /// any age under `--offline`.
+    Remembered,
+}
+
 impl ModuleFetcher {
     /// The package of the commit a git source's ref names, and that commit.
     pub(super) async fn git_package(
@@ -64,6 +75,42 @@ impl ModuleFetcher {
         git: &GitSource,
     ) -> Result<(StoredPackage, String), ModuleError> {
         match self.git_target(git).await? {
+            (RefTarget::Commit { commit, fetch }, Answer::Remembered)
+                if !self.inner.options.offline =>
+            {
+                match self
+                    .commit_package(&git.url, &commit, fetch.as_deref())
+                    .await
+                {
+                    Ok(stored) => Ok((stored, commit)),
+                    Err(error) => self.relisted_package(git, &commit, error).await,
+                }
+            }
+            (target, _) => self.target_package(git, target).await,
+        }
+    }
+
+    /// When a remembered commit's package could not be fetched (its ref was deleted,
+    /// or moved and the commit pruned): the package of what the remote lists now, or
+    /// `error` if that is the same commit.
+    async fn relisted_package(
+        &self,
+        git: &GitSource,
+        remembered: &str,
+        error: ModuleError,
+    ) -> Result<(StoredPackage, String), ModuleError> {
+        match self.listed_target(git, &repository_key(&git.url)).await? {
+            RefTarget::Commit { commit, .. } if commit == remembered => Err(error),
+            target => self.target_package(git, target).await,
+        }
+    }
+
+    async fn target_package(
+        &self,
+        git: &GitSource,
+        target: RefTarget,
+    ) -> Result<(StoredPackage, String), ModuleError> {
+        match target {
             RefTarget::Commit { commit, fetch } => {
                 let stored = self
                     .commit_package(&git.url, &commit, fetch.as_deref())
@@ -130,8 +177,9 @@ impl ModuleFetcher {
                 let (mut package, mut objects, fetched) =
                     self.download_git(url, Some(want), None).await?;
                 if fetched != commit {
-                    // The ref moved between ls-remote and fetch: fetch the commit asked
-                    // for by its id, so that this memo entry holds what it is named for.
+                    // The ref moved since it was listed (in this run, or within the
+                    // versions TTL): fetch the commit asked for by its id, so that this
+                    // memo entry holds what it is named for.
                     (package, objects, _) = self.download_git(url, Some(&commit), None).await?;
                 }
                 self.inner.fetched.fetch_add(1, Ordering::Relaxed);
@@ -140,36 +188,73 @@ impl ModuleFetcher {
             .await
     }
 
-    /// What `?ref=` names: a full commit id as is; otherwise `ls-remote` (once per
-    /// repository per run), or under `--offline` the commit it last resolved to.
-    async fn git_target(&self, git: &GitSource) -> Result<RefTarget, ModuleError> {
+    /// What `?ref=` names, and whether it can have moved since: a full commit id as is;
+    /// otherwise the commit the remote listed for it within the versions TTL (kept in
+    /// the cache), else `ls-remote`; under `--offline` the commit it last resolved to.
+    /// Once per (repository, ref) per run, so that every call of a run sees one answer
+    /// even when the TTL runs out meanwhile.
+    async fn git_target(&self, git: &GitSource) -> Result<(RefTarget, Answer), ModuleError> {
         let reference = git.reference.as_deref();
         if let Some(commit) = reference.filter(|r| is_full_commit(r)) {
-            return Ok(RefTarget::Commit {
+            let target = RefTarget::Commit {
                 commit: commit.to_ascii_lowercase(),
                 fetch: None,
-            });
+            };
+            return Ok((target, Answer::Current));
         }
         let repository = repository_key(&git.url);
-        if self.inner.options.offline {
-            return match self.inner.cache.git_ref(&repository, reference) {
-                Some(commit) => Ok(RefTarget::Commit {
-                    commit,
-                    fetch: None,
-                }),
-                None => Err(ModuleError::Offline {
-                    what: format!(
-                        "the commit of {} at ref {}",
-                        redacted(&git.url),
-                        reference.unwrap_or("HEAD")
-                    ),
-                }),
-            };
-        }
-        let refs = self.remote_refs(&git.url, &repository).await?;
+        let key = (repository.clone(), git.reference.clone());
+        self.inner
+            .targets
+            .get(&key, || async {
+                let cache = &self.inner.cache;
+                if self.inner.options.offline {
+                    return match cache.git_ref(&repository, reference) {
+                        Some(commit) => {
+                            let target = RefTarget::Commit {
+                                commit,
+                                fetch: None,
+                            };
+                            Ok((target, Answer::Remembered))
+                        }
+                        None => Err(ModuleError::Offline {
+                            what: format!(
+                                "the commit of {} at ref {}",
+                                redacted(&git.url),
+                                reference.unwrap_or("HEAD")
+                            ),
+                        }),
+                    };
+                }
+                let ttl = self.inner.options.versions_ttl;
+                if let Some(commit) = cache.git_ref_fresh(&repository, reference, ttl) {
+                    // Fetched through the ref as written when its package is not cached;
+                    // `commit_package` checks the fetch gave this commit, and fetches
+                    // the commit by id when the ref has moved since.
+                    let target = RefTarget::Commit {
+                        commit,
+                        fetch: Some(reference.unwrap_or("HEAD").to_string()),
+                    };
+                    return Ok((target, Answer::Remembered));
+                }
+                let target = self.listed_target(git, &repository).await?;
+                Ok((target, Answer::Current))
+            })
+            .await
+    }
+
+    /// What the remote lists `?ref=` at (one `ls-remote` per repository per run),
+    /// recorded in the cache with the time.
+    async fn listed_target(
+        &self,
+        git: &GitSource,
+        repository: &str,
+    ) -> Result<RefTarget, ModuleError> {
+        let reference = git.reference.as_deref();
+        let refs = self.remote_refs(&git.url, repository).await?;
         let target = resolve_ref(&refs, reference).map_err(|e| git_error(&git.url, e))?;
         if let RefTarget::Commit { commit, .. } = &target {
-            self.inner.cache.put_git_ref(&repository, reference, commit);
+            self.inner.cache.put_git_ref(repository, reference, commit);
         }
         Ok(target)
     }

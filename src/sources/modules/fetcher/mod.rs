@@ -11,7 +11,8 @@
 //! | `oci://` (OpenTofu)   | manifest digest           | the same                     |
 //!
 //! Version lists are fetched once per module per run and kept for the version-list TTL;
-//! an unpinned git ref costs one `git ls-remote` per URL per run; a full commit id costs
+//! an unpinned git ref costs one `git ls-remote` per repository per run, and nothing
+//! while the commit it was listed at is younger than that TTL; a full commit id costs
 //! nothing once cached. Concurrent requests for one identity share one fetch (a
 //! `OnceCell` per key, failures included), and every download (git fetch, archive,
 //! `ls-remote`) holds a permit of the semaphore shared with provider downloads.
@@ -35,7 +36,7 @@ use url::Url;
 
 use super::archive::ArchiveLimits;
 use super::cache::{ModuleCache, PackageKey, StoredPackage};
-use super::git::{Git, RemoteRefs};
+use super::git::{Git, RefTarget, RemoteRefs};
 use super::package::find_subdir;
 use super::{KeepError, ModuleError, PackageFault};
 use crate::disk::leftovers;
@@ -54,7 +55,8 @@ pub struct FetcherOptions {
     pub cache_root: Option<PathBuf>,
     /// Use the cache only; anything missing fails, named.
     pub offline: bool,
-    /// How long a cached module version list stays fresh (the provider list TTL).
+    /// How long a cached module version list, and the commit a git ref was listed at,
+    /// stay fresh (the provider list TTL).
     pub versions_ttl: Duration,
     /// Shared with provider downloads: bounds concurrent network work.
     pub jobs: Arc<Semaphore>,
@@ -120,6 +122,8 @@ struct Inner {
     bases: Memo<String, Url>,
     /// `ls-remote` answers, by [`from_git::repository_key`].
     refs: Memo<String, Arc<RemoteRefs>>,
+    /// What each `?ref=` names, by (repository key, ref as written).
+    targets: Memo<(String, Option<String>), (RefTarget, from_git::Answer)>,
     /// Registry packages, by (module, version).
     packages: Memo<PackageKey, StoredPackage>,
     /// Git packages, by commit id (whatever URL or subdirectory reached them).
@@ -172,6 +176,7 @@ impl ModuleFetcher {
                 versions: Memo::new(),
                 bases: Memo::new(),
                 refs: Memo::new(),
+                targets: Memo::new(),
                 packages: Memo::new(),
                 commits: Memo::new(),
                 abbreviated: Memo::new(),
