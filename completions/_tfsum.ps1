@@ -67,6 +67,7 @@ Register-ArgumentCompleter -Native -CommandName 'tfsum' -ScriptBlock {
             [CompletionResult]::new('--fail-on-write', '--fail-on-write', [CompletionResultType]::ParameterName, 'Write as usual, but exit 1 naming each lock file created or updated (for pre-commit, which misses new files); a run that writes nothing exits 0')
             [CompletionResult]::new('--retry-failed', '--retry-failed', [CompletionResultType]::ParameterName, 'Re-run only the roots that failed in the last run from this directory')
             [CompletionResult]::new('--upgrade', '--upgrade', [CompletionResultType]::ParameterName, 'Choose the newest allowed version even when the locked one still satisfies the constraints')
+            [CompletionResult]::new('--no-index', '--no-index', [CompletionResultType]::ParameterName, 'Neither read nor update the configuration index kept in the cache: read every configuration file of the trees searched again (TFSUM_INDEX=false)')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the persistent hash cache')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Use only the cache: make no network requests')
             [CompletionResult]::new('--no-shared-cache', '--no-shared-cache', [CompletionResultType]::ParameterName, 'Do not use a shared cache, whatever the environment or config.toml say')

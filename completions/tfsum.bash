@@ -415,7 +415,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__lock)
-            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --no-index --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

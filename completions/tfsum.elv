@@ -63,6 +63,7 @@ set edit:completion:arg-completer[tfsum] = {|@words|
             cand --fail-on-write 'Write as usual, but exit 1 naming each lock file created or updated (for pre-commit, which misses new files); a run that writes nothing exits 0'
             cand --retry-failed 'Re-run only the roots that failed in the last run from this directory'
             cand --upgrade 'Choose the newest allowed version even when the locked one still satisfies the constraints'
+            cand --no-index 'Neither read nor update the configuration index kept in the cache: read every configuration file of the trees searched again (TFSUM_INDEX=false)'
             cand --no-cache 'Do not read or write the persistent hash cache'
             cand --offline 'Use only the cache: make no network requests'
             cand --no-shared-cache 'Do not use a shared cache, whatever the environment or config.toml say'

@@ -63,6 +63,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l check -d 'Write not
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l fail-on-write -d 'Write as usual, but exit 1 naming each lock file created or updated (for pre-commit, which misses new files); a run that writes nothing exits 0'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l retry-failed -d 'Re-run only the roots that failed in the last run from this directory'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l upgrade -d 'Choose the newest allowed version even when the locked one still satisfies the constraints'
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-index -d 'Neither read nor update the configuration index kept in the cache: read every configuration file of the trees searched again (TFSUM_INDEX=false)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-cache -d 'Do not read or write the persistent hash cache'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l offline -d 'Use only the cache: make no network requests'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l no-shared-cache -d 'Do not use a shared cache, whatever the environment or config.toml say'

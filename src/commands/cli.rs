@@ -467,8 +467,8 @@ pub(crate) struct LockArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "check")]
     pub mirror: Option<PathBuf>,
 
-    /// Neither read nor update the configuration index in the cache: read every
-    /// configuration file and relock every root the paths reach (TFSUM_INDEX=false)
+    /// Neither read nor update the configuration index kept in the cache: read every
+    /// configuration file of the trees searched again (TFSUM_INDEX=false)
     #[arg(long)]
     pub no_index: bool,
 

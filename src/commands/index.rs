@@ -39,7 +39,6 @@ use std::time::SystemTime;
 
 use regex::Regex;
 
-use crate::commands::lock::Targets;
 use crate::commands::settings::{LockSettings, Services};
 use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
 use crate::disk::index::{self, Index, LearntRoot, RootRecord, Unusable};
@@ -69,6 +68,14 @@ enum Mode {
     Changed(Vec<PathBuf>),
 }
 
+/// What a `lock` run searches (`commands::lock::Targets`, seen from here).
+pub(crate) struct Searched<'a> {
+    pub search: &'a [PathBuf],
+    pub recursive: bool,
+    /// Changed-files mode: the files given.
+    pub changed: Option<&'a [PathBuf]>,
+}
+
 /// The index during one `tfsum lock` run.
 pub(crate) struct IndexedRun {
     /// The working directory, absolute: relative paths of the run are relative to it.
@@ -87,20 +94,20 @@ pub(crate) struct IndexedRun {
 }
 
 impl IndexedRun {
-    /// The index of the trees `targets` searches, when the settings keep one (`lock -r`
+    /// The index of the trees `searched`, when the settings keep one (`lock -r`
     /// or changed-files mode, a cache directory, no `--no-index`); and the warning when
     /// the stored one was refused.
     pub(crate) fn open(
         settings: &LockSettings,
-        targets: &Targets,
+        searched: &Searched<'_>,
         options: &LoadOptions,
         services: &Services,
         started: SystemTime,
     ) -> (Option<IndexedRun>, Option<Warning>) {
-        if !settings.index || !targets.recursive || !services.cache.keeps_entries() {
+        if !settings.index || !searched.recursive || !services.cache.keeps_entries() {
             return (None, None);
         }
-        let scope = index::scope(&targets.search, targets.recursive, &settings.cwd);
+        let scope = index::scope(searched.search, searched.recursive, &settings.cwd);
         let load = load_fingerprint(&scope, settings, options);
         let t = std::time::Instant::now();
         let (index, unusable) = Index::open(&services.cache, &scope, load, &settings.cwd, started);
@@ -109,7 +116,7 @@ impl IndexedRun {
             Unusable::Missing => None,
             Unusable::Refused { file, reason } => Some(Warning::Index { file, reason }),
         };
-        let mode = match &targets.changed {
+        let mode = match searched.changed {
             Some(files) => Mode::Changed(files.iter().map(|f| index.absolute(f)).collect()),
             None => Mode::Whole,
         };
@@ -136,7 +143,7 @@ impl IndexedRun {
     /// open them as given roots ([`IndexedRun::roots_given`]).
     pub(crate) fn discover(
         &mut self,
-        targets: &Targets,
+        searched: &Searched<'_>,
         ignore: &[Regex],
         options: &LoadOptions,
     ) -> Result<Discovery, DiscoverError> {
@@ -156,7 +163,7 @@ impl IndexedRun {
         }
         let known = self.index.known_listings();
         let discovery =
-            discover::discover_knowing(&targets.search, targets.recursive, ignore, &known)?;
+            discover::discover_knowing(searched.search, searched.recursive, ignore, &known)?;
         let index = &mut self.index;
         parallel::run(|| index.learn_walk(discovery.listings.iter()));
         self.decide();
@@ -466,7 +473,7 @@ impl Prior for IndexedRun {
 }
 
 /// Whether the files given concern the root `record` stands for, by the rule of
-/// [`Targets::affects`]: a file in one of its module directories (its own among them),
+/// `commands::lock::Targets::affects`: a file in one of its module directories (its own among them),
 /// one of its var files, or a test file in its test directory.
 fn reaches(index: &Index, record: &RootRecord, files: &[PathBuf]) -> bool {
     let root = index.path(record.dir);

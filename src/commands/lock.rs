@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::index::IndexedRun;
+use super::index::{IndexedRun, Searched};
 use super::run::{Finish, Pipeline};
 use crate::commands::settings::{LockSettings, Services, SetupError};
 use crate::config::early::ValueInputs;
@@ -103,9 +103,14 @@ pub(crate) async fn run(
         .services_keeping(progress.clone(), kept.clone())?;
     let targets = Targets::new(&settings.paths, settings.recursive)?;
     let options = targets.load_options(settings.sources.flavor, &settings.values);
-    let (mut index, refused) = IndexedRun::open(settings, &targets, &options, &services, began);
+    let searched = Searched {
+        search: &targets.search,
+        recursive: targets.recursive,
+        changed: targets.changed.as_deref(),
+    };
+    let (mut index, refused) = IndexedRun::open(settings, &searched, &options, &services, began);
     let discovery = match &mut index {
-        Some(index) => index.discover(&targets, &settings.ignore, &options)?,
+        Some(index) => index.discover(&searched, &settings.ignore, &options)?,
         None => discover::discover(&targets.search, targets.recursive, &settings.ignore)?,
     };
     // Roots the index gave are opened as given roots: root detection already ran.

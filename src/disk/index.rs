@@ -1164,7 +1164,7 @@ mod tests {
         std::fs::create_dir_all(repo.join("a")).unwrap();
         std::fs::write(repo.join("a/main.tf"), "").unwrap();
         let later = SystemTime::now() + RACY + Duration::from_secs(1);
-        let scope = scope(&[repo.clone()], true, &repo);
+        let scope = scope(std::slice::from_ref(&repo), true, &repo);
         let (mut index, why) = Index::open(&cache, &scope, "L".into(), &repo, later);
         assert_eq!(why, Unusable::Missing);
         assert!(index.is_empty());

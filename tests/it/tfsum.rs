@@ -171,7 +171,7 @@ fn wait4(pid: libc::pid_t, options: libc::c_int) -> Option<(Option<i32>, Duratio
 }
 
 /// The peak resident memory of `pid` so far (`VmHWM`), in bytes.
-fn peak_rss(pid: u32) -> Option<u64> {
+pub(crate) fn peak_rss(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
