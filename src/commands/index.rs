@@ -37,6 +37,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use rayon::prelude::*;
 use regex::Regex;
 
 use crate::commands::settings::{LockSettings, Services};
@@ -374,20 +375,50 @@ impl IndexedRun {
     /// and of every module root it opened.
     pub(crate) fn learn(&mut self, loading: &Loading, discovery: &Discovery) {
         let listings = &discovery.listings;
-        for (dir, facts) in &loading.read {
-            let mut inputs = Vec::new();
-            inputs_of_dir(dir, listings, true, &mut inputs);
+        // Every input of what was read, gathered and then stamped on every core at
+        // once (thousands of roots, a handful of files each).
+        let (module_inputs, root_inputs): (Vec<Vec<PathBuf>>, Vec<Vec<PathBuf>>) =
+            parallel::run(|| {
+                let modules = loading
+                    .read
+                    .par_iter()
+                    .map(|(dir, _)| {
+                        let mut inputs = Vec::new();
+                        inputs_of_dir(dir, listings, true, &mut inputs);
+                        inputs
+                    })
+                    .collect();
+                let roots = loading
+                    .roots
+                    .par_iter()
+                    .map(|root| match &root.stage {
+                        Ok(loaded) if root.kind == RootKind::Module => {
+                            inputs_of_root(&root.dir, loaded, listings)
+                        }
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                (modules, roots)
+            });
+        let all: Vec<PathBuf> = module_inputs
+            .iter()
+            .chain(&root_inputs)
+            .flatten()
+            .cloned()
+            .collect();
+        let index = &mut self.index;
+        parallel::run(|| index.look_at(&all));
+        for ((dir, facts), inputs) in loading.read.iter().zip(&module_inputs) {
             let calls: Vec<PathBuf> = facts.calls.iter().map(|c| self.index.absolute(c)).collect();
             self.index
-                .learn_module(dir, &calls, facts.has_backend, facts.loaded, &inputs);
+                .learn_module(dir, &calls, facts.has_backend, facts.loaded, inputs);
         }
-        for root in &loading.roots {
+        for (root, inputs) in loading.roots.iter().zip(&root_inputs) {
             if root.kind != RootKind::Module {
                 continue;
             }
             match &root.stage {
                 Ok(loaded) => {
-                    let inputs = root_inputs(&root.dir, loaded, listings);
                     let modules: Vec<PathBuf> = loaded
                         .modules
                         .iter()
@@ -405,7 +436,7 @@ impl IndexedRun {
                             modules: &modules,
                             value_files: &value_files,
                             evaluated_local: !loaded.evaluated_local.is_empty(),
-                            inputs: &inputs,
+                            inputs,
                         },
                     );
                     let plain_lock = loaded.lock_path == root.dir.join(LOCK_FILE_NAME);
@@ -535,7 +566,7 @@ fn is_read(name: &str) -> bool {
 /// Every file and directory a loaded root's result was read from: each module
 /// directory of its tree with its files, its test files, its lock file (and where it
 /// leads), `modules.json` when an `init` left one, and its var files.
-fn root_inputs(dir: &Path, loaded: &Loaded, listings: &Listings) -> Vec<PathBuf> {
+fn inputs_of_root(dir: &Path, loaded: &Loaded, listings: &Listings) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let root = normalize_path(dir);
     for module in &loaded.modules {
