@@ -496,7 +496,7 @@ fn replacements(files: &[EditedFile], paths: &[PathBuf]) -> Result<Vec<Replaceme
     for file in files {
         let path = link_target(&file.path, &trees).map_err(|e| UpgradeError::Site {
             at: Location {
-                file: file.path.clone(),
+                file: file.path.clone().into(),
                 line: 1,
             },
             message: e.to_string(),

@@ -259,7 +259,7 @@ impl<'a> RootInputs<'a> {
                 if !within(&path, &self.inputs.readable) {
                     return Err(ConfigError::invalid(
                         Location {
-                            file: PathBuf::from(&assigned.origin),
+                            file: PathBuf::from(&assigned.origin).into(),
                             line: 0,
                         },
                         format!(
@@ -271,7 +271,7 @@ impl<'a> RootInputs<'a> {
                 read_var_file(&path, self.edited, &mut given).map_err(|e| match e {
                     ConfigError::Read { path, source } => ConfigError::invalid(
                         Location {
-                            file: PathBuf::from(&assigned.origin),
+                            file: PathBuf::from(&assigned.origin).into(),
                             line: 0,
                         },
                         format!(
@@ -390,7 +390,7 @@ fn read_var_file(
         let members = super::json::root_members(path, &text, "variables file")?;
         for member in members {
             let at = Location {
-                file: path.to_path_buf(),
+                file: path.to_path_buf().into(),
                 line: member.line,
             };
             let value = json_value(&member.value);
@@ -415,7 +415,7 @@ fn read_var_file(
     for attr in body.attributes() {
         use hcl_edit::Span;
         let at = Location {
-            file: path.to_path_buf(),
+            file: path.to_path_buf().into(),
             line: lines.line_of(attr.span()),
         };
         let range = attr.value.span();
@@ -435,7 +435,7 @@ fn read_var_file(
         use hcl_edit::Span;
         return Err(ConfigError::invalid(
             Location {
-                file: path.to_path_buf(),
+                file: path.to_path_buf().into(),
                 line: lines.line_of(block.span()),
             },
             "a variables file holds only NAME = VALUE assignments, not blocks",

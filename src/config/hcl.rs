@@ -17,6 +17,7 @@
 //! the tree. [`PARSE_STACK`] guarantees that much on any thread (tokio workers have 2 MiB).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body};
@@ -67,7 +68,7 @@ pub(super) fn with_body<T>(
             message: e.message,
         })?;
         let reader = Reader {
-            path,
+            file: path.into(),
             lines: LineIndex::new(text),
             text,
             bom: whole - text.len(),
@@ -79,7 +80,8 @@ pub(super) fn with_body<T>(
 
 /// Reads blocks of one parsed file, turning spans into `file:line` locations.
 pub(super) struct Reader<'a> {
-    path: &'a Path,
+    /// The file's path, shared by every location in it.
+    file: Arc<Path>,
     lines: LineIndex,
     /// The file's text without a byte order mark, which `bom` bytes were.
     text: &'a str,
@@ -90,7 +92,7 @@ pub(super) struct Reader<'a> {
 impl Reader<'_> {
     pub(super) fn at(&self, span: Option<std::ops::Range<usize>>) -> Location {
         Location {
-            file: self.path.to_path_buf(),
+            file: self.file.clone(),
             line: self.lines.line_of(span),
         }
     }

@@ -11,6 +11,7 @@
 //! name, which is the line tfsum reports for constraints and errors.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::vocab::json::{JsonKind, JsonNode, Member};
 
@@ -38,7 +39,7 @@ pub(super) fn root_members(
         JsonKind::Object(members) => Ok(members),
         _ => Err(ConfigError::Invalid {
             at: Location {
-                file: path.to_path_buf(),
+                file: path.into(),
                 line: root.line,
             },
             message: format!("the root of a JSON {what} must be an object"),
@@ -52,8 +53,9 @@ pub(super) fn parse_file(
     default_host: &str,
 ) -> Result<FileContent, ConfigError> {
     let members = root_members(path, text, "configuration file")?;
+    let file: Arc<Path> = path.into();
     let at = |line: usize| Location {
-        file: path.to_path_buf(),
+        file: file.clone(),
         line,
     };
     let mut out = FileContent::default();

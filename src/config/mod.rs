@@ -52,7 +52,7 @@ pub(crate) use reqs::{collect, Declared, InvalidConstraint, ProviderReqs};
 /// A position in a configuration file, shown as `file:line` (one-based).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
-    pub file: PathBuf,
+    pub file: Arc<Path>,
     pub line: usize,
 }
 
@@ -987,7 +987,7 @@ fn map_local_names(
                     .find(|b| &b.local_name == name)
                     .map(|b| b.at.clone())
                     .unwrap_or_else(|| Location {
-                        file: dir.to_path_buf(),
+                        file: dir.to_path_buf().into(),
                         line: 0,
                     });
                 return Err(ConfigError::invalid(

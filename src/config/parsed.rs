@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{ConfigError, FileContent, Location};
 
@@ -48,11 +48,8 @@ impl ParsedFiles {
                 .map(|p| p.content.clone())
         });
         if let Some(mut content) = earlier {
-            content.each_location(|at| {
-                if at.file != path {
-                    at.file = path.to_path_buf();
-                }
-            });
+            let file: Arc<Path> = path.into();
+            content.each_location(|at| at.file = file.clone());
             return Ok(content);
         }
         let content = super::parse_file(path, text, json, default_host)?;

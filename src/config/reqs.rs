@@ -61,7 +61,7 @@ pub(crate) fn collect(
         entry.constraints.extend(&parsed);
         entry.declared.push(Declared {
             text: raw.text.clone(),
-            file: raw.at.file.clone(),
+            file: raw.at.file.to_path_buf(),
             line: raw.at.line,
         });
     }

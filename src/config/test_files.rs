@@ -309,7 +309,7 @@ fn native_run_module(
 fn parse_json(path: &Path, text: &str, key: &str) -> Result<Parsed, ConfigError> {
     let members = json::root_members(path, text, "test file")?;
     let at = |line: usize| Location {
-        file: path.to_path_buf(),
+        file: path.to_path_buf().into(),
         line,
     };
     let mut out = Parsed::default();
@@ -487,7 +487,7 @@ mod tests {
             .map(|t| RawConstraint {
                 text: t.to_string(),
                 at: Location {
-                    file: PathBuf::from("main.tf"),
+                    file: PathBuf::from("main.tf").into(),
                     line: 1,
                 },
             })

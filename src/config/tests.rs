@@ -221,7 +221,7 @@ fn module_sources() {
         version: None,
         written: Default::default(),
         at: Location {
-            file: PathBuf::from("main.tf"),
+            file: PathBuf::from("main.tf").into(),
             line: 1,
         },
     };

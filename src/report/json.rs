@@ -314,7 +314,7 @@ mod tests {
         let selection = RootError::Selection(vec![SelectionError::VersionList(offline)]);
         let syntax = RootError::Config(ConfigError::Invalid {
             at: Location {
-                file: "main.tf".into(),
+                file: Path::new("main.tf").into(),
                 line: 3,
             },
             message: "bad".to_string(),

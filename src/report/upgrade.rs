@@ -54,8 +54,7 @@ pub(crate) struct UpgradeReport {
 impl UpgradeReport {
     /// Edited files, counted once each.
     fn files(&self) -> usize {
-        let mut files: Vec<&std::path::Path> =
-            self.edits.iter().map(|e| e.at.file.as_path()).collect();
+        let mut files: Vec<&std::path::Path> = self.edits.iter().map(|e| &*e.at.file).collect();
         files.sort();
         files.dedup();
         files.len()

@@ -122,7 +122,7 @@ impl Reader<'_> {
 
     fn at(&self, span: Option<std::ops::Range<usize>>) -> Location {
         Location {
-            file: self.path.to_path_buf(),
+            file: self.path.to_path_buf().into(),
             line: self.lines.line_of(span),
         }
     }

@@ -103,7 +103,7 @@ impl Reader<'_> {
 
     fn at(&self, line: usize) -> Location {
         Location {
-            file: self.path.to_path_buf(),
+            file: self.path.to_path_buf().into(),
             line,
         }
     }

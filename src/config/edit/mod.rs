@@ -483,7 +483,7 @@ impl Scope {
             sites.push(Site {
                 value: Value {
                     at: Location {
-                        file,
+                        file: file.into(),
                         line: definition.at.line,
                     },
                     span,
@@ -707,7 +707,7 @@ impl Scope {
         for (site, new) in edits {
             let mut text = site.text.clone();
             text.replace_range(site.slot.clone(), new);
-            let file = site.value.at.file.as_path();
+            let file = &*site.value.at.file;
             let literal = if files::is_json(file) {
                 serde_json::to_string(&text).unwrap_or_default()
             } else {

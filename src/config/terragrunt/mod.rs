@@ -442,7 +442,7 @@ fn load_unit_merged(
             let written = WrittenSource {
                 what: "terraform.source".to_string(),
                 at: crate::config::Location {
-                    file: file.clone(),
+                    file: file.clone().into(),
                     line,
                 },
                 text: text.clone(),
@@ -766,7 +766,7 @@ fn eval_inputs(
     vars: &[(&str, Value)],
 ) -> BTreeMap<String, UnitInput> {
     let at = |line: usize| crate::config::Location {
-        file: file.path.clone(),
+        file: file.path.clone().into(),
         line,
     };
     let mut out = BTreeMap::new();

@@ -752,7 +752,7 @@ fn evaluated(
         line: c.line,
         autoinclude,
         source_at: Location {
-            file: file.path.clone(),
+            file: file.path.clone().into(),
             line: source_expr.line,
         },
         source_version: trace(&c.source_version, &format!("the source of {what}")),

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::template::Element;
@@ -67,9 +68,9 @@ pub struct WrittenSource {
 impl WrittenSource {
     /// The same, its absolute paths shown as `style` gives them.
     pub(crate) fn styled(mut self, style: impl Fn(&Path) -> PathBuf) -> WrittenSource {
-        let restyle = |path: &mut PathBuf| {
+        let restyle = |path: &mut Arc<Path>| {
             if path.is_absolute() {
-                *path = style(path);
+                *path = style(path).into();
             }
         };
         restyle(&mut self.at.file);
@@ -204,7 +205,7 @@ pub(crate) fn resolve(
 fn definition(literal: &Literal, what: String) -> Definition {
     Definition {
         at: Location {
-            file: literal.file.clone(),
+            file: literal.file.clone().into(),
             line: literal.line,
         },
         span: Some(literal.span.clone()),
@@ -283,7 +284,7 @@ mod tests {
         )]);
         let outer = Definition {
             at: Location {
-                file: PathBuf::from("parent.hcl"),
+                file: PathBuf::from("parent.hcl").into(),
                 line: 4,
             },
             span: Some(10..14),
