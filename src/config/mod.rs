@@ -117,7 +117,51 @@ pub struct CallExprs {
     pub version: Option<WrittenExpr>,
     /// Every argument that is not a meta-argument, by name: the values of the called
     /// module's variables.
-    pub args: BTreeMap<String, WrittenExpr>,
+    pub args: CallArgs,
+}
+
+/// A module call's arguments by name, kept sorted in a list: most calls have a handful,
+/// and a map's smallest node (eleven slots) copied into every root that holds the call
+/// cost megabytes over thousands of roots.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallArgs(Vec<(String, WrittenExpr)>);
+
+impl CallArgs {
+    /// Sets `name` (a later argument of one name replaces the earlier, as in a map).
+    pub fn insert(&mut self, name: String, expr: WrittenExpr) {
+        match self.0.binary_search_by(|(n, _)| n.as_str().cmp(&name)) {
+            Ok(i) => self.0[i].1 = expr,
+            Err(i) => self.0.insert(i, (name, expr)),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&WrittenExpr> {
+        self.0
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    /// By name.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &WrittenExpr)> {
+        self.0.iter().map(|(name, expr)| (name, expr))
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut WrittenExpr> {
+        self.0.iter_mut().map(|(_, expr)| expr)
+    }
+}
+
+impl<'a> IntoIterator for &'a CallArgs {
+    type Item = (&'a String, &'a WrittenExpr);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, WrittenExpr)>,
+        fn(&'a (String, WrittenExpr)) -> (&'a String, &'a WrittenExpr),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(name, expr)| (name, expr))
+    }
 }
 
 /// An expression kept as its text, to be evaluated only if it is ever needed (almost
