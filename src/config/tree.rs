@@ -7,7 +7,7 @@
 //! `.terraform/modules/modules.json` while an earlier `init`'s entries still stand, and
 //! otherwise through a [`ModuleReader`] that fetches them (`crate::sources::modules`).
 //!
-//! [`find_roots`] decides which discovered directories get a lock file (docs/design.md,
+//! [`roots_by_calls`] decides which discovered directories get a lock file (docs/design.md,
 //! stage "load"): a directory is a root when it has a `.terraform.lock.hcl`, a backend or cloud
 //! block, or when no discovered module calls it as a local module.
 
@@ -526,7 +526,7 @@ pub(crate) fn local_calls(dir: &Path, module: &Module) -> Vec<PathBuf> {
 }
 
 /// The local calls of a directory that failed to load, from a text scan of its files
-/// (see [`find_roots`]).
+/// (see [`roots_by_calls`]).
 pub(crate) fn scanned_calls(dir: &Path) -> Vec<PathBuf> {
     let dir = normalize_path(dir);
     scan_local_sources(&dir)
@@ -535,9 +535,9 @@ pub(crate) fn scanned_calls(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// [`find_roots`] from what it reads of each candidate: its directory, the directories
-/// its local calls name ([`local_calls`], [`scanned_calls`]) and whether it has a
-/// backend block.
+/// Which candidates are roots, from what root detection reads of each: its directory,
+/// the directories its local calls name ([`local_calls`], [`scanned_calls`]) and
+/// whether it has a backend block.
 pub(crate) fn roots_by_calls(candidates: &[(PathBuf, Vec<PathBuf>, bool)]) -> Vec<PathBuf> {
     let called: std::collections::HashSet<&PathBuf> = candidates
         .iter()

@@ -4,7 +4,7 @@
 //! A module is a directory's top-level `*.tf`, `*.tf.json`, `*.tofu` and `*.tofu.json`
 //! files (spec §10 for the OpenTofu extensions); a Terragrunt unit candidate is a
 //! directory holding `terragrunt.hcl`. Which of those are *roots* is decided later, after
-//! loading ([`crate::stages::load`]); this stage only walks the filesystem. [`walk`] is the one
+//! loading ([`crate::stages::load`]); this stage only walks the filesystem. [`crate::disk::walk::walk`] is the one
 //! directory walker of tfsum: `tfsum fmt` finds lock files with it too.
 //!
 //! Recursive walks skip `.terraform/` (downloaded modules and providers), `.git/` and every
