@@ -66,6 +66,22 @@ fn cli_config(registry: &RegistryHandle, oci: &str, extra: &str) -> String {
     )
 }
 
+/// A checkout of the root whose CLI configuration names `fake` and the credentials of
+/// the OCI registry at `oci`, with `extra` after them.
+fn checkout(fake: &RegistryHandle, oci: &str, extra: &str) -> Repo {
+    let repo = Repo::new(fake, &[("root/main.tf", MAIN_TF)]);
+    std::fs::write(repo.cli_config(), cli_config(fake, oci, extra)).unwrap();
+    repo
+}
+
+/// [`checkout`], locked from `fake` for `platforms`.
+fn locked_checkout(fake: &RegistryHandle, oci: &str, extra: &str, platforms: &[&str]) -> Repo {
+    let repo = checkout(fake, oci, extra);
+    let locked = repo.lock_all(platforms, &[], &[]);
+    assert!(locked.status.success(), "{}", text(&locked));
+    repo
+}
+
 /// `tfsum ARGS` in the repository, trusting the test CA.
 fn tfsum(repo: &Repo, args: &[&str]) -> std::process::Output {
     let env = [FAST_RETRIES, &[("SSL_CERT_FILE", CA)]].concat();
@@ -229,10 +245,7 @@ fn push_then_lock_from_the_oci_mirror_alone_as_terraform_locks_from_the_registry
         return;
     };
     let fake = registry();
-    let repo = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
-    std::fs::write(repo.cli_config(), cli_config(&fake, &oci.host(), "")).unwrap();
-    let locked = repo.lock_all(PLATFORMS, &[], &[]);
-    assert!(locked.status.success(), "{}", text(&locked));
+    let repo = locked_checkout(&fake, &oci.host(), "", PLATFORMS);
 
     let target = format!("oci://{}/mirror/providers", oci.host());
     let mut push = vec!["mirror", "-r", "--format", "json", &target, "."];
@@ -323,8 +336,7 @@ fn push_then_lock_from_the_oci_mirror_alone_as_terraform_locks_from_the_registry
     );
 
     // A fresh checkout locked from the OCI mirror alone.
-    let fresh = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
-    std::fs::write(fresh.cli_config(), cli_config(&fake, &oci.host(), "")).unwrap();
+    let fresh = checkout(&fake, &oci.host(), "");
     fake.reset_counts();
     let template = format!("{host}/mirror/providers/{{namespace}}/{{type}}");
     let mut lock = vec!["lock", "--oci-mirror", &template, "root"];
@@ -457,10 +469,7 @@ fn a_tag_with_other_bytes_is_refused_everywhere() {
         "provider_installation {{\n  oci_mirror {{\n    repository_template = \"{host}/p/${{namespace}}/${{type}}\"\n    include = [\"{}/*/*\"]\n  }}\n  direct {{}}\n}}\n",
         fake.host()
     );
-    let repo = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
-    std::fs::write(repo.cli_config(), cli_config(&fake, &host, &installation)).unwrap();
-    let locked = repo.lock_all(&["linux_amd64"], &[], &[]);
-    assert!(locked.status.success(), "{}", text(&locked));
+    let repo = locked_checkout(&fake, &host, &installation, &["linux_amd64"]);
     let target = format!("oci://{host}/p");
     let push = ["mirror", "-r", "--platform", "linux_amd64", &target, "."];
     let out = tfsum(&repo, &push);
@@ -596,10 +605,7 @@ fn bearer_tokens_push_and_pull() {
     };
     let front = BearerFront::start(&backend, TokenPolicy::default());
     let fake = registry();
-    let repo = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
-    std::fs::write(repo.cli_config(), cli_config(&fake, &front.host, "")).unwrap();
-    let locked = repo.lock_all(&["linux_amd64"], &[], &[]);
-    assert!(locked.status.success(), "{}", text(&locked));
+    let repo = locked_checkout(&fake, &front.host, "", &["linux_amd64"]);
     let target = format!("oci://{}/mirror", front.host);
     let out = tfsum(
         &repo,
@@ -642,10 +648,7 @@ fn other_tags_are_skipped_and_broken_artifacts_named() {
         return;
     };
     let fake = registry();
-    let repo = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
-    std::fs::write(repo.cli_config(), cli_config(&fake, &oci.host(), "")).unwrap();
-    let locked = repo.lock_all(&["linux_amd64"], &[], &[]);
-    assert!(locked.status.success(), "{}", text(&locked));
+    let repo = locked_checkout(&fake, &oci.host(), "", &["linux_amd64"]);
     let host = oci.host();
     let out = tfsum(
         &repo,
@@ -686,8 +689,7 @@ fn other_tags_are_skipped_and_broken_artifacts_named() {
     assert_eq!(send(request).0, 201);
 
     let template = format!("{host}/m/{{namespace}}/{{type}}");
-    let fresh = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
-    std::fs::write(fresh.cli_config(), cli_config(&fake, &host, "")).unwrap();
+    let fresh = checkout(&fake, &host, "");
     let lock = [
         "lock",
         "--oci-mirror",
@@ -907,10 +909,7 @@ fn concurrent_pushes_converge_on_every_platform() {
         return;
     };
     let fake = registry();
-    let repo = Repo::new(&fake, &[("root/main.tf", MAIN_TF)]);
-    std::fs::write(repo.cli_config(), cli_config(&fake, &oci.host(), "")).unwrap();
-    let locked = repo.lock_all(PLATFORMS, &[], &[]);
-    assert!(locked.status.success(), "{}", text(&locked));
+    let repo = locked_checkout(&fake, &oci.host(), "", PLATFORMS);
     let target = format!("oci://{}/ci", oci.host());
     let outputs: Vec<std::process::Output> = std::thread::scope(|scope| {
         let jobs: Vec<_> = ["linux_amd64", "darwin_arm64", "linux_amd64,darwin_arm64"]

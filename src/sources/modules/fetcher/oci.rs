@@ -23,21 +23,13 @@ use super::ModuleFetcher;
 use crate::net::oci::{
     Descriptor, Digest, OciClient, Reference, RepositoryAddr, Tag, OCI_MANIFEST,
 };
-use crate::sources::oci::artifact::{self, ARCHIVE_ZIP, MODULE_PACKAGE};
+use crate::sources::oci::artifact::{self, Broken, MODULE_PACKAGE};
 use crate::vocab::module_source::{ArchiveFormat, ModuleSource, OciReference, OciSource};
 
 impl ModuleFetcher {
     /// The package an `oci://` source names, stored under its manifest's digest.
     pub(super) async fn oci_package(&self, oci: &OciSource) -> Result<StoredPackage, ModuleError> {
-        let fail = |fault: OciFault| oci_error(oci, fault);
-        let repository =
-            RepositoryAddr::new(&oci.registry, &oci.repository).map_err(|e| fail(e.into()))?;
-        let reference = match &oci.reference {
-            OciReference::Tag(tag) => Reference::Tag(Tag::parse(tag).map_err(|e| fail(e.into()))?),
-            OciReference::Digest(digest) => {
-                Reference::Digest(Digest::parse(digest).map_err(|e| fail(e.into()))?)
-            }
-        };
+        let (repository, reference) = oci_address(oci)?;
         // A digest names the content: the cache may have it without asking anyone.
         if let Reference::Digest(digest) = &reference {
             let key = PackageKey::Oci {
@@ -53,18 +45,7 @@ impl ModuleFetcher {
                 what: format!("module package {}", oci_shown(oci)),
             });
         }
-        let client = self.oci_client(oci)?;
-        let resolved = {
-            let _permit = self.permit().await?;
-            client
-                .resolve(&repository, &reference)
-                .await
-                .map_err(|e| fail(e.into()))?
-        };
-        // `resolveManifestDescriptor`, `oci_getter.go:303-317`.
-        if resolved.media_type != OCI_MANIFEST {
-            return Err(fail(OciFault::NotImageManifest(resolved.media_type)));
-        }
+        let (client, resolved) = self.oci_resolved(oci, &repository, &reference).await?;
         let key = PackageKey::Oci {
             digest: resolved.digest.to_string(),
         };
@@ -87,31 +68,36 @@ impl ModuleFetcher {
     /// An `oci://` location a module registry answered with: resolved, fetched and
     /// unpacked, not stored (the registry version it stands for is).
     pub(super) async fn oci_unpacked(&self, oci: &OciSource) -> Result<Materialized, ModuleError> {
+        let (repository, reference) = oci_address(oci)?;
+        let (client, resolved) = self.oci_resolved(oci, &repository, &reference).await?;
+        let package = self
+            .oci_materialized(oci, &client, &repository, &resolved)
+            .await?;
+        self.inner.fetched.fetch_add(1, Ordering::Relaxed);
+        Ok(package)
+    }
+
+    /// The image manifest `reference` names in `repository`, and the client that asked
+    /// (`resolveManifestDescriptor`, `oci_getter.go:303-317`).
+    async fn oci_resolved(
+        &self,
+        oci: &OciSource,
+        repository: &RepositoryAddr,
+        reference: &Reference,
+    ) -> Result<(Arc<OciClient>, Descriptor), ModuleError> {
         let fail = |fault: OciFault| oci_error(oci, fault);
-        let repository =
-            RepositoryAddr::new(&oci.registry, &oci.repository).map_err(|e| fail(e.into()))?;
-        let reference = match &oci.reference {
-            OciReference::Tag(tag) => Reference::Tag(Tag::parse(tag).map_err(|e| fail(e.into()))?),
-            OciReference::Digest(digest) => {
-                Reference::Digest(Digest::parse(digest).map_err(|e| fail(e.into()))?)
-            }
-        };
         let client = self.oci_client(oci)?;
         let resolved = {
             let _permit = self.permit().await?;
             client
-                .resolve(&repository, &reference)
+                .resolve(repository, reference)
                 .await
                 .map_err(|e| fail(e.into()))?
         };
         if resolved.media_type != OCI_MANIFEST {
             return Err(fail(OciFault::NotImageManifest(resolved.media_type)));
         }
-        let package = self
-            .oci_materialized(oci, &client, &repository, &resolved)
-            .await?;
-        self.inner.fetched.fetch_add(1, Ordering::Relaxed);
-        Ok(package)
+        Ok((client, resolved))
     }
 
     fn oci_client(&self, oci: &OciSource) -> Result<Arc<OciClient>, ModuleError> {
@@ -143,19 +129,14 @@ impl ModuleFetcher {
             .map_err(|e| fail(e.into()))?;
         let manifest = artifact::read_image_manifest(&bytes, OCI_MANIFEST, Some(MODULE_PACKAGE))
             .map_err(|e| fail(OciFault::Manifest(e)))?;
-        let zips: Vec<&Descriptor> = manifest
-            .layers
-            .iter()
-            .filter(|l| l.media_type == ARCHIVE_ZIP)
-            .collect();
-        let layer = match zips.as_slice() {
-            [one] => *one,
-            [] => {
-                let others = !manifest.layers.is_empty();
-                return Err(fail(OciFault::NoLayer { others }));
-            }
-            _ => return Err(fail(OciFault::MultipleLayers)),
-        };
+        // The provider installer's choice, in the module getter's words.
+        let layer = artifact::select_layer(&manifest, None).map_err(|broken| {
+            fail(match broken {
+                Broken::NoZipLayer { others } => OciFault::NoLayer { others },
+                Broken::AmbiguousLayer => OciFault::MultipleLayers,
+                other => OciFault::Manifest(other),
+            })
+        })?;
         let work = self.new_work_dir()?;
         let file: PathBuf = work.path().join("package.zip");
         let limits = self.inner.options.limits.clone();
@@ -195,4 +176,18 @@ fn oci_error(oci: &OciSource, fault: OciFault) -> ModuleError {
         source_str: oci_shown(oci),
         error: OciModuleError(fault),
     }
+}
+
+/// The repository and the tag or digest an `oci://` source names.
+fn oci_address(oci: &OciSource) -> Result<(RepositoryAddr, Reference), ModuleError> {
+    let fail = |fault: OciFault| oci_error(oci, fault);
+    let repository =
+        RepositoryAddr::new(&oci.registry, &oci.repository).map_err(|e| fail(e.into()))?;
+    let reference = match &oci.reference {
+        OciReference::Tag(tag) => Reference::Tag(Tag::parse(tag).map_err(|e| fail(e.into()))?),
+        OciReference::Digest(digest) => {
+            Reference::Digest(Digest::parse(digest).map_err(|e| fail(e.into()))?)
+        }
+    };
+    Ok((repository, reference))
 }
