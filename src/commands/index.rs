@@ -377,41 +377,36 @@ impl IndexedRun {
         let listings = &discovery.listings;
         // Every input of what was read, gathered and then stamped on every core at
         // once (thousands of roots, a handful of files each).
-        let (module_inputs, root_inputs): (Vec<Vec<PathBuf>>, Vec<Vec<PathBuf>>) =
-            parallel::run(|| {
-                let modules = loading
-                    .read
-                    .par_iter()
-                    .map(|(dir, _)| {
-                        let mut inputs = Vec::new();
-                        inputs_of_dir(dir, listings, true, &mut inputs);
-                        inputs
-                    })
-                    .collect();
-                let roots = loading
-                    .roots
-                    .par_iter()
-                    .map(|root| match &root.stage {
-                        Ok(loaded) if root.kind == RootKind::Module => {
-                            inputs_of_root(&root.dir, loaded, listings)
-                        }
-                        _ => Vec::new(),
-                    })
-                    .collect();
-                (modules, roots)
-            });
-        let all: Vec<PathBuf> = module_inputs
+        let module_inputs: Vec<Vec<PathBuf>> = parallel::run(|| {
+            loading
+                .read
+                .par_iter()
+                .map(|(dir, _)| {
+                    let mut inputs = Vec::new();
+                    inputs_of_dir(dir, listings, true, &mut inputs);
+                    inputs
+                })
+                .collect()
+        });
+        let mut of_dir = HashMap::new();
+        let root_inputs: Vec<Option<Vec<u32>>> = loading
+            .roots
             .iter()
-            .chain(&root_inputs)
-            .flatten()
-            .cloned()
+            .map(|root| match &root.stage {
+                Ok(loaded) if root.kind == RootKind::Module => {
+                    self.root_inputs(&root.dir, loaded, listings, &mut of_dir)
+                }
+                _ => Some(Vec::new()),
+            })
             .collect();
         let index = &mut self.index;
-        parallel::run(|| index.look_at(&all));
+        parallel::run(|| {
+            index.look_at(module_inputs.iter().flatten());
+            index.look_at_numbers(root_inputs.iter().flatten().flatten().copied());
+        });
         for ((dir, facts), inputs) in loading.read.iter().zip(&module_inputs) {
-            let calls: Vec<PathBuf> = facts.calls.iter().map(|c| self.index.absolute(c)).collect();
             self.index
-                .learn_module(dir, &calls, facts.has_backend, facts.loaded, inputs);
+                .learn_module(dir, &facts.calls, facts.has_backend, facts.loaded, inputs);
         }
         for (root, inputs) in loading.roots.iter().zip(&root_inputs) {
             if root.kind != RootKind::Module {
@@ -419,22 +414,16 @@ impl IndexedRun {
             }
             match &root.stage {
                 Ok(loaded) => {
-                    let modules: Vec<PathBuf> = loaded
-                        .modules
-                        .iter()
-                        .map(|m| self.index.absolute(m))
-                        .collect();
-                    let value_files: Vec<PathBuf> = loaded
-                        .value_files
-                        .iter()
-                        .map(|f| self.index.absolute(f))
-                        .collect();
+                    // A path that is not UTF-8: the root cannot be kept.
+                    let Some(inputs) = inputs else {
+                        continue;
+                    };
                     self.index.learn_root(
                         &root.dir,
                         LearntRoot {
                             complete: true,
-                            modules: &modules,
-                            value_files: &value_files,
+                            modules: &loaded.modules,
+                            value_files: &loaded.value_files,
                             evaluated_local: !loaded.evaluated_local.is_empty(),
                             inputs,
                         },
@@ -528,6 +517,49 @@ fn listing_of(dir: &Path, listings: &Listings) -> Option<std::sync::Arc<Listing>
     listings.listing(dir).ok()
 }
 
+impl IndexedRun {
+    /// The numbers of every file and directory a loaded root's result was read from:
+    /// each module directory of its tree with its files (numbered once per directory,
+    /// in `of_dir`: thousands of roots call the same few modules), its test files, its
+    /// lock file (and where it leads), `modules.json` when an `init` left one, and its
+    /// var files. `None` if one is not UTF-8.
+    fn root_inputs(
+        &mut self,
+        dir: &Path,
+        loaded: &Loaded,
+        listings: &Listings,
+        of_dir: &mut HashMap<(u32, bool), Option<Vec<u32>>>,
+    ) -> Option<Vec<u32>> {
+        let index = &mut self.index;
+        let root = index.id(dir)?;
+        let mut ids = Vec::new();
+        for module in &loaded.modules {
+            let id = index.id(module)?;
+            // Only the root's own directory brings its tests.
+            let tests = id == root;
+            let inputs = of_dir.entry((id, tests)).or_insert_with(|| {
+                let mut paths = Vec::new();
+                inputs_of_dir(module, listings, tests, &mut paths);
+                index.numbers(&paths)
+            });
+            ids.extend(inputs.as_ref()?);
+        }
+        let mut own = vec![dir.join(LOCK_FILE_NAME), loaded.lock_path.clone()];
+        let has_data_dir =
+            listing_of(dir, listings).is_some_and(|l| l.get(crate::config::DATA_DIR).is_some());
+        if has_data_dir {
+            own.push(
+                dir.join(crate::config::DATA_DIR)
+                    .join("modules")
+                    .join("modules.json"),
+            );
+        }
+        own.extend(loaded.value_files.iter().cloned());
+        ids.extend(index.numbers(&own)?);
+        Some(ids)
+    }
+}
+
 /// What root detection reads of a module directory, and (`tests`) its test directory:
 /// the directory, its configuration, test and lock files.
 fn inputs_of_dir(dir: &Path, listings: &Listings, tests: bool, out: &mut Vec<PathBuf>) {
@@ -561,30 +593,6 @@ fn inputs_of_dir(dir: &Path, listings: &Listings, tests: bool, out: &mut Vec<Pat
 /// both are inputs of it).
 fn is_read(name: &str) -> bool {
     crate::vocab::paths::is_config_file_name(name)
-}
-
-/// Every file and directory a loaded root's result was read from: each module
-/// directory of its tree with its files, its test files, its lock file (and where it
-/// leads), `modules.json` when an `init` left one, and its var files.
-fn inputs_of_root(dir: &Path, loaded: &Loaded, listings: &Listings) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let root = normalize_path(dir);
-    for module in &loaded.modules {
-        inputs_of_dir(module, listings, normalize_path(module) == root, &mut out);
-    }
-    out.push(dir.join(LOCK_FILE_NAME));
-    out.push(loaded.lock_path.clone());
-    let has_data_dir =
-        listing_of(dir, listings).is_some_and(|l| l.get(crate::config::DATA_DIR).is_some());
-    if has_data_dir {
-        out.push(
-            dir.join(crate::config::DATA_DIR)
-                .join("modules")
-                .join("modules.json"),
-        );
-    }
-    out.extend(loaded.value_files.iter().cloned());
-    out
 }
 
 /// What shapes loading, besides the files: the trees searched, the forced flavor, the

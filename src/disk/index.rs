@@ -258,6 +258,20 @@ impl Paths {
         Some(self.push(text, parent))
     }
 
+    /// The number of `text`, an absolute normal path, given one if new (its ancestors
+    /// too).
+    fn id_str(&mut self, text: &str) -> u32 {
+        if let Some(id) = self.get_str(text) {
+            return id;
+        }
+        let parent = match text.rfind('/') {
+            Some(0) if text.len() > 1 => self.id_str("/"),
+            Some(slash) if slash > 0 => self.id_str(&text[..slash]),
+            _ => TOP,
+        };
+        self.push(text, parent)
+    }
+
     /// Numbers `path`, known to be new, whose parent is numbered `parent`.
     fn push(&mut self, path: &str, parent: u32) -> u32 {
         let id = self.spans.len() as u32;
@@ -361,19 +375,25 @@ pub(crate) fn fingerprint(parts: &[&str]) -> String {
     hex::encode(&hasher.finalize()[..16])
 }
 
+/// Whether `text` is a normal path (on Unix): no empty, `.` or `..` part, absolute
+/// exactly when `absolute` says so. Most paths of a run are normal already (the walk's,
+/// the tree's), and checking the bytes is far cheaper than taking components apart.
+fn is_normal(text: &str, absolute: bool) -> bool {
+    let normal_part = |part: &[u8]| !matches!(part, b"" | b"." | b"..");
+    let bytes = text.as_bytes();
+    cfg!(unix)
+        && match bytes.strip_prefix(b"/") {
+            Some(b"") => absolute,
+            Some(rest) => absolute && rest.split(|b| *b == b'/').all(normal_part),
+            None => !absolute && bytes.split(|b| *b == b'/').all(normal_part),
+        }
+}
+
 /// `path` absolute against `cwd`, normalised.
 fn absolute_in(cwd: &Path, path: &Path) -> PathBuf {
-    // Most paths of a run are normal already (the walk's, the tree's): no `.` or `..`,
-    // no empty part. Checking the bytes is far cheaper than taking components apart.
-    let normal = cfg!(unix)
-        && path.to_str().is_some_and(|text| {
-            let mut parts = text.split('/');
-            let first = parts.next().unwrap_or_default();
-            !text.is_empty()
-                && first.is_empty() == path.is_absolute()
-                && !matches!(first, "." | "..")
-                && parts.all(|part| !matches!(part, "" | "." | ".."))
-        });
+    let normal = path
+        .to_str()
+        .is_some_and(|text| is_normal(text, path.is_absolute()));
     match (path.is_absolute(), normal) {
         (true, true) => path.to_path_buf(),
         (false, true) => cwd.join(path),
@@ -556,8 +576,13 @@ impl Index {
 
     /// The number of `path`, given one if new; `None` for a path that is not UTF-8,
     /// which the index cannot keep (what depends on it is not kept either).
-    fn id(&mut self, path: &Path) -> Option<u32> {
-        let id = self.paths.id(&self.absolute(path));
+    pub(crate) fn id(&mut self, path: &Path) -> Option<u32> {
+        // Learning a run numbers every input of every root: most are absolute and
+        // normal, and are numbered as they are, without a copy.
+        let id = match path.to_str() {
+            Some(text) if is_normal(text, true) => Some(self.paths.id_str(text)),
+            _ => self.paths.id(&self.absolute(path)),
+        };
         if self.seen.len() < self.paths.len() {
             self.seen.resize(self.paths.len(), None);
         }
@@ -613,9 +638,14 @@ impl Index {
         self.look(moved);
     }
 
+    /// Looks at the paths numbered `ids`.
+    pub(crate) fn look_at_numbers(&mut self, ids: impl IntoIterator<Item = u32>) {
+        self.look(ids);
+    }
+
     /// Looks at `paths` (the files a changed-files run was given).
-    pub(crate) fn look_at(&mut self, paths: &[PathBuf]) {
-        let ids: Vec<u32> = paths.iter().filter_map(|p| self.id(p)).collect();
+    pub(crate) fn look_at<'a>(&mut self, paths: impl IntoIterator<Item = &'a PathBuf>) {
+        let ids: Vec<u32> = paths.into_iter().filter_map(|p| self.id(p)).collect();
         self.look(ids);
     }
 
@@ -751,9 +781,10 @@ impl Index {
         let Some(value_files) = learnt.value_files.iter().map(|f| self.id(f)).collect() else {
             return;
         };
-        let Some(inputs) = self.inputs(learnt.inputs) else {
-            return;
-        };
+        let mut inputs = learnt.inputs.to_vec();
+        inputs.sort_unstable();
+        inputs.dedup();
+        self.look(inputs.iter().copied());
         self.roots.insert(
             dir_id,
             RootRecord {
@@ -789,6 +820,15 @@ impl Index {
         ids.dedup();
         self.look(ids.iter().copied());
         Some(ids)
+    }
+
+    /// The numbers of `paths`, given them if new; `None` if one is not UTF-8 (what
+    /// depends on it cannot be kept).
+    pub(crate) fn numbers<'a>(
+        &mut self,
+        paths: impl IntoIterator<Item = &'a PathBuf>,
+    ) -> Option<Vec<u32>> {
+        paths.into_iter().map(|p| self.id(p)).collect()
     }
 
     /// Keeps this run's walk: its listings replace the last run's when saved.
@@ -1075,7 +1115,8 @@ pub(crate) struct LearntRoot<'a> {
     pub modules: &'a [PathBuf],
     pub value_files: &'a [PathBuf],
     pub evaluated_local: bool,
-    pub inputs: &'a [PathBuf],
+    /// The numbers ([`Index::numbers`]) of the files and directories it was read from.
+    pub inputs: &'a [u32],
 }
 
 /// The listings of an index whose directories were looked at and found unchanged.
@@ -1157,6 +1198,39 @@ mod tests {
     /// Saved and opened again, the index keeps its facts with the stamps seen; another
     /// load fingerprint or a damaged entry is not used, the damage said once.
     #[test]
+    fn normal_paths_are_numbered_as_they_are() {
+        let cases = [
+            ("/", true, true),
+            ("/a/b", true, true),
+            ("/a//b", true, false),
+            ("/a/./b", true, false),
+            ("/a/..", true, false),
+            ("/a/", true, false),
+            ("a/b", true, false),
+            ("a/b", false, true),
+            ("/a", false, false),
+            ("./a", false, false),
+            ("a/../b", false, false),
+            ("", false, false),
+        ];
+        for (text, absolute, normal) in cases {
+            assert_eq!(is_normal(text, absolute), normal && cfg!(unix), "{text:?}");
+        }
+        // Numbered from text or from a path, the same paths get the same numbers and
+        // the same parents.
+        let texts = ["/x/y/z", "/x/w", "/", "/x", "/v"];
+        let (mut by_text, mut by_path) = (Paths::default(), Paths::default());
+        for text in texts {
+            assert_eq!(by_text.id_str(text), by_path.id(Path::new(text)).unwrap());
+        }
+        assert_eq!(by_text.len(), by_path.len());
+        for id in 0..by_text.len() as u32 {
+            assert_eq!(by_text.text(id), by_path.text(id));
+            assert_eq!(by_text.parent[id as usize], by_path.parent[id as usize]);
+        }
+    }
+
+    #[test]
     fn round_trip_and_refusal() {
         let tmp = tempfile::tempdir().unwrap();
         let cache = Cache::open(tmp.path().join("cache")).unwrap();
@@ -1170,6 +1244,7 @@ mod tests {
         assert!(index.is_empty());
         let inputs = vec![repo.join("a"), repo.join("a/main.tf")];
         index.learn_module(Path::new("a"), &[repo.join("b")], true, true, &inputs);
+        let input_ids = index.numbers(&inputs).unwrap();
         index.learn_root(
             Path::new("a"),
             LearntRoot {
@@ -1177,7 +1252,7 @@ mod tests {
                 modules: &[repo.join("a")],
                 value_files: &[],
                 evaluated_local: false,
-                inputs: &inputs,
+                inputs: &input_ids,
             },
         );
         index.up_to_date(&repo.join("a"), "R");
