@@ -123,6 +123,7 @@ pub(crate) async fn run(
     };
     let pipeline = Pipeline {
         upgrade: settings.upgrade,
+        platforms_defaulted: settings.platforms_defaulted,
         ..Pipeline::new(&services, options, &settings.platforms, progress.as_ref())
     };
     let check = settings.check;

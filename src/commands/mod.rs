@@ -146,7 +146,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
     }
     if settings.platforms_defaulted {
         let current = &settings.platforms[0];
-        note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); locking for this machine's platform, {current}"));
+        note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); locking for this machine's platform, {current} (and linux_amd64 for Terraform Stacks, where HCP Terraform runs them)"));
     }
     let result = run_with_progress(verbosity, logging, true, |progress| {
         lock::run(&settings, progress)

@@ -49,6 +49,9 @@ pub(crate) struct Pipeline<'a> {
     /// Choose the newest allowed version even when the locked one still satisfies.
     pub upgrade: bool,
     pub platforms: &'a [Platform],
+    /// Nothing said which platforms: `platforms` is this machine's, and a Terraform
+    /// Stack also locks `linux_amd64`, where HCP Terraform runs it.
+    pub platforms_defaulted: bool,
     pub progress: &'a dyn Progress,
 }
 
@@ -84,6 +87,7 @@ impl<'a> Pipeline<'a> {
             edited: Arc::default(),
             upgrade: false,
             platforms,
+            platforms_defaulted: false,
             progress,
         }
     }
@@ -114,16 +118,19 @@ impl<'a> Pipeline<'a> {
             self.load(discovery, keep, index.as_deref_mut()).await;
         let plan = resolve::plan(roots, &services.sources, self.upgrade).await;
         warnings.extend(plan.warnings);
-        let hashes = hash::hash_packages(&services.sources, &plan.packages, self.platforms).await;
+        let stack_platforms = self.stack_platforms(&plan.roots);
+        let platforms = stack_platforms.as_deref().unwrap_or(self.platforms);
+        let narrow = stack_platforms.as_ref().map(|_| self.platforms);
+        let hashes = hash::hash_packages(&services.sources, &plan.packages, platforms).await;
         let (mut roots, writes) = match finish {
             Finish::Write { check } => {
-                let reports = write::write(plan.roots, &hashes, check, self.progress);
+                let reports = write::write(plan.roots, &hashes, narrow, check, self.progress);
                 if !check {
                     remove_stale_stack_locks(&mut warnings);
                 }
                 (reports, Vec::new())
             }
-            Finish::Prepare => pending(prepare(plan.roots, &hashes, self.progress)),
+            Finish::Prepare => pending(prepare(plan.roots, &hashes, narrow, self.progress)),
         };
         if let Some(index) = index {
             index.learn_written(&roots);
@@ -137,6 +144,25 @@ impl<'a> Pipeline<'a> {
             writes,
             warnings,
         }
+    }
+}
+
+impl Pipeline<'_> {
+    /// The platforms the Terraform Stacks among `roots` lock, when they are more than
+    /// the others': with no platform given, `linux_amd64` (HCP Terraform's) beside this
+    /// machine's, as `terraform stacks providers-lock` defaults (docs/spec/stacks.md §4).
+    fn stack_platforms(&self, roots: &[Root<resolve::Planned>]) -> Option<Vec<Platform>> {
+        let hcp = Platform::hcp_terraform();
+        let stacks = roots
+            .iter()
+            .any(|root| root.stage.as_ref().is_ok_and(|p| p.loaded.stack.is_some()));
+        if !self.platforms_defaulted || !stacks || self.platforms.contains(&hcp) {
+            return None;
+        }
+        let mut platforms = self.platforms.to_vec();
+        platforms.push(hcp);
+        platforms.sort();
+        Some(platforms)
     }
 }
 

@@ -931,6 +931,7 @@ impl Relock<'_> {
         let options = targets.load_options(settings.sources.flavor, &settings.values);
         let pipeline = Pipeline {
             edited: edited.clone(),
+            platforms_defaulted: settings.platforms_defaulted,
             ..Pipeline::new(self.services, options, &settings.platforms, self.progress)
         };
         let keep = |root: &Root<Loaded>| match &root.stage {

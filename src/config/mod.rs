@@ -30,6 +30,7 @@ pub(crate) mod paths;
 mod reqs;
 pub(crate) mod terragrunt;
 pub(crate) mod test_files;
+pub(crate) mod tf_stack;
 pub(crate) mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -361,6 +362,30 @@ pub enum ConfigError {
         name: String,
         argument: early::Argument,
         message: String,
+    },
+    /// A Terraform Stack's component (or removed block) whose module could not be read.
+    #[error(
+        "{at}: {label} (source {:?}): {source}",
+        redacted_source(module_source)
+    )]
+    Component {
+        at: Location,
+        label: String,
+        module_source: String,
+        #[source]
+        source: Box<ConfigError>,
+    },
+    /// A Terraform Stack's component or embedded stack whose remote source could not be
+    /// fetched.
+    #[error(
+        "{at}: {label} (source {:?}): {error}",
+        redacted_source(module_source)
+    )]
+    RemoteComponent {
+        at: Location,
+        label: String,
+        module_source: String,
+        error: Box<crate::sources::modules::ModuleError>,
     },
     /// A module call whose directory could not be loaded; wraps the reason.
     #[error(

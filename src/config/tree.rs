@@ -529,7 +529,7 @@ pub(crate) fn local_calls(dir: &Path, module: &Module) -> Vec<PathBuf> {
 /// (see [`roots_by_calls`]).
 pub(crate) fn scanned_calls(dir: &Path) -> Vec<PathBuf> {
     let dir = normalize_path(dir);
-    scan_local_sources(&dir)
+    scan_local_sources(&dir, is_config_file_name)
         .into_iter()
         .filter(|target| *target != dir)
         .collect()
@@ -557,10 +557,10 @@ pub(crate) fn roots_by_calls(candidates: &[(PathBuf, Vec<PathBuf>, bool)]) -> Ve
     roots
 }
 
-/// Local module sources found by a lenient text scan of a directory's configuration files
-/// (native `source = "./x"` and JSON `"source": "./x"`), resolved against `dir`. Used only
-/// for directories that failed to parse.
-fn scan_local_sources(dir: &Path) -> Vec<PathBuf> {
+/// Local module sources found by a lenient text scan of the files of a directory whose
+/// names `read` accepts (native `source = "./x"` and JSON `"source": "./x"`), resolved
+/// against `dir`. Used only for directories that failed to parse.
+pub(crate) fn scan_local_sources(dir: &Path, read: fn(&str) -> bool) -> Vec<PathBuf> {
     static SOURCE: OnceLock<Option<Regex>> = OnceLock::new();
     let Some(re) = SOURCE
         .get_or_init(|| Regex::new(r#""?\bsource"?\s*[=:]\s*"(\.\.?[/\\][^"]*)""#).ok())
@@ -575,7 +575,7 @@ fn scan_local_sources(dir: &Path) -> Vec<PathBuf> {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !is_config_file_name(name) {
+        if !read(name) {
             continue;
         }
         let Ok(text) = std::fs::read_to_string(entry.path()) else {

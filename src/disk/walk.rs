@@ -24,8 +24,8 @@ use regex::Regex;
 use crate::disk::leftovers;
 use crate::vocab::lockfile::LOCK_FILE_NAME;
 use crate::vocab::paths::{
-    is_config_file_name, is_tofu_file_name, normalize_path, slash_path, STACK_DIR_NAME,
-    STACK_FILE_NAME, UNIT_FILE_NAME,
+    is_config_file_name, is_tofu_file_name, normalize_path, slash_path, stack_file_name,
+    STACK_DIR_NAME, STACK_FILE_NAME, UNIT_FILE_NAME,
 };
 
 /// A problem met while walking that does not stop the walk (an unreadable subdirectory).
@@ -54,6 +54,10 @@ pub(crate) struct Walked {
     pub unit_dirs: BTreeSet<PathBuf>,
     /// Directories holding `terragrunt.stack.hcl`.
     pub stack_dirs: BTreeSet<PathBuf>,
+    /// Directories holding a Terraform Stack's configuration (`*.tfcomponent.hcl` and
+    /// the other names of [`stack_file_name`]); an entry so named that is no file
+    /// counts too, for the stack's loader to refuse.
+    pub tf_stack_dirs: BTreeSet<PathBuf>,
     /// `.terraform.lock.hcl` files (following links to files), in walk order.
     pub lock_files: Vec<PathBuf>,
     /// What each directory walked held, by its normalised path, so that reading a module
@@ -318,7 +322,7 @@ impl Node {
         let dir = normalize_path(&self.path);
         let mut listing = Vec::with_capacity(self.entries.len());
         let mut lossy = false;
-        let (mut module, mut tofu) = (false, false);
+        let (mut module, mut tofu, mut tf_stack) = (false, false, false);
         for (name, kind, sub) in self.entries {
             if let Some(sub) = sub {
                 // In place, so that lock files come in the walk's order.
@@ -344,6 +348,8 @@ impl Node {
                 walked.stack_dirs.insert(dir.clone());
             } else if name == LOCK_FILE_NAME && is_file() {
                 walked.lock_files.push(self.path.join(&name));
+            } else if stack_file_name(&name).is_some() {
+                tf_stack = true;
             }
             listing.push((name, kind));
         }
@@ -352,6 +358,9 @@ impl Node {
         }
         if tofu {
             walked.tofu_dirs.insert(dir.clone());
+        }
+        if tf_stack {
+            walked.tf_stack_dirs.insert(dir.clone());
         }
         let listing = match self.known {
             Some(known) => known,
@@ -387,15 +396,31 @@ fn skip_dir(root: &Path, path: &Path, ignore: &[Regex]) -> bool {
 
 /// Whether `dir` directly contains at least one configuration file.
 pub(crate) fn has_config_files(dir: &Path) -> std::io::Result<bool> {
+    Ok(dir_holds(dir)?.config)
+}
+
+/// What a directory holds directly, as discovery tells roots apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Holds {
+    /// A configuration file (`*.tf`, …).
+    pub config: bool,
+    /// An entry with a Terraform Stack's file name ([`stack_file_name`]).
+    pub tf_stack: bool,
+}
+
+/// What `dir` directly holds, from one listing.
+pub(crate) fn dir_holds(dir: &Path) -> std::io::Result<Holds> {
+    let mut holds = Holds::default();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         if let Some(name) = entry.file_name().to_str() {
             if is_config_file_name(name) && entry.path().is_file() {
-                return Ok(true);
+                holds.config = true;
             }
+            holds.tf_stack |= stack_file_name(name).is_some();
         }
     }
-    Ok(false)
+    Ok(holds)
 }
 
 /// A lock file, or a given path that yielded none and why.

@@ -106,6 +106,7 @@ pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::R
                     kind: match root.kind {
                         RootKind::Unit => "terragrunt_unit",
                         RootKind::Stack => "terragrunt_stack",
+                        RootKind::TerraformStack => "terraform_stack",
                         RootKind::Module => "module",
                     },
                     outcome: root.outcome.record_word(),
@@ -207,6 +208,19 @@ pub(crate) fn errors(error: &RootError) -> Vec<FailureCause> {
             found[0].provider = Some(e.provider.to_string());
             found
         }
+        RootError::Stack(list) => list
+            .iter()
+            .map(|e| {
+                let (file, line) = config_location(e);
+                FailureCause {
+                    kind: "stack_check",
+                    message: e.to_string(),
+                    file: Some(lossy(file)),
+                    line,
+                    ..FailureCause::default()
+                }
+            })
+            .collect(),
         RootError::Selection(list) => list.iter().map(selection).collect(),
         RootError::Packages(list) => list.iter().map(package).collect(),
         RootError::Write { path, .. } => one("write", Some(path), None),
@@ -269,6 +283,8 @@ fn config_location(error: &ConfigError) -> (&Path, Option<usize>) {
         | ConfigError::Invalid { at, .. }
         | ConfigError::RemoteModule { at, .. }
         | ConfigError::ModuleCall { at, .. }
+        | ConfigError::Component { at, .. }
+        | ConfigError::RemoteComponent { at, .. }
         | ConfigError::EarlyEval { at, .. } => (&at.file, Some(at.line)),
     }
 }

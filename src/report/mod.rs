@@ -127,6 +127,7 @@ pub(crate) fn print_text(
         let kind = match root.kind {
             RootKind::Unit => " (terragrunt unit)",
             RootKind::Stack => " (terragrunt stack)",
+            RootKind::TerraformStack => " (terraform stack)",
             RootKind::Module => "",
         };
         let word = root.outcome.word(report.check);
@@ -362,6 +363,7 @@ fn tally(outcome: &RootOutcome) -> String {
 fn failure(error: &RootError) -> &'static str {
     match error {
         RootError::Config(_)
+        | RootError::Stack(_)
         | RootError::Terragrunt(_)
         | RootError::UnitSource { .. }
         | RootError::Constraint(_) => "configuration error",

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 
 use crate::disk::walk::{
-    has_config_files, walk_knowing, DiscoverWarning, KnownListings, Listings, Walked,
+    dir_holds, walk_knowing, DiscoverWarning, KnownListings, Listings, Walked,
 };
 use crate::stages::parallel;
 use crate::vocab::paths::{normalize_path, STACK_FILE_NAME, UNIT_FILE_NAME};
@@ -40,8 +40,8 @@ pub(crate) enum DiscoverError {
     #[error("{}: not a directory", path.display())]
     NotADirectory { path: PathBuf },
     #[error(
-        "{}: no Terraform configuration files (*.tf, *.tf.json, *.tofu, *.tofu.json) in this \
-         directory; pass --recursive to search its subdirectories",
+        "{}: no Terraform configuration files (*.tf, *.tf.json, *.tofu, *.tofu.json, \
+         *.tfcomponent.hcl) in this directory; pass --recursive to search its subdirectories",
         path.display()
     )]
     NoConfiguration { path: PathBuf },
@@ -59,6 +59,8 @@ pub(crate) struct Discovery {
     pub unit_dirs: Vec<PathBuf>,
     /// Directories holding a Terragrunt stack file (`terragrunt.stack.hcl`).
     pub stack_dirs: Vec<PathBuf>,
+    /// Directories holding a Terraform Stack (`*.tfcomponent.hcl`, HCP Terraform).
+    pub tf_stack_dirs: Vec<PathBuf>,
     /// What each walked directory held, so that loading need not list it again.
     pub listings: Listings,
     pub warnings: Vec<DiscoverWarning>,
@@ -111,22 +113,27 @@ pub(crate) fn discover_knowing(
             all.tofu_dirs.extend(walked.tofu_dirs);
             all.unit_dirs.extend(walked.unit_dirs);
             all.stack_dirs.extend(walked.stack_dirs);
+            all.tf_stack_dirs.extend(walked.tf_stack_dirs);
             all.listings.extend(walked.listings);
             all.warnings.extend(walked.warnings);
             continue;
         }
         crate::disk::leftovers::sweep(root);
-        let has_config = has_config_files(root).map_err(|source| DiscoverError::Io {
+        let holds = dir_holds(root).map_err(|source| DiscoverError::Io {
             path: root.clone(),
             source,
         })?;
+        let has_config = holds.config;
         let is_unit = root.join(UNIT_FILE_NAME).is_file();
         let is_stack = root.join(STACK_FILE_NAME).is_file();
-        if !has_config && !is_unit && !is_stack {
+        if !has_config && !is_unit && !is_stack && !holds.tf_stack {
             return Err(DiscoverError::NoConfiguration { path: root.clone() });
         }
         if is_stack {
             all.stack_dirs.insert(normalize_path(root));
+        }
+        if holds.tf_stack {
+            all.tf_stack_dirs.insert(normalize_path(root));
         }
         if is_unit {
             all.unit_dirs.insert(normalize_path(root));
@@ -139,6 +146,7 @@ pub(crate) fn discover_knowing(
         tofu_dirs: all.tofu_dirs,
         unit_dirs: all.unit_dirs.into_iter().collect(),
         stack_dirs: all.stack_dirs.into_iter().collect(),
+        tf_stack_dirs: all.tf_stack_dirs.into_iter().collect(),
         listings: all.listings,
         warnings: all.warnings,
     })

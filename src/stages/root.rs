@@ -24,6 +24,9 @@ pub(crate) enum RootKind {
     /// A Terragrunt stack that could not be evaluated: it stands for the units it would
     /// have generated.
     Stack,
+    /// A Terraform Stack (HCP Terraform, `*.tfcomponent.hcl`): its lock file holds its
+    /// `required_providers`, in the stacks plugin's form.
+    TerraformStack,
 }
 
 /// One root at one stage.
@@ -75,6 +78,10 @@ pub(crate) enum RootError {
     /// A lock file that is a link leading out of the tree.
     #[error(transparent)]
     Link(#[from] LinkEscape),
+    /// What HCP Terraform would refuse in a Terraform Stack's components, each naming
+    /// the stack's file and line, the component, the module and the provider.
+    #[error("{}", lines(.0))]
+    Stack(Vec<ConfigError>),
     /// An invalid version constraint in the configuration.
     #[error(transparent)]
     Constraint(Box<InvalidConstraint>),

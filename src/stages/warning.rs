@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::tree::TreeWarning;
+use crate::config::{Location, RawConstraint};
 use crate::disk::cache::CacheWarning;
 use crate::disk::walk::DiscoverWarning;
 use crate::net::cliconfig::CliConfigWarning;
@@ -13,6 +14,7 @@ use crate::net::oci::CredentialsWarning;
 use crate::net::shared_store::SharedWarning;
 use crate::sources::SourceWarning;
 use crate::vocab::addr::ProviderAddr;
+use crate::vocab::version::Version;
 
 /// One warning of a run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -96,6 +98,56 @@ pub(crate) enum Warning {
     /// A Docker-style credentials file found by searching that could not be read.
     #[error("{0}")]
     OciCredentials(CredentialsWarning),
+    /// A Terraform Stack whose files have the legacy names, which Terraform 1.14 and
+    /// later ignore: locked, as Terraform 1.13 reads it.
+    #[error(
+        "{}: the stack's files have the legacy *.tfstack.* names ({}); Terraform 1.14 and later ignore them, so rename them to *.tfcomponent.* before moving past 1.13",
+        dir.display(),
+        files.iter().filter_map(|f| f.file_name()).map(|n| n.to_string_lossy()).collect::<Vec<_>>().join(", ")
+    )]
+    LegacyStackFiles { dir: PathBuf, files: Vec<PathBuf> },
+    /// A Terraform Stack's directory that also holds a root module's files: Stacks
+    /// ignore them, and `terraform init` there would write its own lock file over the
+    /// stack's.
+    #[error(
+        "{}: a Terraform Stack (*.tfcomponent.hcl) that also holds *.tf files; Stacks ignore them, tfsum locks the stack, and `terraform init` there would overwrite the stack's lock file",
+        dir.display()
+    )]
+    StackWithModuleFiles { dir: PathBuf },
+    /// A lock file in a directory a Terraform Stack uses as a component's module (or
+    /// embeds as a stack): no tool reads it there. Never removed.
+    #[error(
+        "{}: not used; the directory is a module of a Terraform Stack ({by}), whose providers are locked in the stack's lock file",
+        lock.display()
+    )]
+    UnusedLockFile { lock: PathBuf, by: Location },
+    /// A component's module whose own constraint excludes the version the stack locks:
+    /// Stacks do not apply module constraints, so it runs against a provider its author
+    /// did not test.
+    #[error(
+        "{}: {}: the module's constraint {:?} ({}) excludes {} {version}, which the stack locks; Stacks ignore module constraints, so the module runs against a version its author did not test",
+        constraint.at,
+        constraint.component,
+        constraint.constraint.text,
+        constraint.constraint.at,
+        constraint.provider
+    )]
+    StackModuleConstraint {
+        constraint: ModuleConstraint,
+        version: Version,
+    },
+}
+
+/// A version constraint a module of a Terraform Stack's component declares, which the
+/// stack does not apply: checked against the version chosen, for a warning.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ModuleConstraint {
+    /// The component's block.
+    pub at: Location,
+    /// How messages name the component (`component "pet"`).
+    pub component: String,
+    pub provider: ProviderAddr,
+    pub constraint: RawConstraint,
 }
 
 impl Warning {
@@ -129,6 +181,10 @@ impl Warning {
             Warning::StaleStackLock { removed: true, .. } => "stale_stack_lock_removed",
             Warning::StaleStackLock { removed: false, .. } => "stale_stack_lock",
             Warning::OciCredentials(_) => "oci_credentials",
+            Warning::LegacyStackFiles { .. } => "legacy_stack_files",
+            Warning::StackWithModuleFiles { .. } => "stack_with_module_files",
+            Warning::UnusedLockFile { .. } => "unused_lock_file",
+            Warning::StackModuleConstraint { .. } => "stack_module_constraint",
         }
     }
 
@@ -144,6 +200,11 @@ impl Warning {
             Warning::SourceLockFile { source_lock, .. } => Some(source_lock),
             Warning::StaleStackLock { lock, .. } => Some(lock),
             Warning::OciCredentials(w) => Some(&w.file),
+            Warning::LegacyStackFiles { dir, .. } | Warning::StackWithModuleFiles { dir } => {
+                Some(dir)
+            }
+            Warning::UnusedLockFile { lock, .. } => Some(lock),
+            Warning::StackModuleConstraint { constraint, .. } => Some(&constraint.at.file),
             _ => None,
         }
     }
@@ -152,6 +213,7 @@ impl Warning {
     pub(crate) fn line(&self) -> Option<usize> {
         match self {
             Warning::Module(w) => Some(w.at.line),
+            Warning::StackModuleConstraint { constraint, .. } => Some(constraint.at.line),
             _ => None,
         }
     }
@@ -162,6 +224,7 @@ impl Warning {
             Warning::Registry { provider, .. } | Warning::UnparsableVersion { provider, .. } => {
                 Some(provider)
             }
+            Warning::StackModuleConstraint { constraint, .. } => Some(&constraint.provider),
             _ => None,
         }
     }

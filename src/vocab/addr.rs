@@ -246,6 +246,15 @@ pub struct Platform {
 
 impl Platform {
     /// The platform tfsum itself runs on, named the way Go names it.
+    /// Where HCP Terraform runs: the platform a Terraform Stack's lock file holds besides
+    /// the machine's own when no platform is given.
+    pub fn hcp_terraform() -> Platform {
+        Platform {
+            os: "linux".to_string(),
+            arch: "amd64".to_string(),
+        }
+    }
+
     pub fn current() -> Platform {
         let os = match std::env::consts::OS {
             "macos" => "darwin",

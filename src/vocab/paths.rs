@@ -40,6 +40,36 @@ pub(crate) fn is_tofu_file_name(name: &str) -> bool {
     is_config_file_name(name) && (name.ends_with(".tofu") || name.ends_with(".tofu.json"))
 }
 
+/// What a file name says about a Terraform Stack (HCP Terraform): a component
+/// configuration file, in native or JSON syntax, under its current name or the legacy
+/// one Terraform 1.14 stopped reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct StackFileName {
+    pub json: bool,
+    /// `*.tfstack.hcl` / `*.tfstack.json`: read up to Terraform 1.13 (with a deprecation
+    /// warning), ignored from 1.14.
+    pub legacy: bool,
+}
+
+/// The suffixes of a stack's configuration files, as Terraform's stack loader matches
+/// them (`internal/stacks/stackconfig/file.go` `validFilenameSuffix`: a plain suffix
+/// test, so a hidden file counts too), with what each means.
+const STACK_SUFFIXES: [(&str, StackFileName); 4] = [
+    (".tfcomponent.hcl", StackFileName { json: false, legacy: false }),
+    (".tfcomponent.json", StackFileName { json: true, legacy: false }),
+    (".tfstack.hcl", StackFileName { json: false, legacy: true }),
+    (".tfstack.json", StackFileName { json: true, legacy: true }),
+];
+
+/// The stack file name `name` is, if it is one: a Terraform Stack is a directory holding
+/// at least one.
+pub(crate) fn stack_file_name(name: &str) -> Option<StackFileName> {
+    STACK_SUFFIXES
+        .iter()
+        .find(|(suffix, _)| name.ends_with(suffix))
+        .map(|(_, kind)| *kind)
+}
+
 /// Lexical path clean-up in the spirit of Go's `filepath.Clean`, which Terraform applies
 /// when joining a local module source onto its caller's directory: drops `.` components
 /// and folds `name/..` pairs, without touching the filesystem (symlinks are not resolved,
@@ -100,6 +130,26 @@ mod tests {
                 PathBuf::from(want),
                 "{given}"
             );
+        }
+    }
+
+    #[test]
+    fn stack_file_names() {
+        let new = |json| Some(StackFileName { json, legacy: false });
+        let old = |json| Some(StackFileName { json, legacy: true });
+        let cases = [
+            ("components.tfcomponent.hcl", new(false)),
+            ("components.tfcomponent.json", new(true)),
+            (".tfcomponent.hcl", new(false)),
+            ("main.tfstack.hcl", old(false)),
+            ("main.tfstack.json", old(true)),
+            ("deployments.tfdeploy.hcl", None),
+            ("main.tf", None),
+            ("main.tfcomponent.hcl.bak", None),
+            ("main.tfquery.hcl", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(stack_file_name(name), want, "{name}");
         }
     }
 

@@ -37,6 +37,7 @@ mod resolution;
 mod shared_cache;
 mod stacks;
 mod terragrunt;
+mod tf_stacks;
 mod test_files;
 mod tfsum;
 mod twin;

@@ -11,7 +11,7 @@ use crate::stages::parallel;
 use crate::stages::root::{Root, RootError, SelectionError};
 use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
-use crate::vocab::version::Version;
+use crate::vocab::version::{Constraints, Version};
 
 use super::{needs_version_list, select};
 
@@ -53,8 +53,10 @@ pub(crate) async fn plan(roots: Vec<Root<Loaded>>, sources: &Sources, upgrade: b
             .map(|root| root.then(|loaded| choose(loaded, &lists, upgrade)))
             .collect()
     });
+    let mut warnings = warnings;
     let mut packages = BTreeSet::new();
     for planned in roots.iter().filter_map(|r| r.stage.as_ref().ok()) {
+        warnings.extend(untested_versions(planned));
         for (addr, version) in &planned.selected {
             packages.insert(Package {
                 addr: addr.clone(),
@@ -68,6 +70,28 @@ pub(crate) async fn plan(roots: Vec<Root<Loaded>>, sources: &Sources, upgrade: b
         packages,
         warnings,
     }
+}
+
+/// A Terraform Stack's component modules whose own constraint excludes the version
+/// chosen: Stacks do not apply them (`configs.Config.ProviderTypes` drops them), so
+/// nothing fails, but the module runs against a version its author did not allow.
+/// A constraint that does not parse is skipped, as Stacks skip it.
+fn untested_versions(planned: &Planned) -> Vec<Warning> {
+    let Some(stack) = &planned.loaded.stack else {
+        return Vec::new();
+    };
+    stack
+        .module_constraints
+        .iter()
+        .filter_map(|module| {
+            let version = planned.selected.get(&module.provider)?;
+            let constraints = Constraints::parse(&module.constraint.text).ok()?;
+            (!constraints.allows(version)).then(|| Warning::StackModuleConstraint {
+                constraint: module.clone(),
+                version: version.clone(),
+            })
+        })
+        .collect()
 }
 
 fn locked<'a>(loaded: &'a Loaded, addr: &ProviderAddr) -> Option<&'a Version> {

@@ -20,13 +20,13 @@ pub(crate) mod prepared;
 
 pub(crate) use outcome::{RootOutcome, RootReport};
 
-use crate::sources::{Package, PackageError, PackageHashes, PackageProblem};
+use crate::sources::{HashOrigin, Package, PackageError, PackageHashes, PackageProblem};
 use crate::stages::hash::Hashes;
 use crate::stages::parallel;
 use crate::stages::resolve::Planned;
 use crate::stages::root::{Root, RootError, RootKind};
-use crate::vocab::addr::ProviderAddr;
-use crate::vocab::lockfile::{self, LockFile};
+use crate::vocab::addr::{Platform, ProviderAddr};
+use crate::vocab::lockfile::{self, LockFile, LockForm};
 use crate::vocab::progress::Progress;
 use changes::ProviderChange;
 
@@ -64,10 +64,13 @@ pub(crate) fn compare(old: Option<&[u8]>, new: &str) -> Change {
 
 /// Stage 5: every root's outcome, in order; `check` writes nothing. Roots are handled
 /// [`CHUNK`] at a time: their new files are written together
-/// ([`crate::disk::atomic::replace_files`]), then their data is dropped.
+/// ([`crate::disk::atomic::replace_files`]), then their data is dropped. With `narrow`,
+/// the new `h1:` hashes of roots other than Terraform Stacks are only those of its
+/// platforms (the run hashed more for stacks: [`Narrow`]).
 pub(crate) fn write(
     roots: Vec<Root<Planned>>,
     hashes: &Hashes,
+    narrow: Narrow<'_>,
     check: bool,
     progress: &dyn Progress,
 ) -> Vec<RootReport> {
@@ -82,7 +85,7 @@ pub(crate) fn write(
                 .map(|root| {
                     let finished = root
                         .stage
-                        .and_then(|planned| finish(&root.dir, planned, hashes, check));
+                        .and_then(|planned| finish(&root.dir, planned, hashes, narrow, check));
                     (root.dir, root.kind, finished)
                 })
                 .collect()
@@ -128,9 +131,10 @@ fn finish(
     dir: &Path,
     planned: Planned,
     hashes: &Hashes,
+    narrow: Narrow<'_>,
     check: bool,
 ) -> Result<Finished, RootError> {
-    let (new, origins) = merge(&planned, hashes)?;
+    let (new, origins) = merge(&planned, hashes, narrow)?;
     let old = planned.loaded.old.as_ref();
     let unchanged = || Finished {
         outcome: RootOutcome::Done {
@@ -200,6 +204,12 @@ fn finish(
     })
 }
 
+/// The platforms a run's roots lock when a Terraform Stack among them locks more: with
+/// no platform given, a stack locks `linux_amd64` (where HCP Terraform runs it) beside
+/// this machine's, the others this machine's alone (docs/spec/stacks.md §4). `None`:
+/// every root locks what was hashed.
+pub(crate) type Narrow<'a> = Option<&'a [Platform]>;
+
 /// The new lock file: for each selected provider, the `providers lock` merge of the old
 /// entry with the package's hashes (spec §9); providers no longer required are gone, as
 /// `init` drops them. Every package that failed is named. Also gives each provider's
@@ -207,9 +217,19 @@ fn finish(
 fn merge<'h>(
     planned: &Planned,
     hashes: &'h Hashes,
+    narrow: Narrow<'_>,
 ) -> Result<(LockFile, BTreeMap<ProviderAddr, &'h PackageHashes>), RootError> {
     let loaded = &planned.loaded;
     let old = loaded.old.as_ref().map(|o| &o.lock);
+    let form = loaded.lock_form();
+    let only = match form {
+        LockForm::Init => narrow,
+        LockForm::Stack => None,
+    };
+    let wanted = |origin: &HashOrigin| match (&origin.platform, only) {
+        (Some(platform), Some(only)) => only.contains(&**platform),
+        _ => true,
+    };
     let mut providers = BTreeMap::new();
     let mut origins = BTreeMap::new();
     let mut errors = Vec::new();
@@ -235,18 +255,25 @@ fn merge<'h>(
                 continue;
             }
         };
-        let constraints = loaded
-            .reqs
-            .get(addr)
-            .map(|r| r.constraints.clone())
-            .unwrap_or_default();
+        // A stack's file records no constraints (docs/spec/stacks.md §3).
+        let constraints = match form {
+            LockForm::Init => loaded
+                .reqs
+                .get(addr)
+                .map(|r| r.constraints.clone())
+                .unwrap_or_default(),
+            LockForm::Stack => Default::default(),
+        };
         providers.insert(
             addr.clone(),
             lockfile::merge_providers_lock(
                 old.and_then(|o| o.providers.get(addr)),
                 version.clone(),
                 constraints,
-                new_hashes.keys().cloned(),
+                new_hashes
+                    .iter()
+                    .filter(|(_, origin)| wanted(origin))
+                    .map(|(hash, _)| hash.clone()),
             ),
         );
         origins.insert(addr.clone(), new_hashes);
@@ -256,6 +283,7 @@ fn merge<'h>(
     }
     let lock = LockFile {
         flavor: old.map(|o| o.flavor).unwrap_or(loaded.flavor),
+        form,
         providers,
     };
     Ok((lock, origins))

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::{changes, compare, drift, merge, Change, RootOutcome, RootReport};
+use super::{changes, compare, drift, merge, Change, Narrow, RootOutcome, RootReport};
 use crate::stages::hash::Hashes;
 use crate::stages::resolve::Planned;
 use crate::stages::root::Root;
@@ -32,13 +32,14 @@ pub(crate) struct Prepared {
 pub(crate) fn prepare(
     roots: Vec<Root<Planned>>,
     hashes: &Hashes,
+    narrow: Narrow<'_>,
     progress: &dyn Progress,
 ) -> Vec<Prepared> {
     roots
         .into_iter()
         .map(|root| {
             let (outcome, write) = match root.stage {
-                Ok(planned) => match merge(&planned, hashes) {
+                Ok(planned) => match merge(&planned, hashes, narrow) {
                     Ok((new, origins)) => {
                         let content = new.render();
                         let old = planned.loaded.old.as_ref();

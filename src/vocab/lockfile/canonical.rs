@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Flavor, LockFile, ProviderLock};
+use super::{Flavor, LockFile, LockForm, ProviderLock};
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::hash::Hash;
 use crate::vocab::version::{Constraints, Version};
@@ -76,6 +76,7 @@ pub(super) fn parse(src: &str, default_host: &str) -> Option<LockFile> {
     }
     let lock = LockFile {
         flavor: Flavor::from_header(src),
+            form: LockForm::from_header(src),
         providers,
     };
     (lock.render() == src).then_some(lock)

@@ -52,11 +52,7 @@ impl Flavor {
     /// mentions `tofu init` means OpenTofu; anything else, no header included, Terraform.
     /// The one place that decides it (the parser, `fmt` and root detection all ask here).
     pub fn from_header(src: &str) -> Flavor {
-        let mut header = src
-            .lines()
-            .map(str::trim)
-            .take_while(|l| l.is_empty() || l.starts_with('#') || l.starts_with("//"));
-        if header.any(|line| line.contains("tofu init")) {
+        if header_lines(src).any(|line| line.contains("tofu init")) {
             Flavor::OpenTofu
         } else {
             Flavor::Terraform
@@ -88,6 +84,48 @@ impl Flavor {
     }
 }
 
+/// Which command writes the file, and so its header and whether entries carry
+/// `constraints`.
+///
+/// A Terraform Stack's lock file (HCP Terraform, `*.tfcomponent.hcl`) is written by
+/// `terraform stacks providers-lock`, a closed-source plugin: the same format, its own
+/// header, and no `constraints` attribute (core never reads one there: it checks a locked
+/// version against each stack's own `required_providers`, docs/spec/stacks.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum LockForm {
+    /// `terraform init`, `terraform providers lock` (and OpenTofu's).
+    #[default]
+    Init,
+    /// `terraform stacks providers-lock`.
+    Stack,
+}
+
+impl LockForm {
+    /// The form a file's header names: a comment before the first block that mentions
+    /// the stacks tools (`terraform stacks providers-lock`, 1.13's `terraform stacks
+    /// providers lock`, the beta's `tfstacks providers lock`) means a stack's file.
+    pub fn from_header(src: &str) -> LockForm {
+        let stack = header_lines(src).any(|line| {
+            line.contains("stacks providers") || line.contains("tfstacks providers")
+        });
+        if stack {
+            LockForm::Stack
+        } else {
+            LockForm::Init
+        }
+    }
+
+    /// The command the stack form's header names (Terraform 1.14 and later).
+    pub const STACKS_COMMAND: &'static str = "terraform stacks providers-lock";
+}
+
+/// The comment lines before a lock file's first block, trimmed.
+fn header_lines(src: &str) -> impl Iterator<Item = &str> {
+    src.lines()
+        .map(str::trim)
+        .take_while(|l| l.is_empty() || l.starts_with('#') || l.starts_with("//"))
+}
+
 /// One `provider "…" { … }` block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderLock {
@@ -103,6 +141,7 @@ pub struct ProviderLock {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LockFile {
     pub flavor: Flavor,
+    pub form: LockForm,
     pub providers: BTreeMap<ProviderAddr, ProviderLock>,
 }
 
@@ -111,7 +150,16 @@ impl LockFile {
     pub fn new(flavor: Flavor) -> LockFile {
         LockFile {
             flavor,
+            form: LockForm::Init,
             providers: BTreeMap::new(),
+        }
+    }
+
+    /// The header's command: `terraform init` (or `tofu init`), or the stacks plugin's.
+    pub fn header_command(&self) -> &'static str {
+        match self.form {
+            LockForm::Init => self.flavor.init_command(),
+            LockForm::Stack => LockForm::STACKS_COMMAND,
         }
     }
 }

@@ -13,7 +13,7 @@ use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Attribute, Block, Body, Structure};
 use hcl_edit::Span;
 
-use super::{Flavor, LockFile, ProviderLock};
+use super::{Flavor, LockFile, LockForm, ProviderLock};
 use crate::vocab::addr::ProviderAddr;
 use crate::vocab::hash::Hash;
 use crate::vocab::text::LineIndex;
@@ -107,6 +107,7 @@ pub(crate) fn parse_located(
     if reader.problems.is_empty() {
         let lock = LockFile {
             flavor: Flavor::from_header(src),
+            form: LockForm::from_header(src),
             providers,
         };
         Ok((lock, reader.located))

@@ -2,11 +2,12 @@
 //!
 //! Terraform builds the file with hclwrite and formats it; the result is fixed enough to
 //! write directly: header, then per provider a blank line and a block whose `version` and
-//! `constraints` form one `=`-aligned group, while `hashes = [` never aligns.
+//! `constraints` form one `=`-aligned group, while `hashes = [` never aligns. A Terraform
+//! Stack's file has its own header and no `constraints` ([`LockForm::Stack`]).
 
 use std::fmt::Write as _;
 
-use super::{LockFile, ProviderLock};
+use super::{LockFile, LockForm, ProviderLock};
 
 impl LockFile {
     /// The complete file contents, ending in exactly one `\n`.
@@ -20,11 +21,11 @@ impl LockFile {
             .sum();
         let mut out = String::with_capacity(128 + 160 * self.providers.len() + hashes);
         out.push_str("# This file is maintained automatically by \"");
-        out.push_str(self.flavor.init_command());
+        out.push_str(self.header_command());
         out.push_str("\".\n# Manual edits may be lost in future updates.\n");
         for (addr, lock) in &self.providers {
             out.push('\n');
-            render_block(&mut out, &addr.to_string(), lock);
+            render_block(&mut out, &addr.to_string(), lock, self.form);
         }
         out
     }
@@ -32,11 +33,15 @@ impl LockFile {
 
 /// Written straight into `out`: rendering runs for every root on every run, to compare
 /// with the file on disk, so no piece gets a string of its own (issue 25).
-fn render_block(out: &mut String, label: &str, lock: &ProviderLock) {
+/// A stack's file never carries `constraints` ([`LockForm::Stack`]).
+fn render_block(out: &mut String, label: &str, lock: &ProviderLock, form: LockForm) {
     out.push_str("provider ");
     quote_into(out, label);
     out.push_str(" {\n");
-    let constraints = lock.constraints.canonical();
+    let constraints = match form {
+        LockForm::Init => lock.constraints.canonical(),
+        LockForm::Stack => String::new(),
+    };
     // `version` is padded to the width of `constraints` (spec §1.4).
     out.push_str(if constraints.is_empty() {
         "  version = "

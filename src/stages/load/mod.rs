@@ -30,9 +30,13 @@ use crate::stages::parallel;
 use crate::stages::root::{LockProblem, Root, RootError, RootKind};
 use crate::stages::warning::Warning;
 use crate::vocab::addr::ProviderAddr;
-use crate::vocab::lockfile::{self, Flavor, LockFile, LOCK_FILE_NAME};
+use crate::vocab::lockfile::{self, Flavor, LockFile, LockForm, LOCK_FILE_NAME};
 use crate::vocab::module_source::ModuleSource as RemoteSource;
 use crate::vocab::paths::{is_tofu_file_name, normalize_path};
+
+mod tf_stacks;
+
+use tf_stacks::{ModuleConstraint, TfStacks};
 
 /// A root whose configuration and lock file were read.
 #[derive(Debug)]
@@ -61,6 +65,26 @@ pub(crate) struct Loaded {
     /// warned of nothing. Only such a root may be answered from the index
     /// (`crate::commands::index`) when none of its files changed.
     pub self_contained: bool,
+    /// A Terraform Stack's: its lock file takes the stacks plugin's form.
+    pub stack: Option<Box<StackLoaded>>,
+}
+
+/// What a Terraform Stack's root carries besides what every root does ([`tf_stacks`]).
+#[derive(Debug, Default)]
+pub(crate) struct StackLoaded {
+    /// The constraints its components' modules declare on providers the stack locks:
+    /// not applied, but checked against the versions chosen for a warning.
+    pub module_constraints: Vec<ModuleConstraint>,
+}
+
+impl Loaded {
+    /// The form its lock file is written in.
+    pub(crate) fn lock_form(&self) -> LockForm {
+        match self.stack {
+            Some(_) => LockForm::Stack,
+            None => LockForm::Init,
+        }
+    }
 }
 
 /// The lock file a root already has.
@@ -170,19 +194,27 @@ pub(crate) async fn roots_with(
     let mut units = load_units(discovery, options, &edited, &stacks.sources);
     units.extend(stacks.units);
     warnings.extend(stacks.warnings);
+    let tf_stacks = TfStacks::find(discovery, &edited, &discovery.listings);
+    warnings.extend(tf_stacks.warnings(discovery));
     let mut found = FoundRoots::default();
     let (waiting, mut roots) = open_roots(
         discovery,
         units,
         options,
         &loader,
-        &stacks.sources,
+        Templates {
+            terragrunt: &stacks.sources,
+            tf_stacks: &tf_stacks,
+        },
         prior,
         &mut found,
     );
     roots.extend(stacks.failed);
     let (walked, met) = walk_in_rounds(waiting, &loader, fetcher, &options.values).await;
     roots.extend(walked);
+    warnings.extend(met);
+    let (stack_roots, met) = tf_stacks.load(&loader, fetcher, &options.within).await;
+    roots.extend(stack_roots);
     if options.recursive {
         drop_called_through_expressions(&mut roots, &loader);
     }
@@ -202,6 +234,14 @@ pub(crate) async fn roots_with(
         read: found.read,
         skipped: found.skipped,
     }
+}
+
+/// The directories that are modules of something else, not roots: the sources of
+/// Terragrunt stacks (absolute) and Terraform Stacks' directories and sources.
+#[derive(Clone, Copy)]
+struct Templates<'a> {
+    terragrunt: &'a BTreeSet<PathBuf>,
+    tf_stacks: &'a TfStacks,
 }
 
 /// What root detection found besides the roots it opened.
@@ -541,7 +581,7 @@ fn open_roots(
     units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)>,
     options: &LoadOptions,
     loader: &Loader<'_>,
-    templates: &BTreeSet<PathBuf>,
+    templates: Templates<'_>,
     prior: Option<&dyn Prior>,
     found: &mut FoundRoots,
 ) -> (Vec<OpenRoot>, Vec<Root<Loaded>>) {
@@ -649,11 +689,18 @@ fn find_module_roots(
     options: &LoadOptions,
     loader: &Loader<'_>,
     locks: &mut LocksRead,
-    templates: &BTreeSet<PathBuf>,
+    templates: Templates<'_>,
     prior: Option<&dyn Prior>,
 ) -> (Vec<PathBuf>, Vec<(PathBuf, ModuleFacts)>) {
     if !options.recursive {
-        return (discovery.dirs.clone(), Vec::new());
+        // A given Terraform Stack is locked as one, whatever `.tf` files it holds.
+        let roots = discovery
+            .dirs
+            .iter()
+            .filter(|dir| templates.tf_stacks.may_be_root(dir))
+            .cloned()
+            .collect();
+        return (roots, Vec::new());
     }
     // Each directory's lock file (for its flavor) and configuration (with its test files:
     // a module only a test's `run` block calls is not a root), on every core; unless
@@ -705,11 +752,13 @@ fn find_module_roots(
         .into_iter()
         .filter(|dir| {
             let dir_n = normalize_path(dir);
-            if unit_dirs.contains(&dir_n) {
+            if unit_dirs.contains(&dir_n) || !templates.tf_stacks.may_be_root(&dir_n) {
                 return false;
             }
             // A module a unit uses, or a unit a stack copies (a catalog's), is a template.
-            let template = templates.contains(&crate::config::paths::absolute(&dir_n));
+            let template = templates
+                .terragrunt
+                .contains(&crate::config::paths::absolute(&dir_n));
             if unit_sources.contains(&dir_n) || template {
                 let has_backend = facts.iter().any(|(d, _, backend)| d == dir && *backend);
                 return dir.join(LOCK_FILE_NAME).exists() || has_backend;
@@ -965,6 +1014,7 @@ fn walk(mut open: OpenRoot, loader: &Loader<'_>, remote: &Fetches, values: &Valu
             create_below: open.unit.as_ref().and_then(|u| u.create_below.clone()),
             lock_path: open.lock_path,
             self_contained,
+            stack: None,
         });
     let root = Root {
         dir: open.dir,

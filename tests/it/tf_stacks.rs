@@ -1,0 +1,343 @@
+//! Terraform Stacks (HCP Terraform, `*.tfcomponent.hcl`) through the `tfsum` binary: a
+//! stack gets one lock file, in the form `terraform stacks providers-lock` writes
+//! (Terraform's format, the stacks header, no `constraints`), holding its
+//! `required_providers`; the modules its components source get none. HashiCorp's own
+//! example (`testdata/terraform-stacks/pet-nulls-stack`) is locked and compared with
+//! Terraform 1.0.3's `providers lock` for a twin root of the same `required_providers`.
+
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::support::fake_registry::FakeRegistry;
+use crate::support::terraform;
+use crate::tfsum;
+
+const PLATFORMS: [&str; 2] = ["darwin_arm64", "linux_amd64"];
+
+const STACKS_HEADER: &str = "# This file is maintained automatically by \"terraform stacks providers-lock\".\n# Manual edits may be lost in future updates.\n";
+const INIT_HEADER: &str = "# This file is maintained automatically by \"terraform init\".\n# Manual edits may be lost in future updates.\n";
+
+fn registry() -> FakeRegistry {
+    let mut builder = FakeRegistry::builder();
+    for (name, versions) in [
+        ("random", &["3.3.2", "3.5.1", "3.6.0"][..]),
+        ("null", &["3.1.1", "3.2.2", "3.2.4", "3.3.0"][..]),
+        ("aws", &["5.0.0"][..]),
+    ] {
+        builder = builder.provider("hashicorp", name);
+        for version in versions {
+            builder = builder.version(version).platforms(&PLATFORMS);
+        }
+    }
+    builder.start()
+}
+
+/// A CLI configuration that sends `registry.terraform.io` to the fake registry.
+fn cli_config(registry: &FakeRegistry, dir: &Path) -> PathBuf {
+    let path = dir.join("cli.tfrc");
+    let text = format!(
+        "{}host \"registry.terraform.io\" {{\n  services = {{\n    \"providers.v1\" = \"{}\"\n  }}\n}}\n",
+        registry.cli_config(),
+        registry.providers_url()
+    );
+    std::fs::write(&path, text).expect("cli config");
+    path
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk");
+        let target = to.join(entry.path().strip_prefix(from).expect("inside"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A repository (it has `.git`) in a temporary directory.
+struct Work {
+    dir: TempDir,
+    scratch: TempDir,
+    cli: PathBuf,
+}
+
+impl Work {
+    fn new(registry: &FakeRegistry) -> Work {
+        let dir = TempDir::new().expect("work");
+        std::fs::create_dir(dir.path().join(".git")).expect(".git");
+        let scratch = TempDir::new().expect("scratch");
+        let cli = cli_config(registry, scratch.path());
+        Work { dir, scratch, cli }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn read(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.path().join(rel)).ok()
+    }
+
+    fn tfsum(&self, args: &[&str]) -> std::process::Output {
+        tfsum::run(self.path(), &self.cli, self.scratch.path(), args)
+    }
+
+    fn lock(&self, extra: &[&str]) -> std::process::Output {
+        let mut args = vec!["lock"];
+        let platforms: Vec<String> = PLATFORMS.iter().map(|p| format!("--platform={p}")).collect();
+        args.extend(platforms.iter().map(String::as_str));
+        args.extend(extra);
+        self.tfsum(&args)
+    }
+}
+
+/// What Terraform 1.0.3's `providers lock` writes for a root requiring `providers`
+/// (`(name, source, constraint)`), made into a stack's file: the stacks header, and no
+/// `constraints` lines. Real stack lock files have exactly this form
+/// (`testdata/terraform-stacks/pet-nulls-stack/.terraform.lock.hcl`).
+fn twin_lock(registry: &FakeRegistry, cli: &Path, providers: &[(&str, &str, &str)]) -> String {
+    let twin = TempDir::new().expect("twin");
+    let entries: String = providers
+        .iter()
+        .map(|(name, source, version)| {
+            format!("    {name} = {{\n      source  = \"{source}\"\n      version = \"{version}\"\n    }}\n")
+        })
+        .collect();
+    std::fs::write(
+        twin.path().join("main.tf"),
+        format!("terraform {{\n  required_providers {{\n{entries}  }}\n}}\n"),
+    )
+    .expect("twin main.tf");
+    let _ = registry;
+    let out = terraform::providers_lock(twin.path(), &PLATFORMS, cli);
+    terraform::assert_success(&out, "terraform providers lock in the twin root");
+    let lock = terraform::read_lock_file(twin.path());
+    let body = lock.strip_prefix(INIT_HEADER).expect("init header");
+    let body: String = body
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("constraints"))
+        .map(|line| {
+            // `version` was aligned with `constraints`.
+            let line = line.replace("version     =", "version =");
+            format!("{line}\n")
+        })
+        .collect();
+    format!("{STACKS_HEADER}{body}")
+}
+
+/// HashiCorp's pet-nulls example: `tfsum lock -r` writes the stack's lock file, equal to
+/// Terraform's for the twin root in the stacks form, and none in `pet/` or `nulls/`,
+/// whose own pins (random 3.3.2, null 3.1.1) the stack does not apply: each gets a
+/// warning instead. A second run changes nothing; `tfsum lock` in the stack directory
+/// alone does the same; `--check` passes.
+#[test]
+fn pet_nulls_stack_locks_like_the_stacks_plugin() {
+    let registry = registry();
+    let work = Work::new(&registry);
+    let example = terraform::repo_root().join("testdata/terraform-stacks/pet-nulls-stack");
+    copy_tree(&example, work.path());
+    std::fs::remove_file(work.path().join(".terraform.lock.hcl")).expect("old lock");
+
+    let out = work.lock(&["-r", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let got = work.read(".terraform.lock.hcl").expect("the stack's lock file");
+    let want = twin_lock(
+        &registry,
+        &work.cli,
+        &[
+            ("random", "hashicorp/random", "~> 3.5.1"),
+            ("null", "hashicorp/null", "~> 3.2.2"),
+        ],
+    );
+    pretty_assertions::assert_eq!(got, want, "tfsum (left) vs Terraform 1.0.3's twin (right)");
+    assert!(got.contains("version = \"3.5.1\""), "{got}");
+    assert!(got.contains("version = \"3.2.4\""), "{got}");
+    assert!(work.read("pet/.terraform.lock.hcl").is_none());
+    assert!(work.read("nulls/.terraform.lock.hcl").is_none());
+    let text = tfsum::text(&out);
+    assert!(text.contains("(terraform stack)"), "{text}");
+    for (component, module, provider, version) in [
+        ("component \"pet\"", "\"3.3.2\"", "hashicorp/random", "3.5.1"),
+        ("component \"nulls\"", "\"3.1.1\"", "hashicorp/null", "3.2.4"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(component) && l.contains("excludes"))
+            .unwrap_or_else(|| panic!("no warning for {component}:\n{text}"));
+        assert!(line.contains(module), "{line}");
+        assert!(line.contains(&format!("{provider} {version}")), "{line}");
+        assert!(line.contains("components.tfcomponent.hcl:"), "{line}");
+    }
+
+    let again = work.lock(&["-r", "."]);
+    assert_eq!(again.status.code(), Some(0), "{}", tfsum::text(&again));
+    assert_eq!(work.read(".terraform.lock.hcl").as_deref(), Some(got.as_str()));
+    let check = work.lock(&["--check", "-r", "."]);
+    assert_eq!(check.status.code(), Some(0), "{}", tfsum::text(&check));
+    std::fs::remove_file(work.path().join(".terraform.lock.hcl")).expect("remove");
+    let here = work.lock(&["."]);
+    assert_eq!(here.status.code(), Some(0), "{}", tfsum::text(&here));
+    assert_eq!(work.read(".terraform.lock.hcl").as_deref(), Some(got.as_str()));
+}
+
+/// `required_providers` of a stack, one entry per `(name, constraint)` of `hashicorp/`.
+fn required(providers: &[(&str, &str)]) -> String {
+    let entries: String = providers
+        .iter()
+        .map(|(name, version)| {
+            format!("  {name} = {{\n    source  = \"hashicorp/{name}\"\n    version = \"{version}\"\n  }}\n")
+        })
+        .collect();
+    format!("required_providers {{\n{entries}}}\n")
+}
+
+/// A module using `hashicorp/NAME` through one resource, pinning `pin` when given.
+fn module(name: &str, pin: Option<&str>) -> String {
+    let pinned = pin
+        .map(|v| {
+            format!("terraform {{\n  required_providers {{\n    {name} = {{\n      source  = \"hashicorp/{name}\"\n      version = \"{v}\"\n    }}\n  }}\n}}\n")
+        })
+        .unwrap_or_default();
+    format!("{pinned}resource \"{name}_thing\" \"this\" {{}}\n")
+}
+
+/// A component block passing `provider.NAME.this` as `NAME`.
+fn component(label: &str, source: &str, providers: &[&str]) -> String {
+    let map: String = providers
+        .iter()
+        .map(|p| format!("    {p} = provider.{p}.this\n"))
+        .collect();
+    format!("component \"{label}\" {{\n  source = \"{source}\"\n  providers = {{\n{map}  }}\n}}\n")
+}
+
+fn provider_blocks(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("provider \"{n}\" \"this\" {{}}\n"))
+        .collect()
+}
+
+/// What HCP Terraform refuses at plan, tfsum refuses at commit, stack by stack: a
+/// module's provider missing from `required_providers`, a provider the root module
+/// uses but the component does not pass, a configuration of another provider passed
+/// for a module's implied `hashicorp/NAME`, a module that configures a provider itself,
+/// and bad input (a malformed file, a provider without `source`, a local source
+/// leaving the repository, legacy and current names mixed, a directory named like a
+/// stack file). Each names the stack's file and line (and the component, module and
+/// provider where there is one), writes nothing, and stops only its stack: the good
+/// stack beside them is locked.
+#[test]
+fn what_hcp_refuses_fails_its_stack_alone() {
+    let registry = registry();
+    let work = Work::new(&registry);
+    work.write(
+        "good/stack.tfcomponent.hcl",
+        &format!(
+            "{}{}{}",
+            required(&[("null", "~> 3.2")]),
+            provider_blocks(&["null"]),
+            component("app", "../modules/null", &["null"])
+        ),
+    );
+    work.write("modules/null/main.tf", &module("null", None));
+    work.write("modules/both/main.tf", &format!("{}{}", module("null", None), module("random", None)));
+    work.write(
+        "modules/other/main.tf",
+        "terraform {\n  required_providers {\n    null = {\n      source = \"acme/null\"\n    }\n  }\n}\nresource \"null_thing\" \"x\" {}\n",
+    );
+    work.write(
+        "modules/configures/main.tf",
+        "provider \"null\" {}\nresource \"null_thing\" \"x\" {}\n",
+    );
+    let stack = |body: String| format!("{}{}{body}", required(&[("null", "~> 3.2")]), provider_blocks(&["null"]));
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "missing-provider",
+            stack(component("app", "../modules/both", &["null"])),
+            vec![
+                "stack.tfcomponent.hcl:8: component \"app\": the module needs registry.terraform.io/hashicorp/random",
+                "Provider missing from lockfile",
+            ],
+        ),
+        (
+            "not-passed",
+            stack("component \"app\" {\n  source = \"../modules/null\"\n}\n".to_string()),
+            vec![
+                "stack.tfcomponent.hcl:8: component \"app\": the module (",
+                "modules/null/main.tf) uses provider \"null\"",
+                "Missing required provider configuration",
+            ],
+        ),
+        (
+            "wrong-type",
+            format!(
+                "{}{}{}",
+                "required_providers {\n  null = {\n    source  = \"hashicorp/null\"\n    version = \"~> 3.2\"\n  }\n  acme = {\n    source  = \"acme/null\"\n    version = \"1.0.0\"\n  }\n}\n",
+                provider_blocks(&["null", "acme"]),
+                "component \"app\" {\n  source = \"../modules/null\"\n  providers = {\n    null = provider.acme.this\n  }\n}\n"
+            ),
+            vec![
+                "stack.tfcomponent.hcl:16: component \"app\": the module (",
+                "wants a configuration of registry.terraform.io/hashicorp/null for \"null\", and provider.acme is one of registry.terraform.io/acme/null",
+                "Invalid provider configuration",
+                "does not declare \"null\" in its required_providers",
+            ],
+        ),
+        (
+            "inline-provider",
+            stack(component("app", "../modules/configures", &["null"])),
+            vec!["Inline provider configuration not allowed", "modules/configures/main.tf:1"],
+        ),
+        (
+            "malformed",
+            "required_providers {\n".to_string(),
+            vec!["stack.tfcomponent.hcl:1:22: syntax error"],
+        ),
+        (
+            "no-source",
+            "required_providers {\n  null = {\n    version = \"~> 3.2\"\n  }\n}\n".to_string(),
+            vec!["stack.tfcomponent.hcl:2: required_providers entry \"null\" has no source"],
+        ),
+        (
+            "outside",
+            stack(component("app", "../../../elsewhere", &["null"])),
+            vec!["stack.tfcomponent.hcl:9: component \"app\": source \"../../../elsewhere\" leads out of"],
+        ),
+    ];
+    for (dir, text, _) in &cases {
+        work.write(&format!("{dir}/stack.tfcomponent.hcl"), text);
+    }
+    work.write("mixed/a.tfstack.hcl", "");
+    work.write("mixed/b.tfcomponent.hcl", "");
+    std::fs::create_dir_all(work.path().join("directory/x.tfcomponent.hcl")).expect("mkdir");
+    let out = work.lock(&["-r", "."]);
+    assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
+    let text = tfsum::text(&out);
+    assert!(work.read("good/.terraform.lock.hcl").is_some(), "{text}");
+    let mut wanted: Vec<(&str, Vec<&str>)> = cases.iter().map(|(d, _, w)| (*d, w.clone())).collect();
+    wanted.push(("mixed", vec!["a.tfstack.hcl:1: the stack mixes legacy"]));
+    wanted.push(("directory", vec!["x.tfcomponent.hcl:1: is a directory"]));
+    for (dir, wants) in wanted {
+        assert!(
+            work.read(&format!("{dir}/.terraform.lock.hcl")).is_none(),
+            "{dir} got a lock file"
+        );
+        let report = crate::harness::root_report(&out, dir);
+        assert!(report.starts_with("failed"), "{dir}: {report}\n{text}");
+        for want in wants {
+            assert!(report.contains(want), "{dir}: wants {want:?} in\n{report}");
+        }
+    }
+    for dir in ["modules/null", "modules/both", "modules/other", "modules/configures"] {
+        assert!(work.read(&format!("{dir}/.terraform.lock.hcl")).is_none(), "{dir}");
+    }
+}
