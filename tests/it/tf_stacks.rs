@@ -341,3 +341,92 @@ fn what_hcp_refuses_fails_its_stack_alone() {
         assert!(work.read(&format!("{dir}/.terraform.lock.hcl")).is_none(), "{dir}");
     }
 }
+
+/// A stack kept in order over time:
+/// - its directory still holds the `.tf` files of the root it was migrated from: no
+///   `terraform init` lock file is made from them, the stack's is, and a warning says so;
+/// - a component's module keeps a lock file of its own: reported as unused, untouched;
+/// - an embedded stack (local) adds its `required_providers`, and is no root itself;
+/// - with no platform given, the lock holds `linux_amd64` (HCP Terraform's) beside this
+///   machine's;
+/// - an old lock file with the init header and `constraints` is rewritten in the stacks
+///   form, keeping a version that still meets the constraint;
+/// - a provider no stack requires any more is dropped, a locked version outside the
+///   constraint fails `--check` (HCP's "doesn't match the lockfile") and is moved by
+///   `lock`.
+#[test]
+fn a_stack_kept_in_order() {
+    let registry = registry();
+    let work = Work::new(&registry);
+    work.write(
+        "stack/components.tfcomponent.hcl",
+        &format!(
+            "{}{}{}stack \"net\" {{\n  source = \"../net\"\n}}\n",
+            required(&[("null", "~> 3.2.2")]),
+            provider_blocks(&["null"]),
+            component("app", "../modules/app", &["null"])
+        ),
+    );
+    work.write("stack/main.tf", &module("aws", Some("5.0.0")));
+    work.write("stack/deployments.tfdeploy.hcl", "deployment \"prod\" {\n  inputs = {}\n}\n");
+    work.write("stack/.terraform-version", "1.14.3\n");
+    work.write("net/net.tfcomponent.hcl", &required(&[("random", "~> 3.5")]));
+    work.write("modules/app/main.tf", &module("null", None));
+    let unused = "# kept by hand\n";
+    work.write("modules/app/.terraform.lock.hcl", unused);
+    work.write(
+        "stack/.terraform.lock.hcl",
+        &format!(
+            "{INIT_HEADER}\nprovider \"registry.terraform.io/hashicorp/aws\" {{\n  version = \"5.0.0\"\n}}\n\nprovider \"registry.terraform.io/hashicorp/null\" {{\n  version     = \"3.2.2\"\n  constraints = \"~> 3.2.2\"\n}}\n"
+        ),
+    );
+
+    let out = work.tfsum(&["lock", "-r", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let text = tfsum::text(&out);
+    let lock = work.read("stack/.terraform.lock.hcl").expect("stack lock");
+    assert!(lock.starts_with(STACKS_HEADER), "{lock}");
+    assert!(!lock.contains("constraints"), "{lock}");
+    assert!(!lock.contains("hashicorp/aws"), "the .tf files' provider: {lock}");
+    assert!(lock.contains("provider \"registry.terraform.io/hashicorp/null\" {\n  version = \"3.2.2\""), "kept: {lock}");
+    assert!(lock.contains("provider \"registry.terraform.io/hashicorp/random\" {\n  version = \"3.6.0\""), "{lock}");
+    let h1s = lock.matches("\"h1:").count();
+    let current = tfsum_platform();
+    let platforms = if current == "linux_amd64" { 1 } else { 2 };
+    assert_eq!(h1s, 2 * platforms, "one h1 per provider and platform:\n{lock}");
+    assert!(work.read("net/.terraform.lock.hcl").is_none(), "an embedded stack is no root");
+    assert_eq!(work.read("modules/app/.terraform.lock.hcl").as_deref(), Some(unused));
+    assert!(text.contains("modules/app/.terraform.lock.hcl: not used"), "{text}");
+    assert!(text.contains("also holds *.tf files"), "{text}");
+    assert!(text.contains("removed registry.terraform.io/hashicorp/aws 5.0.0"), "{text}");
+
+    // The constraint moves past the locked version: --check fails, lock moves it.
+    work.write(
+        "stack/components.tfcomponent.hcl",
+        &format!(
+            "{}{}{}stack \"net\" {{\n  source = \"../net\"\n}}\n",
+            required(&[("null", ">= 3.2.4")]),
+            provider_blocks(&["null"]),
+            component("app", "../modules/app", &["null"])
+        ),
+    );
+    let check = work.tfsum(&["lock", "--check", "-r", "."]);
+    assert_eq!(check.status.code(), Some(1), "{}", tfsum::text(&check));
+    let report = tfsum::text(&check);
+    assert!(report.contains("hashicorp/null 3.2.2 → 3.3.0"), "{report}");
+    let out = work.tfsum(&["lock", "-r", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let lock = work.read("stack/.terraform.lock.hcl").expect("stack lock");
+    assert!(lock.contains("version = \"3.3.0\""), "{lock}");
+}
+
+/// The platform this machine's tfsum defaults to, as Go names it.
+fn tfsum_platform() -> String {
+    let os = std::env::consts::OS;
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!("{os}_{arch}")
+}
