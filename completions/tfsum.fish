@@ -40,7 +40,7 @@ complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "completions" -d 'Print 
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "man" -d 'Print the man page (roff) or write one page per command into a directory'
 complete -c tfsum -n "__fish_tfsum_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
-json\t'One JSON document (schema in README, "JSON report")'
+json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
@@ -85,7 +85,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s v -l verbose -d 'Lo
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand hash" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
-json\t'One JSON document (schema in README, "JSON report")'
+json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand verify" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
@@ -126,7 +126,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 bump\t'Keep the operators, move the lower bounds: ~> 5.31 becomes ~> 6.2'
 widen\t'Keep the lower bounds, extend the upper ones: < 6.0 becomes < 7.0'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
-json\t'One JSON document (schema in README, "JSON report")'
+json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
@@ -162,7 +162,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 bump\t'Keep the operators, move the lower bounds: ~> 5.31 becomes ~> 6.2'
 widen\t'Keep the lower bounds, extend the upper ones: < 6.0 becomes < 7.0'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
-json\t'One JSON document (schema in README, "JSON report")'
+json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
@@ -193,7 +193,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
-json\t'One JSON document (schema in README, "JSON report")'
+json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
@@ -224,7 +224,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s V -l version -d 'Print version'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
-json\t'One JSON document (schema in README, "JSON report")'
+json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
@@ -260,7 +260,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from help" -f -a "opentofu" -d 'required_version in the files OpenTofu reads (.tofu, .tofu.json, and .tf files without a .tofu twin)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
-json\t'One JSON document (schema in README, "JSON report")'
+json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l flavor -d 'Read every root as this flavor [default: detected per root]' -r -f -a "terraform\t''

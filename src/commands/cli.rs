@@ -995,7 +995,7 @@ pub(crate) enum FlavorArg {
 pub(crate) enum Format {
     /// For people and logs: one line per root or file, details indented, a summary
     Text,
-    /// One JSON document (schema in README, "JSON report")
+    /// One JSON document (schema in docs/json-report.md)
     Json,
     /// For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails
     Markdown,

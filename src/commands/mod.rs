@@ -3,7 +3,7 @@
 //! ([`settings`]), runs the command, prints its report ([`crate::report`]) and maps the
 //! outcome to an exit code.
 //!
-//! Exit codes (also in `--help` and README): 0 success; 1 a root (or file) failed, or a
+//! Exit codes (also in `--help` and docs/exit-codes.md): 0 success; 1 a root (or file) failed, or a
 //! `--check` found something to change; 2 usage error (bad flag, bad settings, a PATH that
 //! does not exist); 130 interrupted. clap exits 2 on its own for flag errors.
 

@@ -1,6 +1,6 @@
 //! The JSON report of `tfsum lock` ([`print_json`]), and the parts `tfsum verify`'s shares
 //! with it: warnings and errors as their text plus their kind and the data they name
-//! ([`warnings`], [`errors`]). The schema is in README.md ("JSON report"); fields are
+//! ([`warnings`], [`errors`]). The schema is in docs/json-report.md; fields are
 //! only ever added within a `schema_version`.
 
 use std::io::Write;

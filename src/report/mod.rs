@@ -12,7 +12,7 @@
 //! printed. The only varying part between two identical runs is the time in the summary.
 //!
 //! JSON (`--format json`) is one document for programs; its schema is documented in
-//! README.md ("JSON report") and versioned by `schema_version`. Errors and warnings are
+//! docs/json-report.md and versioned by `schema_version`. Errors and warnings are
 //! there as text and, beside it, as their kind and the data they name
 //! ([`json::errors`], [`json::warnings`]).
 

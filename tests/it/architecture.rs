@@ -1093,7 +1093,7 @@ fn a_citation_list_is_read_to_its_end() {
             vec![(1, lock, "1"), (1, lock, "9")],
         ),
         (
-            "docs/spec/upgrade.md §3 and §5 and in README.md (…)",
+            "docs/spec/upgrade.md §3 and §5 and in docs/upgrade.md (…)",
             vec![
                 (1, "docs/spec/upgrade.md", "3"),
                 (1, "docs/spec/upgrade.md", "5"),

@@ -969,11 +969,6 @@ fn fmt_command() {
     );
 }
 
-/// The fenced block of `lang` that follows `marker` in README.md.
-fn readme_block(marker: &str, lang: &str) -> String {
-    doc_block("README.md", marker, lang)
-}
-
 /// The fenced block of `lang` that follows `marker` in `file` (relative to the
 /// repository root).
 pub fn doc_block(file: &str, marker: &str, lang: &str) -> String {
@@ -989,13 +984,16 @@ pub fn doc_block(file: &str, marker: &str, lang: &str) -> String {
     body[from..to].to_string()
 }
 
-/// The README's documentation stays true: its `.tfsum.toml` example is accepted, and its
-/// JSON report example has exactly the fields tfsum writes.
+/// The manual stays true: its `.tfsum.toml` example (docs/configuration.md) is accepted,
+/// and its JSON report example (docs/json-report.md) has exactly the fields tfsum writes.
 #[test]
-fn readme_examples_match() {
+fn documented_examples_match() {
     let registry = registry();
     let repo = Repo::new(&registry, &[]);
-    repo.write(".tfsum.toml", &readme_block("### Shared settings", "toml"));
+    repo.write(
+        ".tfsum.toml",
+        &doc_block("docs/configuration.md", "## Shared settings", "toml"),
+    );
     repo.tfsum(&["lock", "-r", "."]).assert_code(0);
 
     fn shape(value: &serde_json::Value) -> serde_json::Value {
@@ -1009,8 +1007,12 @@ fn readme_examples_match() {
             _ => serde_json::Value::Null,
         }
     }
-    let documented: serde_json::Value =
-        serde_json::from_str(&readme_block("## JSON report", "json")).expect("README JSON");
+    let documented: serde_json::Value = serde_json::from_str(&doc_block(
+        "docs/json-report.md",
+        "## `tfsum lock --format json`",
+        "json",
+    ))
+    .expect("docs/json-report.md JSON");
     // As the example: a failed root first, and a warning from the registry.
     let repo = monorepo(&registry);
     repo.write("broken/main.tf", &requires(&[("null", ">= 9.0.0")]));

@@ -1,5 +1,5 @@
-//! `tfsum merge-driver` under real `git merge`: a temporary repository set up as the
-//! README says (`.gitattributes` routes `.terraform.lock.hcl` to the driver, `git config
+//! `tfsum merge-driver` under real `git merge`: a temporary repository set up as
+//! docs/merge-driver.md says (`.gitattributes` routes `.terraform.lock.hcl` to the driver, `git config
 //! merge.tfsum.driver` names the built binary), two branches with real commits, a merge,
 //! and the merged lock file compared byte for byte. Conflicts are checked the way a user
 //! meets them: `git merge`'s exit status and output, `git ls-files -u`, the file itself.

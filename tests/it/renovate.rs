@@ -1,8 +1,8 @@
 //! Renovate as teams run it, with tfsum as its post-upgrade task: the real Renovate from
 //! npm (`scripts/fetch-renovate.sh`, with the Node.js it asks for) on its `gitea`
 //! platform, against a fake of the forge's API ([`FakeGitea`]) and the real
-//! `git http-backend`, configured with the README's `renovate.json` and admin
-//! `config.js` verbatim. Providers come from the fake registry under a host name only a
+//! `git http-backend`, configured with the `renovate.json` and admin `config.js` of
+//! docs/renovate.md verbatim. Providers come from the fake registry under a host name only a
 //! loopback proxy resolves (`registry.test`: Renovate accepts no port in a provider
 //! source), over TLS with the test CA, as a company's registry behind its proxy would.
 //!
@@ -66,7 +66,7 @@ fn aws(version: &str) -> String {
 fn files(private: &str) -> Vec<(&'static str, String)> {
     vec![
         (".gitignore", ".terraform/\n".to_string()),
-        ("renovate.json", doc_block("README.md", "### Renovate", "json")),
+        ("renovate.json", doc_block("docs/renovate.md", "# Renovate", "json")),
         (
             ".tfsum.toml",
             "platforms = [\"darwin_arm64\", \"linux_amd64\"]\n".to_string(),
@@ -109,8 +109,8 @@ fn show(bare: &Path, branch: &str, path: &str) -> String {
     git(bare, &["show", &format!("{branch}:{path}")])
 }
 
-/// Runs Renovate once over `acme/infra`, with `host_rules` (JSON) besides the README's
-/// configuration, and returns its output (JSON log lines).
+/// Runs Renovate once over `acme/infra`, with `host_rules` (JSON) besides the
+/// configuration of docs/renovate.md, and returns its output (JSON log lines).
 fn run_renovate(
     forge: &FakeGitea,
     proxy: &Proxy,
@@ -120,7 +120,7 @@ fn run_renovate(
 ) -> Output {
     let (entry, node_bin) = renovate();
     let config = scratch.join("config.js");
-    std::fs::write(&config, doc_block("README.md", "### Renovate", "js")).expect("config.js");
+    std::fs::write(&config, doc_block("docs/renovate.md", "# Renovate", "js")).expect("config.js");
     let tfsum_bin = Path::new(env!("CARGO_BIN_EXE_tfsum"))
         .parent()
         .expect("tfsum's directory")
@@ -237,7 +237,7 @@ fn renovate_runs_tfsum_as_its_post_upgrade_task() {
     .to_string();
     let output = run_renovate(&forge, &proxy, scratch, &cli_config, &host_rules);
     assert!(output.status.success(), "{}", log_tail(&output));
-    // The README's config.js names variables the bot does not have (TFSUM_SHARED_CACHE,
+    // The config.js of docs/renovate.md names variables the bot does not have (TFSUM_SHARED_CACHE,
     // TF_TOKEN_…, TF_VAR_…): they are left out, not handed over as `undefined`, which
     // Renovate 44 reports as "Invalid `customEnvVariables.NAME` configuration".
     let log = String::from_utf8_lossy(&output.stdout);

@@ -2,7 +2,7 @@
 //! (`testdata/upgrade/`, layout in its README): for every recording, the same edit on a
 //! copy of the input must leave every file byte for byte as tfupdate left it, except
 //! where tfsum deliberately differs. Each such recording is listed in [`DIFFERS`] with
-//! the reason (docs/spec/upgrade.md §5, README "How tfsum upgrade differs from tfupdate"),
+//! the reason (docs/spec/upgrade.md §5, docs/upgrade.md "How tfsum upgrade differs from tfupdate"),
 //! and for those the test still checks that tfsum either failed or changed only files
 //! tfupdate changed too, unless the reason says otherwise.
 
@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use crate::support::terraform::repo_root;
 
-// Why tfsum differs, one reason per behaviour (README "How tfsum upgrade differs from
-// tfupdate"; docs/spec/upgrade.md §5).
+// Why tfsum differs, one reason per behaviour (docs/upgrade.md "How tfsum upgrade differs
+// from tfupdate"; docs/spec/upgrade.md §5).
 const ADDRESSES: &str = "provider sources are compared as Terraform compares them (default host, case folded, an entry without a source is hashicorp/NAME); tfupdate compares the strings";
 const PROVIDER_BLOCKS: &str =
     "with a source address, the provider blocks of the local names it resolves to are edited too";

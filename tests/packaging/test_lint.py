@@ -1,6 +1,6 @@
 """Static checks of the release workflow, the GitHub Action, the pull-request workflow
-README.md shows, and the shell scripts they run, with the linters GitHub Actions users
-rely on."""
+the documentation shows (README.md and docs/), and the shell scripts they run, with the
+linters GitHub Actions users rely on."""
 
 from __future__ import annotations
 
@@ -16,12 +16,17 @@ WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 # against the ones action.yml declares.
 ACTION_USAGE = ROOT / "tests" / "packaging" / "action-usage.yml"
 SCRIPTS = sorted((ROOT / "scripts").glob("*.sh"))
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def readme_workflows(dest: Path) -> list[Path]:
-    """The workflows README.md shows (YAML blocks that open with `# .github/workflows/`),
-    written to `dest`."""
-    blocks = re.findall(r"```yaml\n(# \.github/workflows/([\w.-]+)\n.*?)```", (ROOT / "README.md").read_text(), re.S)
+def documented_workflows(dest: Path) -> list[Path]:
+    """The workflows README.md and docs/*.md show (YAML blocks that open with
+    `# .github/workflows/`), written to `dest`."""
+    blocks = [
+        block
+        for doc in DOCS
+        for block in re.findall(r"```yaml\n(# \.github/workflows/([\w.-]+)\n.*?)```", doc.read_text(), re.S)
+    ]
     paths = []
     for text, name in blocks:
         path = dest / name
@@ -31,7 +36,7 @@ def readme_workflows(dest: Path) -> list[Path]:
 
 
 def test_actionlint_passes_on_the_workflows_and_the_action(tmp_path):
-    shown = readme_workflows(tmp_path)
+    shown = documented_workflows(tmp_path)
     assert [p.name for p in shown] == ["lock-files.yml"]
     # actionlint runs shellcheck (installed next to it) on each `run:` script.
     run(

@@ -84,4 +84,6 @@ def test_readme_states_the_same_minimum():
     readme = (ROOT / "README.md").read_text()
     stated = re.findall(r"Rust (\d+\.\d+(?:\.\d+)?) or newer", readme)
     assert stated, "README.md names no minimum Rust (`Rust X.Y or newer`)"
-    assert set(stated) == {msrv}, f"README.md says Rust {stated}, Cargo.toml rust-version = {msrv}"
+    for doc in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        stated = re.findall(r"Rust (\d+\.\d+(?:\.\d+)?) or\s+newer", doc.read_text())
+        assert set(stated) <= {msrv}, f"{doc.relative_to(ROOT)} says Rust {stated}, Cargo.toml rust-version = {msrv}"

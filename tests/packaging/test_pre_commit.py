@@ -227,13 +227,13 @@ def test_commit_that_creates_a_lock_file_fails_until_it_is_staged(hooks, terrafo
     assert commits() == 3
 
 
-def test_readme_local_hook_runs_what_the_published_lock_hooks_run():
+def test_documented_local_hook_runs_what_the_published_lock_hooks_run():
     published = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     lock_hooks = [h for h in published if h["id"] in ("tfsum-lock", "tfsum-lock-pypi")]
     assert {h["entry"] for h in lock_hooks} == {"tfsum lock --fail-on-write"}
     assert {h["files"] for h in published} == {lock_hooks[0]["files"]}
-    readme = (ROOT / "README.md").read_text()
-    [block] = re.findall(r"```yaml\n(# \.pre-commit-config\.yaml\nrepos:\n  - repo: local\n.*?)```", readme, re.S)
+    page = (ROOT / "docs" / "pre-commit.md").read_text()
+    [block] = re.findall(r"```yaml\n(# \.pre-commit-config\.yaml\nrepos:\n  - repo: local\n.*?)```", page, re.S)
     [local] = yaml.safe_load(block)["repos"][0]["hooks"]
     assert local["entry"] == lock_hooks[0]["entry"]
     assert local["files"] == lock_hooks[0]["files"]

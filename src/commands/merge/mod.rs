@@ -26,8 +26,8 @@
 //! The driver sees the three lock files, never the configuration, so a clean merge can
 //! still be stale: one branch adds a resource that needs `random`, the other removes the
 //! last use of `random` and re-locks without it; only one side changed the `random` entry,
-//! so the merge drops it, and the merged configuration needs it. That is why README.md
-//! tells users to run `tfsum lock --check` after a merge.
+//! so the merge drops it, and the merged configuration needs it. That is why
+//! docs/merge-driver.md tells users to run `tfsum lock --check` after a merge.
 //!
 //! A conflict still yields a complete lock file: our entry for each undecided provider (our
 //! header for an undecided header), so that `tfsum lock`, which recomputes constraints and

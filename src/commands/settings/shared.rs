@@ -182,8 +182,8 @@ fn key_texts(list: &str) -> Vec<&str> {
 
 /// The environment of the cloud credential chains, plus, without `AWS_ACCESS_KEY_ID`,
 /// the static keys and region of the AWS profile (`AWS_PROFILE`, else `default`) from the
-/// AWS CLI's files. Roles and SSO in a profile are not followed (the README says how to
-/// export them instead).
+/// AWS CLI's files. Roles and SSO in a profile are not followed (docs/shared-cache.md says
+/// how to export them instead).
 fn cloud_vars(env: &Environment) -> Vec<(String, String)> {
     let mut vars = env.vars_with_prefixes(&["AWS_", "GOOGLE_", "AZURE_", "AZURITE_"]);
     if env.var("AWS_ACCESS_KEY_ID").is_some() {

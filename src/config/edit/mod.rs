@@ -12,8 +12,8 @@
 //! ([`align`]), so a formatted file stays formatted; nothing else moves.
 //!
 //! Which values a subject names, and how tfsum differs from tfupdate there, is in
-//! docs/spec/upgrade.md §3 and §5 and in README.md ("How tfsum upgrade differs from
-//! tfupdate").
+//! docs/spec/upgrade.md §3 and §5 and in docs/upgrade.md ("How tfsum upgrade differs
+//! from tfupdate").
 
 mod align;
 mod hcl;
