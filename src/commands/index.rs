@@ -137,8 +137,8 @@ impl IndexedRun {
     /// Looks at what the last run's facts depend on, discovers (taking the listings of
     /// unchanged directories from the index) and decides each known root.
     ///
-    /// A changed-files run in which no directory changed, no Terragrunt unit or stack
-    /// and no call through an expression was found last time, and no changed file
+    /// A changed-files run in which no directory changed, no Terragrunt unit or stack,
+    /// no Terraform Stack and no call through an expression was found last time, and no changed file
     /// changes what root detection reads, has the roots the last run found: it takes
     /// them from the index with no walk and no root detection, and the load stage is to
     /// open them as given roots ([`IndexedRun::roots_given`]).
@@ -190,7 +190,7 @@ impl IndexedRun {
             .into_iter()
             .map(Path::to_path_buf)
             .collect();
-        if self.index.has_terragrunt()
+        if self.index.has_other_roots()
             || self.index.calls_through_expressions()
             || self.index.any_directory_changed()
         {

@@ -28,7 +28,7 @@ use crate::report::RunReport;
 use crate::sources::kept::KeptPackages;
 use crate::stages::discover;
 use crate::stages::load::{LoadOptions, Loaded};
-use crate::stages::root::Root;
+use crate::stages::root::{Root, RootError};
 use crate::stages::warning::Warning;
 use crate::stages::write::LOCK_FILE_NAME;
 use crate::vocab::lockfile::Flavor;
@@ -272,6 +272,7 @@ impl Targets {
         let test_dir = normalize_path(&root_dir.join(DEFAULT_TEST_DIRECTORY));
         let (modules, value_files) = match &root.stage {
             Ok(loaded) => (loaded.modules.as_slice(), loaded.value_files.as_slice()),
+            Err(RootError::Stack { modules, .. }) => (modules.as_slice(), &[][..]),
             Err(_) => (&[][..], &[][..]),
         };
         files.iter().any(|file| {

@@ -871,11 +871,15 @@ impl Index {
         Some(found.iter().map(|id| self.paths.path(*id)).collect())
     }
 
-    /// Whether a directory the last walk listed holds a Terragrunt unit or stack.
-    pub(crate) fn has_terragrunt(&self) -> bool {
+    /// Whether a directory the last walk listed holds a root that is no root module: a
+    /// Terragrunt unit or stack, or a Terraform Stack (`*.tfcomponent.hcl`).
+    pub(crate) fn has_other_roots(&self) -> bool {
         self.walked.values().any(|listing| {
             listing.get(crate::vocab::paths::UNIT_FILE_NAME).is_some()
                 || listing.get(crate::vocab::paths::STACK_FILE_NAME).is_some()
+                || listing
+                    .entries()
+                    .any(|(name, _)| crate::vocab::paths::stack_file_name(name).is_some())
         })
     }
 

@@ -208,7 +208,7 @@ pub(crate) fn errors(error: &RootError) -> Vec<FailureCause> {
             found[0].provider = Some(e.provider.to_string());
             found
         }
-        RootError::Stack(list) => list
+        RootError::Stack { problems, .. } => problems
             .iter()
             .map(|e| {
                 let (file, line) = config_location(e);

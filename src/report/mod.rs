@@ -363,7 +363,7 @@ fn tally(outcome: &RootOutcome) -> String {
 fn failure(error: &RootError) -> &'static str {
     match error {
         RootError::Config(_)
-        | RootError::Stack(_)
+        | RootError::Stack { .. }
         | RootError::Terragrunt(_)
         | RootError::UnitSource { .. }
         | RootError::Constraint(_) => "configuration error",

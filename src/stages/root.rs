@@ -79,9 +79,14 @@ pub(crate) enum RootError {
     #[error(transparent)]
     Link(#[from] LinkEscape),
     /// What HCP Terraform would refuse in a Terraform Stack's components, each naming
-    /// the stack's file and line, the component, the module and the provider.
-    #[error("{}", lines(.0))]
-    Stack(Vec<ConfigError>),
+    /// the stack's file and line, the component, the module and the provider; with the
+    /// module directories the stack's configuration reaches (for changed-files mode: an
+    /// edit of a module can be what made it fail).
+    #[error("{}", lines(problems))]
+    Stack {
+        problems: Vec<ConfigError>,
+        modules: Vec<PathBuf>,
+    },
     /// An invalid version constraint in the configuration.
     #[error(transparent)]
     Constraint(Box<InvalidConstraint>),

@@ -430,3 +430,136 @@ fn tfsum_platform() -> String {
     };
     format!("{os}_{arch}")
 }
+
+/// A stack everywhere a root goes: changed-files mode (as pre-commit runs it, with the
+/// configuration index of the run before) relocks the stack when its file or a
+/// component's module changes, and leaves it alone for a file of another root; `verify`
+/// vouches for its hashes; `mirror` fills a provider directory from its lock file; the
+/// JSON report names its kind.
+#[test]
+fn a_stack_in_every_command() {
+    let registry = registry();
+    let work = Work::new(&registry);
+    let stack_text = |constraint: &str| {
+        format!(
+            "{}{}{}",
+            required(&[("null", constraint)]),
+            provider_blocks(&["null"]),
+            component("app", "../modules/app", &["null"])
+        )
+    };
+    work.write("stack/components.tfcomponent.hcl", &stack_text("~> 3.2.2"));
+    work.write("modules/app/main.tf", &module("null", None));
+    work.write("other/main.tf", &module("random", Some("3.6.0")));
+    let out = work.lock(&["-r", ".", "--format=json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let kinds: Vec<(String, String)> = report["roots"]
+        .as_array()
+        .expect("roots")
+        .iter()
+        .map(|r| (r["dir"].as_str().unwrap_or("").to_string(), r["kind"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("other".to_string(), "module".to_string()), ("stack".to_string(), "terraform_stack".to_string())],
+        "{report:#}"
+    );
+    let locked = work.read("stack/.terraform.lock.hcl").expect("lock");
+    assert!(locked.contains("version = \"3.2.4\""), "{locked}");
+
+    // A file of another root: the stack is not locked again.
+    work.write("other/main.tf", &module("random", Some("3.5.1")));
+    let out = work.lock(&["other/main.tf"]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    assert!(!tfsum::text(&out).contains("stack"), "{}", tfsum::text(&out));
+    // The stack's file: relocked.
+    work.write("stack/components.tfcomponent.hcl", &stack_text("= 3.2.2"));
+    let out = work.lock(&["stack/components.tfcomponent.hcl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let locked = work.read("stack/.terraform.lock.hcl").expect("lock");
+    assert!(locked.contains("version = \"3.2.2\""), "{locked}");
+    // A component's module: the stack is checked again, and now fails.
+    work.write("modules/app/main.tf", &format!("{}{}", module("null", None), module("random", None)));
+    let out = work.lock(&["modules/app/main.tf"]);
+    assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
+    let report = crate::harness::root_report(&out, "stack");
+    assert!(report.contains("Provider missing from lockfile"), "{report}");
+    work.write("modules/app/main.tf", &module("null", None));
+
+    let verify = work.tfsum(&["verify", "-r", "."]);
+    assert_eq!(verify.status.code(), Some(0), "{}", tfsum::text(&verify));
+    assert!(tfsum::text(&verify).contains("stack/.terraform.lock.hcl"), "{}", tfsum::text(&verify));
+
+    let mirror = work.scratch.path().join("mirror");
+    let mirror_arg = mirror.to_string_lossy().into_owned();
+    let out = work.tfsum(&["mirror", "-r", "--platform", "linux_amd64", &mirror_arg, "stack"]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let null = mirror.join("registry.terraform.io/hashicorp/null/3.2.2/linux_amd64");
+    assert!(null.is_dir(), "{}\n{}", null.display(), tfsum::text(&out));
+}
+
+/// Remote sources, fetched as module sources are: a component from the module registry
+/// (its `version` a constraint, the newest allowed taken), a component from git at a
+/// tag, and an embedded stack from git whose own component is a local path inside its
+/// repository. The lock holds the embedded stack's provider too; a git source that
+/// cannot be fetched fails the stack, naming the block and the cause.
+#[test]
+fn remote_components_and_stacks() {
+    use crate::support::fake_modules::FakeModuleRegistry;
+    use crate::support::git_http::GitServer;
+
+    let registry = registry();
+    let modules = FakeModuleRegistry::builder()
+        .module("acme", "app", "null")
+        .version("1.0.0")
+        .file("main.tf", &module("null", Some("3.1.1")))
+        .version("1.1.0")
+        .file("main.tf", &module("null", None))
+        .version("2.0.0")
+        .file("main.tf", &module("aws", None))
+        .start();
+    let git = GitServer::start();
+    let pets = git.repo("pets");
+    pets.write("main.tf", &module("random", None));
+    pets.commit("pets");
+    pets.tag("v1");
+    let network = git.repo("network");
+    network.write("network.tfcomponent.hcl", &format!(
+        "{}{}{}",
+        required(&[("random", "~> 3.5.0")]),
+        provider_blocks(&["random"]),
+        component("pets", "./modules/pets", &["random"])
+    ));
+    network.write("modules/pets/main.tf", &module("random", None));
+    network.commit("network");
+    network.tag("v2");
+
+    let work = Work::new(&registry);
+    let cli = std::fs::read_to_string(&work.cli).expect("cli");
+    std::fs::write(&work.cli, format!("{cli}{}", modules.handle().cli_config())).expect("cli");
+    let source = modules.handle().source("acme", "app", "null");
+    let stack = format!(
+        "{}{}component \"app\" {{\n  source  = \"{source}\"\n  version = \"~> 1.0\"\n  providers = {{\n    null = provider.null.this\n  }}\n}}\n{}stack \"network\" {{\n  source = \"git::{}?ref=v2\"\n}}\n",
+        required(&[("null", "~> 3.2"), ("random", "~> 3.5")]),
+        provider_blocks(&["null", "random"]),
+        component("pets", &format!("git::{}?ref=v1", git.url("pets")), &["random"]),
+        git.url("network"),
+    );
+    work.write("stack/components.tfcomponent.hcl", &stack);
+    let out = work.lock(&["-r", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
+    let lock = work.read("stack/.terraform.lock.hcl").expect("lock");
+    assert!(lock.contains("hashicorp/null\" {\n  version = \"3.3.0\""), "{lock}");
+    assert!(lock.contains("hashicorp/random\" {\n  version = \"3.5.1\""), "the embedded stack's ~> 3.5.0 too: {lock}");
+    assert!(!lock.contains("hashicorp/aws"), "version 2.0.0 is not allowed: {lock}");
+
+    // A tag that does not exist.
+    work.write("stack/components.tfcomponent.hcl", &stack.replace("?ref=v1", "?ref=v9"));
+    let out = work.lock(&["-r", "."]);
+    assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
+    let report = crate::harness::root_report(&out, "stack");
+    assert!(report.contains("stack/components.tfcomponent.hcl:"), "{report}");
+    assert!(report.contains("component \"pets\" (source \"git::"), "{report}");
+    assert_eq!(work.read("stack/.terraform.lock.hcl").as_deref(), Some(lock.as_str()));
+}

@@ -309,14 +309,15 @@ impl Context<'_> {
                 }
             }
         }
+        let modules: Vec<PathBuf> = modules.into_iter().collect();
         if !problems.is_empty() {
-            return Err(RootError::Stack(problems));
+            return Err(RootError::Stack { problems, modules });
         }
         let loaded = Loaded {
             flavor: Flavor::Terraform,
             old,
             reqs,
-            modules: modules.into_iter().collect(),
+            modules,
             value_files: Vec::new(),
             evaluated_local: Vec::new(),
             evaluated_calls: Vec::new(),
