@@ -39,6 +39,7 @@
 //! | `TFSUM_BENCH_SHARED_RUNNERS` | 10  | CI runners sharing one S3 cache (moto); 0 = skip     |
 //! | `TFSUM_BENCH_MIRROR`     | 1       | `0`: skip the mirror scenario                        |
 //! | `TFSUM_BENCH_STACKS`     | 1       | `0`: skip the Terragrunt Stacks scenario             |
+//! | `TFSUM_BENCH_TF_STACKS`  | 1       | `0`: skip the Terraform Stacks scenario              |
 //! | `TFSUM_BENCH_INIT_ROOTS` | 60      | roots of its parallel `terraform init`; 0 = skip     |
 //! | `TFSUM_BENCH_INIT_PARALLEL` | 16   | `terraform init`s at once                            |
 //! | `TFSUM_BENCH_LARGE_ROOTS` | 3000   | roots of the large-repository scenario; 0 = skip     |
@@ -73,6 +74,8 @@ mod report;
 mod shared;
 #[path = "lock/stacks.rs"]
 mod stacks;
+#[path = "lock/tf_stacks.rs"]
+mod tf_stacks;
 #[path = "lock/traffic.rs"]
 mod traffic;
 #[path = "lock/upgrade.rs"]
@@ -129,6 +132,7 @@ struct Knobs {
     shared_runners: usize,
     mirror: bool,
     stacks: bool,
+    tf_stacks: bool,
     changed: bool,
     init_roots: usize,
     init_parallel: usize,
@@ -155,6 +159,7 @@ impl Knobs {
             shared_runners: knob("TFSUM_BENCH_SHARED_RUNNERS", 10)?,
             mirror: knob::<u8>("TFSUM_BENCH_MIRROR", 1)? != 0,
             stacks: knob::<u8>("TFSUM_BENCH_STACKS", 1)? != 0,
+            tf_stacks: knob::<u8>("TFSUM_BENCH_TF_STACKS", 1)? != 0,
             changed: knob::<u8>("TFSUM_BENCH_CHANGED", 1)? != 0,
             init_roots: knob("TFSUM_BENCH_INIT_ROOTS", 60)?,
             init_parallel: knob::<usize>("TFSUM_BENCH_INIT_PARALLEL", 16)?.max(1),
@@ -491,6 +496,19 @@ fn bench() -> Result<bool, String> {
         (Err(_), true) => {}
     }
 
+    let mut tf_stacks_targets = Vec::new();
+    match (&tfsum, knobs.tf_stacks) {
+        (_, false) => results
+            .notes
+            .push("Terraform Stacks scenario skipped (TFSUM_BENCH_TF_STACKS=0)".to_owned()),
+        (Ok(bin), true) => {
+            progress!("running the Terraform Stacks scenario");
+            let outcome = tf_stacks::run(bin, &work_path, knobs.timeout);
+            tf_stacks_targets = results.absorb(outcome);
+        }
+        (Err(_), true) => {}
+    }
+
     let mut fan_out_targets = Vec::new();
     match (&tfsum, knobs.fan_out.is_empty()) {
         (_, true) => results
@@ -551,6 +569,7 @@ fn bench() -> Result<bool, String> {
     let mut targets = targets(&results, unique_bytes, knobs.roots);
     targets.append(&mut remote_targets);
     targets.append(&mut stacks_targets);
+    targets.append(&mut tf_stacks_targets);
     targets.append(&mut fan_out_targets);
     targets.append(&mut upgrade_targets);
     targets.append(&mut shared_targets);

@@ -120,11 +120,13 @@ impl World {
     }
 }
 
-/// `tfsum lock -r live` in `repo`.
-fn run_tfsum(
+/// `tfsum lock -r TARGET` in `repo`, for `linux_amd64`, with the cache, home and CLI
+/// configuration (`cli.tfrc`) under `base`.
+pub fn run_tfsum(
     bin: &Path,
     base: &Path,
     repo: &Path,
+    target: &str,
     logs: &Path,
     timeout: Duration,
 ) -> Result<Measured, String> {
@@ -135,7 +137,7 @@ fn run_tfsum(
         PLATFORM.into(),
         "--cache-dir".into(),
         base.join("cache").into(),
-        "live".into(),
+        target.into(),
     ];
     let env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), std::env::var_os("PATH").unwrap_or_default()),
@@ -192,57 +194,20 @@ pub fn run(bin: &Path, work: &Path, timeout: Duration) -> Outcome {
         outcome.ok = false;
         return outcome;
     }
-    let mut warm: Vec<Duration> = Vec::new();
-    for index in 0..=WARM_RUNS {
-        let label = if index == 0 {
-            "tfsum cold, stacks"
-        } else {
-            "tfsum warm, stacks"
-        };
-        let logs = base.join(format!("tfsum-{index}"));
-        let measured = match run_tfsum(bin, &base, &repo, &logs, timeout) {
-            Ok(measured) => measured,
-            Err(message) => {
-                outcome.notes.push(format!("{label}: {message}"));
-                outcome.ok = false;
-                return outcome;
-            }
-        };
-        let wrong = wrong_units(&repo);
-        if !measured.success() || !wrong.is_empty() {
-            outcome.ok = false;
-            outcome.notes.push(format!(
-                "{label}: {}; wrong or missing lock files: {wrong:?}; {}",
-                measured.status(),
-                measured.tail(8)
-            ));
-        }
-        if index == 0 {
-            outcome.rows.push(Row {
-                label: label.to_owned(),
-                wall: Some(measured.wall),
-                peak_rss: Some(measured.peak_rss),
-                status: measured.status(),
-                roots: format!("{}/{} right", UNITS.len() - wrong.len(), UNITS.len()),
-                ..Row::default()
-            });
-        } else {
-            warm.push(measured.wall);
-            if index == WARM_RUNS {
-                warm.sort();
-                let median = warm[warm.len() / 2];
-                outcome.rows.push(Row {
-                    label: format!("{label} (median of {WARM_RUNS})"),
-                    wall: Some(median),
-                    peak_rss: Some(measured.peak_rss),
-                    status: measured.status(),
-                    roots: format!("{}/{} right", UNITS.len() - wrong.len(), UNITS.len()),
-                    ..Row::default()
-                });
-            }
-        }
-    }
-    let median = warm.get(warm.len() / 2).copied();
+    let runs = cold_then_warm(
+        &mut outcome,
+        "stacks",
+        UNITS.len(),
+        |index| {
+            let logs = base.join(format!("tfsum-{index}"));
+            run_tfsum(bin, &base, &repo, "live", &logs, timeout)
+        },
+        || wrong_units(&repo),
+    );
+    let Some(warm) = runs else {
+        return outcome;
+    };
+    let median = Some(warm);
     outcome.targets = vec![Target {
         goal: "stacks: warm run well under 0.1 s",
         measured: median.map_or_else(|| "-".to_owned(), seconds),
@@ -253,4 +218,67 @@ pub fn run(bin: &Path, work: &Path, timeout: Duration) -> Outcome {
         UNITS.len()
     ));
     outcome
+}
+
+/// One cold run and [`WARM_RUNS`] warm runs of a scenario whose `expected` lock files
+/// `wrong` checks after each run: a row for the cold run and one for the warm median
+/// (`tfsum cold, NAME`, `tfsum warm, NAME (median of 7)`), and the median; `None` when a
+/// run could not even start (the note says why).
+pub fn cold_then_warm(
+    outcome: &mut Outcome,
+    name: &str,
+    expected: usize,
+    mut run: impl FnMut(usize) -> Result<Measured, String>,
+    wrong: impl Fn() -> Vec<String>,
+) -> Option<Duration> {
+    let mut warm: Vec<Duration> = Vec::new();
+    for index in 0..=WARM_RUNS {
+        let label = if index == 0 {
+            format!("tfsum cold, {name}")
+        } else {
+            format!("tfsum warm, {name}")
+        };
+        let measured = match run(index) {
+            Ok(measured) => measured,
+            Err(message) => {
+                outcome.notes.push(format!("{label}: {message}"));
+                outcome.ok = false;
+                return None;
+            }
+        };
+        let wrong = wrong();
+        if !measured.success() || !wrong.is_empty() {
+            outcome.ok = false;
+            outcome.notes.push(format!(
+                "{label}: {}; wrong or missing lock files: {wrong:?}; {}",
+                measured.status(),
+                measured.tail(8)
+            ));
+        }
+        let roots = format!("{}/{expected} right", expected - wrong.len().min(expected));
+        if index == 0 {
+            outcome.rows.push(Row {
+                label,
+                wall: Some(measured.wall),
+                peak_rss: Some(measured.peak_rss),
+                status: measured.status(),
+                roots,
+                ..Row::default()
+            });
+        } else {
+            warm.push(measured.wall);
+            if index == WARM_RUNS {
+                warm.sort();
+                outcome.rows.push(Row {
+                    label: format!("{label} (median of {WARM_RUNS})"),
+                    wall: Some(warm[warm.len() / 2]),
+                    peak_rss: Some(measured.peak_rss),
+                    status: measured.status(),
+                    roots,
+                    ..Row::default()
+                });
+            }
+        }
+    }
+    warm.get(warm.len() / 2).copied()
 }

@@ -377,10 +377,7 @@ pub enum ConfigError {
     },
     /// A Terraform Stack's component or embedded stack whose remote source could not be
     /// fetched.
-    #[error(
-        "{at}: {label} (source {:?}): {error}",
-        redacted_source(module_source)
-    )]
+    #[error("{at}: {label} (source {:?}): {error}", redacted_source(module_source))]
     RemoteComponent {
         at: Location,
         label: String,

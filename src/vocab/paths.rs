@@ -55,10 +55,34 @@ pub(crate) struct StackFileName {
 /// them (`internal/stacks/stackconfig/file.go` `validFilenameSuffix`: a plain suffix
 /// test, so a hidden file counts too), with what each means.
 const STACK_SUFFIXES: [(&str, StackFileName); 4] = [
-    (".tfcomponent.hcl", StackFileName { json: false, legacy: false }),
-    (".tfcomponent.json", StackFileName { json: true, legacy: false }),
-    (".tfstack.hcl", StackFileName { json: false, legacy: true }),
-    (".tfstack.json", StackFileName { json: true, legacy: true }),
+    (
+        ".tfcomponent.hcl",
+        StackFileName {
+            json: false,
+            legacy: false,
+        },
+    ),
+    (
+        ".tfcomponent.json",
+        StackFileName {
+            json: true,
+            legacy: false,
+        },
+    ),
+    (
+        ".tfstack.hcl",
+        StackFileName {
+            json: false,
+            legacy: true,
+        },
+    ),
+    (
+        ".tfstack.json",
+        StackFileName {
+            json: true,
+            legacy: true,
+        },
+    ),
 ];
 
 /// The stack file name `name` is, if it is one: a Terraform Stack is a directory holding
@@ -135,7 +159,12 @@ mod tests {
 
     #[test]
     fn stack_file_names() {
-        let new = |json| Some(StackFileName { json, legacy: false });
+        let new = |json| {
+            Some(StackFileName {
+                json,
+                legacy: false,
+            })
+        };
         let old = |json| Some(StackFileName { json, legacy: true });
         let cases = [
             ("components.tfcomponent.hcl", new(false)),

@@ -860,6 +860,11 @@ fn pre_commit_hook_file_patterns() {
             "envs/prod/tests/main.tftest.json",
             "envs/prod/tests/main.tofutest.hcl",
             "envs/prod/tests/main.tofutest.json",
+            "stacks/app/components.tfcomponent.hcl",
+            "stacks/app/components.tfcomponent.json",
+            "stacks/old/main.tfstack.hcl",
+            "stacks/old/main.tfstack.json",
+            "live/prod/terragrunt.stack.hcl",
         ] {
             assert!(re.is_match(path), "{pattern} should match {path}");
         }
@@ -872,6 +877,8 @@ fn pre_commit_hook_file_patterns() {
             "x.tf/readme",
             "x/main.tftest.hcl.bak",
             "x/main.tftest.yaml",
+            "stacks/app/deployments.tfdeploy.hcl",
+            "x/app.terragrunt.stack.hcl",
         ] {
             assert!(!re.is_match(path), "{pattern} should not match {path}");
         }

@@ -93,7 +93,10 @@ impl Work {
 
     fn lock(&self, extra: &[&str]) -> std::process::Output {
         let mut args = vec!["lock"];
-        let platforms: Vec<String> = PLATFORMS.iter().map(|p| format!("--platform={p}")).collect();
+        let platforms: Vec<String> = PLATFORMS
+            .iter()
+            .map(|p| format!("--platform={p}"))
+            .collect();
         args.extend(platforms.iter().map(String::as_str));
         args.extend(extra);
         self.tfsum(&args)
@@ -149,7 +152,9 @@ fn pet_nulls_stack_locks_like_the_stacks_plugin() {
 
     let out = work.lock(&["-r", "."]);
     assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
-    let got = work.read(".terraform.lock.hcl").expect("the stack's lock file");
+    let got = work
+        .read(".terraform.lock.hcl")
+        .expect("the stack's lock file");
     let want = twin_lock(
         &registry,
         &work.cli,
@@ -166,8 +171,18 @@ fn pet_nulls_stack_locks_like_the_stacks_plugin() {
     let text = tfsum::text(&out);
     assert!(text.contains("(terraform stack)"), "{text}");
     for (component, module, provider, version) in [
-        ("component \"pet\"", "\"3.3.2\"", "hashicorp/random", "3.5.1"),
-        ("component \"nulls\"", "\"3.1.1\"", "hashicorp/null", "3.2.4"),
+        (
+            "component \"pet\"",
+            "\"3.3.2\"",
+            "hashicorp/random",
+            "3.5.1",
+        ),
+        (
+            "component \"nulls\"",
+            "\"3.1.1\"",
+            "hashicorp/null",
+            "3.2.4",
+        ),
     ] {
         let line = text
             .lines()
@@ -180,13 +195,19 @@ fn pet_nulls_stack_locks_like_the_stacks_plugin() {
 
     let again = work.lock(&["-r", "."]);
     assert_eq!(again.status.code(), Some(0), "{}", tfsum::text(&again));
-    assert_eq!(work.read(".terraform.lock.hcl").as_deref(), Some(got.as_str()));
+    assert_eq!(
+        work.read(".terraform.lock.hcl").as_deref(),
+        Some(got.as_str())
+    );
     let check = work.lock(&["--check", "-r", "."]);
     assert_eq!(check.status.code(), Some(0), "{}", tfsum::text(&check));
     std::fs::remove_file(work.path().join(".terraform.lock.hcl")).expect("remove");
     let here = work.lock(&["."]);
     assert_eq!(here.status.code(), Some(0), "{}", tfsum::text(&here));
-    assert_eq!(work.read(".terraform.lock.hcl").as_deref(), Some(got.as_str()));
+    assert_eq!(
+        work.read(".terraform.lock.hcl").as_deref(),
+        Some(got.as_str())
+    );
 }
 
 /// `required_providers` of a stack, one entry per `(name, constraint)` of `hashicorp/`.
@@ -249,7 +270,10 @@ fn what_hcp_refuses_fails_its_stack_alone() {
         ),
     );
     work.write("modules/null/main.tf", &module("null", None));
-    work.write("modules/both/main.tf", &format!("{}{}", module("null", None), module("random", None)));
+    work.write(
+        "modules/both/main.tf",
+        &format!("{}{}", module("null", None), module("random", None)),
+    );
     work.write(
         "modules/other/main.tf",
         "terraform {\n  required_providers {\n    null = {\n      source = \"acme/null\"\n    }\n  }\n}\nresource \"null_thing\" \"x\" {}\n",
@@ -258,7 +282,13 @@ fn what_hcp_refuses_fails_its_stack_alone() {
         "modules/configures/main.tf",
         "provider \"null\" {}\nresource \"null_thing\" \"x\" {}\n",
     );
-    let stack = |body: String| format!("{}{}{body}", required(&[("null", "~> 3.2")]), provider_blocks(&["null"]));
+    let stack = |body: String| {
+        format!(
+            "{}{}{body}",
+            required(&[("null", "~> 3.2")]),
+            provider_blocks(&["null"])
+        )
+    };
     let cases: Vec<(&str, String, Vec<&str>)> = vec![
         (
             "missing-provider",
@@ -323,7 +353,8 @@ fn what_hcp_refuses_fails_its_stack_alone() {
     assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
     let text = tfsum::text(&out);
     assert!(work.read("good/.terraform.lock.hcl").is_some(), "{text}");
-    let mut wanted: Vec<(&str, Vec<&str>)> = cases.iter().map(|(d, _, w)| (*d, w.clone())).collect();
+    let mut wanted: Vec<(&str, Vec<&str>)> =
+        cases.iter().map(|(d, _, w)| (*d, w.clone())).collect();
     wanted.push(("mixed", vec!["a.tfstack.hcl:1: the stack mixes legacy"]));
     wanted.push(("directory", vec!["x.tfcomponent.hcl:1: is a directory"]));
     for (dir, wants) in wanted {
@@ -337,8 +368,16 @@ fn what_hcp_refuses_fails_its_stack_alone() {
             assert!(report.contains(want), "{dir}: wants {want:?} in\n{report}");
         }
     }
-    for dir in ["modules/null", "modules/both", "modules/other", "modules/configures"] {
-        assert!(work.read(&format!("{dir}/.terraform.lock.hcl")).is_none(), "{dir}");
+    for dir in [
+        "modules/null",
+        "modules/both",
+        "modules/other",
+        "modules/configures",
+    ] {
+        assert!(
+            work.read(&format!("{dir}/.terraform.lock.hcl")).is_none(),
+            "{dir}"
+        );
     }
 }
 
@@ -368,9 +407,15 @@ fn a_stack_kept_in_order() {
         ),
     );
     work.write("stack/main.tf", &module("aws", Some("5.0.0")));
-    work.write("stack/deployments.tfdeploy.hcl", "deployment \"prod\" {\n  inputs = {}\n}\n");
+    work.write(
+        "stack/deployments.tfdeploy.hcl",
+        "deployment \"prod\" {\n  inputs = {}\n}\n",
+    );
     work.write("stack/.terraform-version", "1.14.3\n");
-    work.write("net/net.tfcomponent.hcl", &required(&[("random", "~> 3.5")]));
+    work.write(
+        "net/net.tfcomponent.hcl",
+        &required(&[("random", "~> 3.5")]),
+    );
     work.write("modules/app/main.tf", &module("null", None));
     let unused = "# kept by hand\n";
     work.write("modules/app/.terraform.lock.hcl", unused);
@@ -387,18 +432,45 @@ fn a_stack_kept_in_order() {
     let lock = work.read("stack/.terraform.lock.hcl").expect("stack lock");
     assert!(lock.starts_with(STACKS_HEADER), "{lock}");
     assert!(!lock.contains("constraints"), "{lock}");
-    assert!(!lock.contains("hashicorp/aws"), "the .tf files' provider: {lock}");
-    assert!(lock.contains("provider \"registry.terraform.io/hashicorp/null\" {\n  version = \"3.2.2\""), "kept: {lock}");
-    assert!(lock.contains("provider \"registry.terraform.io/hashicorp/random\" {\n  version = \"3.6.0\""), "{lock}");
+    assert!(
+        !lock.contains("hashicorp/aws"),
+        "the .tf files' provider: {lock}"
+    );
+    assert!(
+        lock.contains("provider \"registry.terraform.io/hashicorp/null\" {\n  version = \"3.2.2\""),
+        "kept: {lock}"
+    );
+    assert!(
+        lock.contains(
+            "provider \"registry.terraform.io/hashicorp/random\" {\n  version = \"3.6.0\""
+        ),
+        "{lock}"
+    );
     let h1s = lock.matches("\"h1:").count();
     let current = tfsum_platform();
     let platforms = if current == "linux_amd64" { 1 } else { 2 };
-    assert_eq!(h1s, 2 * platforms, "one h1 per provider and platform:\n{lock}");
-    assert!(work.read("net/.terraform.lock.hcl").is_none(), "an embedded stack is no root");
-    assert_eq!(work.read("modules/app/.terraform.lock.hcl").as_deref(), Some(unused));
-    assert!(text.contains("modules/app/.terraform.lock.hcl: not used"), "{text}");
+    assert_eq!(
+        h1s,
+        2 * platforms,
+        "one h1 per provider and platform:\n{lock}"
+    );
+    assert!(
+        work.read("net/.terraform.lock.hcl").is_none(),
+        "an embedded stack is no root"
+    );
+    assert_eq!(
+        work.read("modules/app/.terraform.lock.hcl").as_deref(),
+        Some(unused)
+    );
+    assert!(
+        text.contains("modules/app/.terraform.lock.hcl: not used"),
+        "{text}"
+    );
     assert!(text.contains("also holds *.tf files"), "{text}");
-    assert!(text.contains("removed registry.terraform.io/hashicorp/aws 5.0.0"), "{text}");
+    assert!(
+        text.contains("removed registry.terraform.io/hashicorp/aws 5.0.0"),
+        "{text}"
+    );
 
     // The constraint moves past the locked version: --check fails, lock moves it.
     work.write(
@@ -458,11 +530,19 @@ fn a_stack_in_every_command() {
         .as_array()
         .expect("roots")
         .iter()
-        .map(|r| (r["dir"].as_str().unwrap_or("").to_string(), r["kind"].as_str().unwrap_or("").to_string()))
+        .map(|r| {
+            (
+                r["dir"].as_str().unwrap_or("").to_string(),
+                r["kind"].as_str().unwrap_or("").to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         kinds,
-        [("other".to_string(), "module".to_string()), ("stack".to_string(), "terraform_stack".to_string())],
+        [
+            ("other".to_string(), "module".to_string()),
+            ("stack".to_string(), "terraform_stack".to_string())
+        ],
         "{report:#}"
     );
     let locked = work.read("stack/.terraform.lock.hcl").expect("lock");
@@ -472,7 +552,11 @@ fn a_stack_in_every_command() {
     work.write("other/main.tf", &module("random", Some("3.5.1")));
     let out = work.lock(&["other/main.tf"]);
     assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
-    assert!(!tfsum::text(&out).contains("stack"), "{}", tfsum::text(&out));
+    assert!(
+        !tfsum::text(&out).contains("stack"),
+        "{}",
+        tfsum::text(&out)
+    );
     // The stack's file: relocked.
     work.write("stack/components.tfcomponent.hcl", &stack_text("= 3.2.2"));
     let out = work.lock(&["stack/components.tfcomponent.hcl"]);
@@ -480,20 +564,37 @@ fn a_stack_in_every_command() {
     let locked = work.read("stack/.terraform.lock.hcl").expect("lock");
     assert!(locked.contains("version = \"3.2.2\""), "{locked}");
     // A component's module: the stack is checked again, and now fails.
-    work.write("modules/app/main.tf", &format!("{}{}", module("null", None), module("random", None)));
+    work.write(
+        "modules/app/main.tf",
+        &format!("{}{}", module("null", None), module("random", None)),
+    );
     let out = work.lock(&["modules/app/main.tf"]);
     assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
     let report = crate::harness::root_report(&out, "stack");
-    assert!(report.contains("Provider missing from lockfile"), "{report}");
+    assert!(
+        report.contains("Provider missing from lockfile"),
+        "{report}"
+    );
     work.write("modules/app/main.tf", &module("null", None));
 
     let verify = work.tfsum(&["verify", "-r", "."]);
     assert_eq!(verify.status.code(), Some(0), "{}", tfsum::text(&verify));
-    assert!(tfsum::text(&verify).contains("stack/.terraform.lock.hcl"), "{}", tfsum::text(&verify));
+    assert!(
+        tfsum::text(&verify).contains("stack/.terraform.lock.hcl"),
+        "{}",
+        tfsum::text(&verify)
+    );
 
     let mirror = work.scratch.path().join("mirror");
     let mirror_arg = mirror.to_string_lossy().into_owned();
-    let out = work.tfsum(&["mirror", "-r", "--platform", "linux_amd64", &mirror_arg, "stack"]);
+    let out = work.tfsum(&[
+        "mirror",
+        "-r",
+        "--platform",
+        "linux_amd64",
+        &mirror_arg,
+        "stack",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
     let null = mirror.join("registry.terraform.io/hashicorp/null/3.2.2/linux_amd64");
     assert!(null.is_dir(), "{}\n{}", null.display(), tfsum::text(&out));
@@ -525,12 +626,15 @@ fn remote_components_and_stacks() {
     pets.commit("pets");
     pets.tag("v1");
     let network = git.repo("network");
-    network.write("network.tfcomponent.hcl", &format!(
-        "{}{}{}",
-        required(&[("random", "~> 3.5.0")]),
-        provider_blocks(&["random"]),
-        component("pets", "./modules/pets", &["random"])
-    ));
+    network.write(
+        "network.tfcomponent.hcl",
+        &format!(
+            "{}{}{}",
+            required(&[("random", "~> 3.5.0")]),
+            provider_blocks(&["random"]),
+            component("pets", "./modules/pets", &["random"])
+        ),
+    );
     network.write("modules/pets/main.tf", &module("random", None));
     network.commit("network");
     network.tag("v2");
@@ -550,16 +654,37 @@ fn remote_components_and_stacks() {
     let out = work.lock(&["-r", "."]);
     assert_eq!(out.status.code(), Some(0), "{}", tfsum::text(&out));
     let lock = work.read("stack/.terraform.lock.hcl").expect("lock");
-    assert!(lock.contains("hashicorp/null\" {\n  version = \"3.3.0\""), "{lock}");
-    assert!(lock.contains("hashicorp/random\" {\n  version = \"3.5.1\""), "the embedded stack's ~> 3.5.0 too: {lock}");
-    assert!(!lock.contains("hashicorp/aws"), "version 2.0.0 is not allowed: {lock}");
+    assert!(
+        lock.contains("hashicorp/null\" {\n  version = \"3.3.0\""),
+        "{lock}"
+    );
+    assert!(
+        lock.contains("hashicorp/random\" {\n  version = \"3.5.1\""),
+        "the embedded stack's ~> 3.5.0 too: {lock}"
+    );
+    assert!(
+        !lock.contains("hashicorp/aws"),
+        "version 2.0.0 is not allowed: {lock}"
+    );
 
     // A tag that does not exist.
-    work.write("stack/components.tfcomponent.hcl", &stack.replace("?ref=v1", "?ref=v9"));
+    work.write(
+        "stack/components.tfcomponent.hcl",
+        &stack.replace("?ref=v1", "?ref=v9"),
+    );
     let out = work.lock(&["-r", "."]);
     assert_eq!(out.status.code(), Some(1), "{}", tfsum::text(&out));
     let report = crate::harness::root_report(&out, "stack");
-    assert!(report.contains("stack/components.tfcomponent.hcl:"), "{report}");
-    assert!(report.contains("component \"pets\" (source \"git::"), "{report}");
-    assert_eq!(work.read("stack/.terraform.lock.hcl").as_deref(), Some(lock.as_str()));
+    assert!(
+        report.contains("stack/components.tfcomponent.hcl:"),
+        "{report}"
+    );
+    assert!(
+        report.contains("component \"pets\" (source \"git::"),
+        "{report}"
+    );
+    assert_eq!(
+        work.read("stack/.terraform.lock.hcl").as_deref(),
+        Some(lock.as_str())
+    );
 }

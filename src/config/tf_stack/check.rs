@@ -72,7 +72,11 @@ pub(crate) fn component(
         if !addr.is_lockable() || configured {
             continue;
         }
-        if !component.providers.iter().any(|slot| &slot.local_name == name) {
+        if !component
+            .providers
+            .iter()
+            .any(|slot| &slot.local_name == name)
+        {
             problems.push(problem(format!(
                 "{label}: {module} uses provider {name:?} ({addr}), which the component's \
                  providers argument does not pass (HCP Terraform: \"Missing required provider \
@@ -86,7 +90,8 @@ pub(crate) fn component(
         }
     }
     for slot in &component.providers {
-        let (Some(given), Some(wanted)) = (&slot.given, root.provider_for_local_name(&slot.local_name))
+        let (Some(given), Some(wanted)) =
+            (&slot.given, root.provider_for_local_name(&slot.local_name))
         else {
             continue;
         };

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{
-    removed_target, requirement, BlockKind, Component, EmbeddedStack, ProviderConfig,
-    ProviderSlot, RemovedTarget, SourceArg, StackFile, StackRequirement, LANGUAGE_EDITION,
+    removed_target, requirement, BlockKind, Component, EmbeddedStack, ProviderConfig, ProviderSlot,
+    RemovedTarget, SourceArg, StackFile, StackRequirement, LANGUAGE_EDITION,
 };
 use crate::config::json::{blocks, root_members, string};
 use crate::config::{ConfigError, Location, RawConstraint};
@@ -129,7 +129,10 @@ fn source_arg(
     line: usize,
 ) -> Result<SourceArg, ConfigError> {
     let Some(source) = body.get("source") else {
-        return Err(ConfigError::invalid(at(line), "the block needs a source argument"));
+        return Err(ConfigError::invalid(
+            at(line),
+            "the block needs a source argument",
+        ));
     };
     let version = match body.get("version") {
         Some(member) => Some(RawConstraint {
@@ -198,7 +201,10 @@ fn removed(
     out: &mut StackFile,
 ) -> Result<(), ConfigError> {
     let Some(from) = body.get("from") else {
-        return Err(ConfigError::invalid(at(line), "a removed block needs a from argument"));
+        return Err(ConfigError::invalid(
+            at(line),
+            "a removed block needs a from argument",
+        ));
     };
     let text = string(from, "from", at)?;
     let text = text

@@ -296,12 +296,12 @@ pub(crate) fn load_stack(
         let path = dir.join(name);
         let text = match edited.text_of(&path) {
             Some(text) => text.to_string(),
-            None => crate::disk::read::read_to_string(&path).map_err(|source| {
-                ConfigError::Read {
+            None => {
+                crate::disk::read::read_to_string(&path).map_err(|source| ConfigError::Read {
                     path: path.clone(),
                     source,
-                }
-            })?,
+                })?
+            }
         };
         let file = if kind.json {
             json::parse_file(&path, &text)?
@@ -416,7 +416,10 @@ impl StackConfig {
             if let Some(first) = seen.insert(key, at) {
                 return Err(ConfigError::invalid(
                     at.clone(),
-                    format!("duplicate {} block {:?}: the first is at {first}", key.0, key.1),
+                    format!(
+                        "duplicate {} block {:?}: the first is at {first}",
+                        key.0, key.1
+                    ),
                 ));
             }
         }
@@ -508,9 +511,7 @@ fn requirement(
 /// HCL's identifier rule (`hclsyntax.ValidIdentifier`), for local names.
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 

@@ -8,8 +8,8 @@ use hcl_edit::structure::{Block, Body};
 use hcl_edit::Span;
 
 use super::{
-    removed_target, requirement, BlockKind, Component, EmbeddedStack, ProviderConfig,
-    ProviderSlot, RemovedTarget, SourceArg, StackFile, StackRequirement, LANGUAGE_EDITION,
+    removed_target, requirement, BlockKind, Component, EmbeddedStack, ProviderConfig, ProviderSlot,
+    RemovedTarget, SourceArg, StackFile, StackRequirement, LANGUAGE_EDITION,
 };
 use crate::config::hcl::{with_body, Reader};
 use crate::config::{ConfigError, Location, RawConstraint};
@@ -71,7 +71,10 @@ fn top_level(block: &Block, reader: &Reader<'_>, out: &mut StackFile) -> Result<
         }),
         ("removed", []) => {
             let Some(from) = block.body.get_attribute("from") else {
-                return Err(ConfigError::invalid(at, "a removed block needs a from argument"));
+                return Err(ConfigError::invalid(
+                    at,
+                    "a removed block needs a from argument",
+                ));
             };
             let from_at = reader.at(from.span());
             let (text, target) = removed_from(&from.value, reader, &from_at)?;

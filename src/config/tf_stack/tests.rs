@@ -85,7 +85,11 @@ stack "network" {
 fn a_stack_file_read() {
     let tmp = tempfile::tempdir().unwrap();
     write(tmp.path(), "components.tfcomponent.hcl", PET_NULLS);
-    write(tmp.path(), "deployments.tfdeploy.hcl", "deployment \"x\" {\n");
+    write(
+        tmp.path(),
+        "deployments.tfdeploy.hcl",
+        "deployment \"x\" {\n",
+    );
     write(tmp.path(), "main.tf", "this is not read {");
     let stack = load(tmp.path()).unwrap();
     assert!(!stack.legacy);
@@ -95,14 +99,29 @@ fn a_stack_file_read() {
         .iter()
         .map(|r| {
             let version = r.version.as_ref().map(|v| v.text.as_str());
-            (r.local_name.as_str(), r.addr.to_string(), version, r.at.line)
+            (
+                r.local_name.as_str(),
+                r.addr.to_string(),
+                version,
+                r.at.line,
+            )
         })
         .collect();
     assert_eq!(
         required,
         [
-            ("null", "registry.terraform.io/hashicorp/null".into(), Some("~> 3.2.2"), 12),
-            ("random", "registry.terraform.io/hashicorp/random".into(), Some("~> 3.5.1"), 7),
+            (
+                "null",
+                "registry.terraform.io/hashicorp/null".into(),
+                Some("~> 3.2.2"),
+                12
+            ),
+            (
+                "random",
+                "registry.terraform.io/hashicorp/random".into(),
+                Some("~> 3.5.1"),
+                7
+            ),
         ]
     );
     assert_eq!(stack.provider_configs.len(), 2);
@@ -116,7 +135,12 @@ fn a_stack_file_read() {
         [
             (BlockKind::Declared, "pet", "./pet", 21),
             (BlockKind::Declared, "nulls", "./nulls", 33),
-            (BlockKind::Removed, "component.old", "app.terraform.io/acme/old/aws", 41),
+            (
+                BlockKind::Removed,
+                "component.old",
+                "app.terraform.io/acme/old/aws",
+                41
+            ),
         ]
     );
     let pet = &stack.components[0];
@@ -160,7 +184,10 @@ fn json_syntax() {
     assert_eq!(stack.required_providers.len(), 1);
     assert_eq!(stack.required_providers[0].at.line, 3);
     assert_eq!(stack.provider_configs[0].local_name, "random");
-    assert_eq!(stack.components[0].providers[0].given.as_deref(), Some("random"));
+    assert_eq!(
+        stack.components[0].providers[0].given.as_deref(),
+        Some("random")
+    );
     assert_eq!(stack.stacks[0].kind, BlockKind::Removed);
     assert_eq!(stack.stacks[0].name, "stack.gone");
 }
@@ -269,7 +296,10 @@ fn refused_stacks() {
         }
         let err = load(tmp.path()).expect_err(what).to_string();
         let err = err.replace(&format!("{}/", tmp.path().display()), "");
-        assert!(err.starts_with(want), "{what}:\n  got  {err}\n  want {want}");
+        assert!(
+            err.starts_with(want),
+            "{what}:\n  got  {err}\n  want {want}"
+        );
     }
 }
 
@@ -317,18 +347,37 @@ fn sources() {
         Source::Local(PathBuf::from("modules/vm"))
     );
     assert!(matches!(
-        arg("hashicorp/consul/aws", Some("~> 0.1")).resolve(dir).unwrap(),
-        Source::Remote { source: ModuleSource::Registry(_), .. }
+        arg("hashicorp/consul/aws", Some("~> 0.1"))
+            .resolve(dir)
+            .unwrap(),
+        Source::Remote {
+            source: ModuleSource::Registry(_),
+            ..
+        }
     ));
     assert!(matches!(
-        arg("git::https://example.com/x.git?ref=v1", None).resolve(dir).unwrap(),
-        Source::Remote { source: ModuleSource::Git(_), version: None }
+        arg("git::https://example.com/x.git?ref=v1", None)
+            .resolve(dir)
+            .unwrap(),
+        Source::Remote {
+            source: ModuleSource::Git(_),
+            version: None
+        }
     ));
     let refused = [
-        (arg("hashicorp/consul/aws", None), "needs a version argument"),
+        (
+            arg("hashicorp/consul/aws", None),
+            "needs a version argument",
+        ),
         (arg("./x", Some("1.0.0")), "takes no version argument"),
-        (arg("git::https://example.com/x.git", Some("1.0.0")), "takes no version argument"),
-        (arg("example.com/awesomecorp/tfstack-pet-nulls", Some("0.0.2")), "private registry of stacks"),
+        (
+            arg("git::https://example.com/x.git", Some("1.0.0")),
+            "takes no version argument",
+        ),
+        (
+            arg("example.com/awesomecorp/tfstack-pet-nulls", Some("0.0.2")),
+            "private registry of stacks",
+        ),
     ];
     for (arg, want) in refused {
         let err = arg.resolve(dir).unwrap_err().to_string();

@@ -62,7 +62,12 @@ impl TfStacks {
             discovery
                 .tf_stack_dirs
                 .par_iter()
-                .map(|dir| (dir.clone(), tf_stack::load_stack(dir, edited, listings).ok()))
+                .map(|dir| {
+                    (
+                        dir.clone(),
+                        tf_stack::load_stack(dir, edited, listings).ok(),
+                    )
+                })
                 .collect()
         });
         let mut embedded = BTreeSet::new();
@@ -221,7 +226,10 @@ struct Walked {
 /// Where a source leads, as far as is known.
 enum Located {
     /// The directory, and what its own local sources may not leave.
-    Dir { dir: PathBuf, bound: PathBuf },
+    Dir {
+        dir: PathBuf,
+        bound: PathBuf,
+    },
     Pending,
 }
 
@@ -264,14 +272,11 @@ impl Context<'_> {
         let requirements: Vec<Requirement> = stacks
             .iter()
             .flat_map(|read| {
-                read.config
-                    .required_providers
-                    .iter()
-                    .map(|r| Requirement {
-                        addr: r.addr.clone(),
-                        constraint: r.version.clone(),
-                        declared_in: read.config.dir.clone(),
-                    })
+                read.config.required_providers.iter().map(|r| Requirement {
+                    addr: r.addr.clone(),
+                    constraint: r.version.clone(),
+                    declared_in: read.config.dir.clone(),
+                })
             })
             .collect();
         let reqs = config::collect(&requirements).map_err(RootError::Constraint)?;
@@ -345,7 +350,8 @@ impl Context<'_> {
         let mut queue: Vec<(PathBuf, PathBuf, Vec<Location>)> =
             vec![(dir.to_path_buf(), bound, Vec::new())];
         while let Some((dir, bound, chain)) = queue.pop() {
-            let config = tf_stack::load_stack(&dir, self.loader.edited.as_ref(), self.loader.listings)?;
+            let config =
+                tf_stack::load_stack(&dir, self.loader.edited.as_ref(), self.loader.listings)?;
             if config.legacy {
                 warnings.push(Warning::LegacyStackFiles {
                     dir: dir.clone(),
@@ -387,13 +393,14 @@ impl Context<'_> {
         for (stack, read) in stacks.iter().enumerate() {
             for (index, component) in read.config.components.iter().enumerate() {
                 let label = component.label();
-                let dir = match self.locate(&component.source, &read.config.dir, &read.bound, &label)? {
-                    Located::Dir { dir, .. } => dir,
-                    Located::Pending => {
-                        waiting = true;
-                        continue;
-                    }
-                };
+                let dir =
+                    match self.locate(&component.source, &read.config.dir, &read.bound, &label)? {
+                        Located::Dir { dir, .. } => dir,
+                        Located::Pending => {
+                            waiting = true;
+                            continue;
+                        }
+                    };
                 match self.walk(component, &dir)? {
                     Some((root, tree)) => out.push(Walked {
                         stack,
@@ -470,21 +477,22 @@ impl Context<'_> {
                     bound: bound.to_path_buf(),
                 })
             }
-            tf_stack::Source::Remote { source: remote, version } => {
-                match self.fetches.get(&remote, version.as_deref()) {
-                    Remote::Fetched(fetched) => Ok(Located::Dir {
-                        dir: fetched.dir,
-                        bound: fetched.package_root,
-                    }),
-                    Remote::Pending => Ok(Located::Pending),
-                    Remote::Failed(error) => Err(RootError::Config(ConfigError::RemoteComponent {
-                        at: source.at.clone(),
-                        label: label.to_string(),
-                        module_source: source.text.clone(),
-                        error: Box::new(error),
-                    })),
-                }
-            }
+            tf_stack::Source::Remote {
+                source: remote,
+                version,
+            } => match self.fetches.get(&remote, version.as_deref()) {
+                Remote::Fetched(fetched) => Ok(Located::Dir {
+                    dir: fetched.dir,
+                    bound: fetched.package_root,
+                }),
+                Remote::Pending => Ok(Located::Pending),
+                Remote::Failed(error) => Err(RootError::Config(ConfigError::RemoteComponent {
+                    at: source.at.clone(),
+                    label: label.to_string(),
+                    module_source: source.text.clone(),
+                    error: Box::new(error),
+                })),
+            },
         }
     }
 }

@@ -76,7 +76,7 @@ pub(super) fn parse(src: &str, default_host: &str) -> Option<LockFile> {
     }
     let lock = LockFile {
         flavor: Flavor::from_header(src),
-            form: LockForm::from_header(src),
+        form: LockForm::from_header(src),
         providers,
     };
     (lock.render() == src).then_some(lock)

@@ -105,9 +105,8 @@ impl LockForm {
     /// the stacks tools (`terraform stacks providers-lock`, 1.13's `terraform stacks
     /// providers lock`, the beta's `tfstacks providers lock`) means a stack's file.
     pub fn from_header(src: &str) -> LockForm {
-        let stack = header_lines(src).any(|line| {
-            line.contains("stacks providers") || line.contains("tfstacks providers")
-        });
+        let stack = header_lines(src)
+            .any(|line| line.contains("stacks providers") || line.contains("tfstacks providers"));
         if stack {
             LockForm::Stack
         } else {
