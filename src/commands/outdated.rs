@@ -14,9 +14,9 @@ use super::lock::{FatalError, Targets};
 use super::settings::{self, OutdatedSettings, Services};
 use super::upgrade::read_scope;
 use super::{exit, EXIT_FAILED, EXIT_USAGE};
-use crate::config::edit::RemoteCall;
+use crate::config::edit::{is_stack_file, RemoteCall};
 use crate::report::outdated::{
-    self, Behind, DeclaredAt, FailedRoot, Item, ItemKind, OutdatedReport,
+    self, Behind, DeclaredAt, FailedRoot, Item, ItemKind, OutdatedReport, ReadRoot,
 };
 use crate::report::Verbosity;
 use crate::stages::discover;
@@ -71,10 +71,15 @@ pub(crate) async fn run(
     };
     let mut loaded = Vec::new();
     for root in roots {
+        report.roots.push(ReadRoot {
+            dir: root.dir.clone(),
+            kind: root.kind,
+        });
         match root.stage {
             Ok(stage) => loaded.push((root.dir, stage)),
             Err(e) => report.failed.push(FailedRoot {
                 root: root.dir,
+                kind: root.kind,
                 error: e.to_string(),
             }),
         }
@@ -87,7 +92,11 @@ pub(crate) async fn run(
         &discovery,
     ) {
         Ok(scope) => modules(&services, &scope.remote_calls(), &loaded, &mut report).await,
-        Err(e) => report.warnings.push(format!("module calls not read: {e}")),
+        Err(e) => {
+            // The roots' own evaluated calls (a stack's components among them) stand.
+            report.warnings.push(format!("module calls not read: {e}"));
+            modules(&services, &[], &loaded, &mut report).await;
+        }
     }
     let cache = super::run::refused_entries(&services);
     report.warnings.extend(cache.map(|w| w.to_string()));
@@ -291,6 +300,14 @@ fn evaluated_call(
     };
     let call_at = format!("{} at {}", evaluated.label(), evaluated.at);
     let declared = match &evaluated.definition {
+        // A Terraform Stack's component: its version is a literal in the stack file,
+        // listed there as a module call's is at its block.
+        Ok(definition) if is_stack_file(&definition.at.file) => DeclaredAt {
+            file: definition.at.file.display().to_string(),
+            line: definition.at.line,
+            constraint: version.clone().unwrap_or_default(),
+            via: None,
+        },
         Ok(definition) => DeclaredAt {
             file: definition.at.file.display().to_string(),
             line: definition.at.line,

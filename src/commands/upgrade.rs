@@ -34,8 +34,8 @@ use super::run::{Finish, Pipeline};
 use super::settings::{Services, UpgradeSettings};
 use super::{exit, note, EXIT_FAILED, EXIT_USAGE};
 use crate::config::edit::{
-    is_editable, is_version_tag, Edited, EditedFile, ModuleMatch, ProviderName, Scope, Site,
-    Subject, Target,
+    is_editable, is_stack_file, is_version_tag, Edited, EditedFile, ModuleMatch, ProviderName,
+    Scope, Site, Subject, Target,
 };
 use crate::config::files::Dialect;
 use crate::config::{ConfigError, Location};
@@ -462,10 +462,13 @@ async fn evaluated_calls(
 ) -> Vec<crate::config::tree::EvaluatedCall> {
     let options = targets.load_options(settings.sources.flavor, &settings.values);
     let (roots, _) = crate::stages::load::roots(discovery, &options, &services.modules).await;
+    // A stack's components are evaluated calls too, for `outdated`; the scope reads
+    // their versions in the stack files already (`Scope::sites`).
     let mut calls: Vec<_> = roots
         .into_iter()
         .filter_map(|root| root.stage.ok())
         .flat_map(|loaded| loaded.evaluated_calls)
+        .filter(|call| !is_stack_file(&call.at.file))
         .collect();
     // A version written in fetched code (a remote catalog's unit) is not the
     // repository's to edit.
@@ -525,7 +528,8 @@ fn write_all(report: &mut UpgradeReport, writes: &[Replacement]) {
 }
 
 /// The module directories an upgrade may edit: with file PATHs, those files; else every
-/// discovered directory and the local modules they call, transitively, minus what
+/// discovered directory (Terraform Stacks' included) and the local modules they call
+/// (a stack's components and embedded stacks too), transitively, minus what
 /// `--ignore-path` or `.terraform/` excludes.
 pub(crate) fn read_scope(
     flavor: Option<Flavor>,
@@ -547,7 +551,8 @@ pub(crate) fn read_scope(
     let ignored = |path: &Path| is_ignored(path, &targets.search, ignore);
     let keep_file = |path: &Path| is_editable(path) && !ignored(path);
     let keep_dir = |dir: &Path| is_editable(&dir.join("x.tf")) && !ignored(dir) && dir.is_dir();
-    for dir in &discovery.dirs {
+    // A Terraform Stack's directory is read with its stack files (`Scope::add_dir`).
+    for dir in discovery.dirs.iter().chain(&discovery.tf_stack_dirs) {
         if keep_dir(dir) {
             scope.add_dir(dir, host(dir), &keep_file)?;
         }
@@ -582,7 +587,7 @@ fn scope_of_files(
     for file in files {
         if !is_editable(file) {
             return Err(UpgradeError::Usage(format!(
-                "{}: not a configuration file tfsum edits (*.tf, *.tofu, *.tf.json, *.tofu.json, outside .terraform/)",
+                "{}: not a configuration file tfsum edits (*.tf, *.tofu, *.tf.json, *.tofu.json, a stack's *.tfcomponent.hcl or .json, outside .terraform/)",
                 file.display()
             )));
         }

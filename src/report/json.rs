@@ -14,7 +14,7 @@ use super::{detail, RunReport, JSON_SCHEMA_VERSION};
 use crate::config::ConfigError;
 use crate::disk::provider_dir::Layout;
 use crate::sources::{PackageError, VersionsError};
-use crate::stages::root::{RootError, RootKind, SelectionError};
+use crate::stages::root::{RootError, SelectionError};
 use crate::stages::warning::Warning;
 use crate::stages::write::changes::ProviderChange;
 use crate::stages::write::Change;
@@ -103,12 +103,7 @@ pub(crate) fn print_json(report: &RunReport, out: &mut impl Write) -> std::io::R
                 let shown = report.check || root.outcome.error().is_some();
                 JsonRoot {
                     dir: root.dir.to_string_lossy().into_owned(),
-                    kind: match root.kind {
-                        RootKind::Unit => "terragrunt_unit",
-                        RootKind::Stack => "terragrunt_stack",
-                        RootKind::TerraformStack => "terraform_stack",
-                        RootKind::Module => "module",
-                    },
+                    kind: super::kind_word(root.kind),
                     outcome: root.outcome.record_word(),
                     detail: (shown && !lines.is_empty()).then(|| lines.join("\n")),
                     diff: root.outcome.diff(),

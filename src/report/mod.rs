@@ -107,6 +107,27 @@ impl RunReport {
     }
 }
 
+/// What text puts after a root's path to say what kind of root it is: nothing for a
+/// root module.
+pub(crate) fn kind_suffix(kind: RootKind) -> &'static str {
+    match kind {
+        RootKind::Unit => " (terragrunt unit)",
+        RootKind::Stack => " (terragrunt stack)",
+        RootKind::TerraformStack => " (terraform stack)",
+        RootKind::Module => "",
+    }
+}
+
+/// A root's kind in JSON documents (docs/json-report.md, `roots[].kind`).
+pub(crate) fn kind_word(kind: RootKind) -> &'static str {
+    match kind {
+        RootKind::Unit => "terragrunt_unit",
+        RootKind::Stack => "terragrunt_stack",
+        RootKind::TerraformStack => "terraform_stack",
+        RootKind::Module => "module",
+    }
+}
+
 /// Writes the plain-text report.
 pub(crate) fn print_text(
     report: &RunReport,
@@ -124,12 +145,7 @@ pub(crate) fn print_text(
         if verbosity == Verbosity::Quiet && !needs_attention {
             continue;
         }
-        let kind = match root.kind {
-            RootKind::Unit => " (terragrunt unit)",
-            RootKind::Stack => " (terragrunt stack)",
-            RootKind::TerraformStack => " (terraform stack)",
-            RootKind::Module => "",
-        };
+        let kind = kind_suffix(root.kind);
         let word = root.outcome.word(report.check);
         writeln!(out, "{word:<width$} {}{kind}", root.dir.display())?;
         for line in detail(&root.outcome, report.check) {

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{code, plural};
+use super::{code, kind_suffix, plural};
+use crate::stages::root::RootKind;
 
 /// Bumped on any incompatible change to the JSON document.
 pub(crate) const OUTDATED_SCHEMA_VERSION: u32 = 1;
@@ -95,20 +96,40 @@ pub(crate) struct Item {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct FailedRoot {
     pub root: PathBuf,
+    #[serde(serialize_with = "kind_json")]
+    pub kind: RootKind,
     pub error: String,
+}
+
+/// A root the report covers, and what kind of root it is: `items[].roots` name roots by
+/// directory, and a Terraform Stack's directory looks like any other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct ReadRoot {
+    pub dir: PathBuf,
+    /// In JSON `module`, `terragrunt_unit`, `terragrunt_stack` or `terraform_stack`, as
+    /// in `tfsum lock`'s report ([`super::kind_word`]).
+    #[serde(serialize_with = "kind_json")]
+    pub kind: RootKind,
+}
+
+fn kind_json<S: serde::Serializer>(kind: &RootKind, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(super::kind_word(*kind))
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct OutdatedReport {
     pub items: Vec<Item>,
+    /// Every root read, loaded or failed, in path order.
+    pub roots: Vec<ReadRoot>,
     pub failed: Vec<FailedRoot>,
     pub warnings: Vec<String>,
 }
 
 impl OutdatedReport {
     /// Most behind first: major, minor, patch, then by how many versions, then by name,
-    /// locked and allowed version (rows of one name differ in those).
+    /// locked and allowed version (rows of one name differ in those); roots by path.
     pub(crate) fn sort(&mut self) {
+        self.roots.sort_by(|a, b| a.dir.cmp(&b.dir));
         self.items.sort_by(|a, b| {
             let key = |i: &Item| (Reverse(i.behind.rank()), Reverse(i.distance));
             fn name(i: &Item) -> (ItemKind, &str, Option<&str>, Option<&str>) {
@@ -236,7 +257,13 @@ pub(crate) fn print_outdated_text(
         }
     }
     for failed in &report.failed {
-        writeln!(out, "failed: {}: {}", failed.root.display(), failed.error)?;
+        writeln!(
+            out,
+            "failed: {}{}: {}",
+            failed.root.display(),
+            kind_suffix(failed.kind),
+            failed.error
+        )?;
     }
     for warning in &report.warnings {
         writeln!(out, "warning: {warning}")?;
@@ -250,6 +277,7 @@ struct JsonOutdated<'a> {
     ok: bool,
     behind: usize,
     items: &'a [Item],
+    roots: &'a [ReadRoot],
     failed: &'a [FailedRoot],
     warnings: &'a [String],
 }
@@ -265,6 +293,7 @@ pub(crate) fn print_outdated_json(
         ok: !report.is_failure(exit_code),
         behind: report.behind(),
         items: &report.items,
+        roots: &report.roots,
         failed: &report.failed,
         warnings: &report.warnings,
     };
@@ -303,8 +332,9 @@ pub(crate) fn print_outdated_markdown(
     for failed in &report.failed {
         writeln!(
             out,
-            "\n- failed: {} {}",
+            "\n- failed: {}{} {}",
             code(&failed.root.display().to_string()),
+            kind_suffix(failed.kind),
             code(&failed.error)
         )?;
     }

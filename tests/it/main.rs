@@ -39,6 +39,7 @@ mod stacks;
 mod terragrunt;
 mod test_files;
 mod tf_stacks;
+mod tf_stacks_commands;
 mod tfsum;
 mod twin;
 mod untrusted;

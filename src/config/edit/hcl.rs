@@ -2,7 +2,9 @@
 //! span of each literal so that it can be replaced in place.
 //!
 //! Only top-level blocks count, as for Terraform: `terraform` (its `required_version` and
-//! every `required_providers` block in it), `provider` and `module`.
+//! every `required_providers` block in it), `provider` and `module`. In a stack's file
+//! (`*.tfcomponent.hcl`): `required_providers`, itself top-level, and the `component`,
+//! `removed` and `stack` blocks (`stackconfig/file.go`, docs/spec/stacks.md §2).
 
 use std::path::Path;
 
@@ -10,13 +12,14 @@ use hcl_edit::expr::{Expression, ObjectKey};
 use hcl_edit::structure::{Block, Body};
 use hcl_edit::Span;
 
-use super::{CallFact, EntryFact, Facts, Value};
+use super::{CallFact, CallKind, EntryFact, Facts, FileForm, Value};
 use crate::config::hcl::with_body;
 use crate::config::{ConfigError, Location};
 use crate::vocab::text::LineIndex;
 
-/// Reads the facts of `text` (the whole file, a byte order mark included).
-pub(super) fn facts(path: &Path, text: &str) -> Result<Facts, ConfigError> {
+/// Reads the facts of `text` (the whole file, a byte order mark included), a file of
+/// the given form.
+pub(super) fn facts(path: &Path, text: &str, form: FileForm) -> Result<Facts, ConfigError> {
     // Spans count from the text the parser sees, without the mark.
     let offset = if text.starts_with('\u{feff}') { 3 } else { 0 };
     with_body(path, text, "", |body, _| {
@@ -26,7 +29,10 @@ pub(super) fn facts(path: &Path, text: &str) -> Result<Facts, ConfigError> {
             lines: LineIndex::new(&text[offset..]),
             offset,
         };
-        Ok(reader.body(body))
+        Ok(match form {
+            FileForm::Module => reader.body(body),
+            FileForm::Stack => reader.stack_body(body),
+        })
     })
 }
 
@@ -54,23 +60,63 @@ impl Reader<'_> {
                         .and_then(|a| self.value(&a.value)),
                 )),
                 ("module", [name]) => {
-                    let attr = |key| {
-                        block
-                            .body
-                            .get_attribute(key)
-                            .and_then(|a| self.value(&a.value))
-                    };
-                    facts.module_calls.push(CallFact {
-                        name: name.to_string(),
-                        at: self.at(block.span()),
-                        source: attr("source"),
-                        version: attr("version"),
-                    });
+                    facts
+                        .module_calls
+                        .push(self.call(block, CallKind::Module, name.to_string()))
                 }
                 _ => {}
             }
         }
         facts
+    }
+
+    /// A stack's file. Its `required_providers` entries are objects; another value is
+    /// the loader's error to report, and nothing to edit here.
+    fn stack_body(&self, body: &Body) -> Facts {
+        let mut facts = Facts::default();
+        for block in body.blocks() {
+            let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
+            let (kind, name) = match (block.ident.as_str(), labels.as_slice()) {
+                ("required_providers", []) => {
+                    let entries = block
+                        .body
+                        .attributes()
+                        .filter(|attr| matches!(attr.value, Expression::Object(_)))
+                        .map(|attr| self.entry(attr.key.as_str(), &attr.value));
+                    facts.entries.extend(entries);
+                    continue;
+                }
+                ("component", [name]) => (CallKind::Component, name.to_string()),
+                ("stack", [name]) => (CallKind::Stack, name.to_string()),
+                ("removed", []) => {
+                    let from = block.body.get_attribute("from").and_then(|a| {
+                        let span = a.value.span()?;
+                        Some(self.text.get(span)?.trim().to_string())
+                    });
+                    (CallKind::Removed, from.unwrap_or_default())
+                }
+                _ => continue,
+            };
+            facts.module_calls.push(self.call(block, kind, name));
+        }
+        facts
+    }
+
+    /// A block with `source` and `version` arguments: a module call, or a stack's block.
+    fn call(&self, block: &Block, kind: CallKind, name: String) -> CallFact {
+        let attr = |key| {
+            block
+                .body
+                .get_attribute(key)
+                .and_then(|a| self.value(&a.value))
+        };
+        CallFact {
+            kind,
+            name,
+            at: self.at(block.span()),
+            source: attr("source"),
+            version: attr("version"),
+        }
     }
 
     fn terraform(&self, block: &Block, facts: &mut Facts) {

@@ -2,7 +2,10 @@
 //! (docs/spec/upgrade.md): `required_providers` entries (object and legacy string form),
 //! the deprecated `version` of `provider` blocks, module calls' `version` (registry
 //! modules) and `?ref=` (git modules), and `required_version`; in `.tf`, `.tofu`,
-//! `.tf.json` and `.tofu.json` files.
+//! `.tf.json` and `.tofu.json` files. In a Terraform Stack's files (`*.tfcomponent.hcl`,
+//! `.tfcomponent.json`, legacy `*.tfstack.*`; docs/spec/stacks.md §2) the top-level
+//! `required_providers` entries, and the `source`/`version` of `component`, `removed`
+//! and `stack` blocks, which play the part of module calls.
 //!
 //! Nothing is re-rendered. A [`Scope`] reads each file once, keeping the byte span of every
 //! value that holds a constraint (`hcl` for native syntax through hcl-edit, `json` for
@@ -30,9 +33,9 @@ use regex::Regex;
 
 use super::files::{self, Dialect, FileSet};
 use super::{ConfigError, Location};
-use crate::vocab::addr::ProviderAddr;
+use crate::vocab::addr::{ProviderAddr, TERRAFORM_REGISTRY};
 use crate::vocab::module_source::{parse_source_for, ModuleSource};
-use crate::vocab::paths::{is_config_file_name, normalize_path};
+use crate::vocab::paths::{is_config_file_name, normalize_path, stack_file_name};
 
 /// A value in a file: where its bytes are and what it says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,13 +71,49 @@ struct EntryFact {
     legacy: bool,
 }
 
-/// A `module` block.
+/// A `module` block, or a stack's block that sources a module or a stack.
 #[derive(Debug, Clone)]
 struct CallFact {
+    kind: CallKind,
+    /// The block's label (a removed block's: its `from` as written).
     name: String,
     at: Location,
     source: Option<Value>,
     version: Option<Value>,
+}
+
+/// Which block a [`CallFact`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallKind {
+    Module,
+    /// A stack's `component "NAME"`.
+    Component,
+    /// A stack's `stack "NAME"` (an embedded stack).
+    Stack,
+    /// A stack's `removed { from = … }`, of a component or an embedded stack.
+    Removed,
+}
+
+impl CallFact {
+    /// How messages name it: `module "vpc"`, `component "pet"`, `removed block (from
+    /// component.pet)`, as the stack loader does ([`crate::config::tf_stack::Component`]).
+    fn label(&self) -> String {
+        match self.kind {
+            CallKind::Module => format!("module {:?}", self.name),
+            CallKind::Component => format!("component {:?}", self.name),
+            CallKind::Stack => format!("stack {:?}", self.name),
+            CallKind::Removed => format!("removed block (from {})", self.name),
+        }
+    }
+}
+
+/// What a file is, for scanning: a module's configuration file, or a stack's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileForm {
+    Module,
+    /// A Terraform Stack's file: top-level `required_providers`, `component`, `removed`
+    /// and `stack` blocks.
+    Stack,
 }
 
 /// One configuration file as read.
@@ -224,9 +263,11 @@ pub(crate) struct EditedFile {
 }
 
 impl Scope {
-    /// Reads every configuration file directly in `dir` (those `keep` accepts), unless
-    /// the directory is already in scope. `default_host` is the registry that short
-    /// provider and module addresses mean there.
+    /// Reads every configuration file directly in `dir` (those `keep` accepts), and the
+    /// files of a Terraform Stack there, unless the directory is already in scope.
+    /// `default_host` is the registry that short provider and module addresses mean
+    /// there; in a stack's directory, `registry.terraform.io` (Stacks run on HCP
+    /// Terraform, whose loader reads addresses so: `stackconfig/provider_requirements.go`).
     pub(crate) fn add_dir(
         &mut self,
         dir: &Path,
@@ -237,6 +278,12 @@ impl Scope {
         if self.dirs.contains_key(&dir) {
             return Ok(());
         }
+        let names = file_names(&dir)?;
+        let default_host = if names.iter().any(|n| stack_file_name(n).is_some()) {
+            TERRAFORM_REGISTRY
+        } else {
+            default_host
+        };
         self.dirs.insert(
             dir.clone(),
             ScopeDir {
@@ -244,7 +291,7 @@ impl Scope {
                 default_host,
             },
         );
-        for name in files::config_file_names(&dir)? {
+        for name in names {
             let path = dir.join(&name);
             if keep(&path) {
                 self.add_file(&path, default_host)?;
@@ -253,14 +300,19 @@ impl Scope {
         Ok(())
     }
 
-    /// Reads one configuration file into scope (its directory joins the scope with only
-    /// the files added so far).
+    /// Reads one configuration file (or a stack's file) into scope (its directory joins
+    /// the scope with only the files added so far).
     pub(crate) fn add_file(
         &mut self,
         path: &Path,
         default_host: &'static str,
     ) -> Result<(), ConfigError> {
         let path = normalize_path(path);
+        let (form, default_host) = if is_stack_file(&path) {
+            (FileForm::Stack, TERRAFORM_REGISTRY)
+        } else {
+            (FileForm::Module, default_host)
+        };
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if let Some(first) = self.seen.get(&canonical) {
             if *first != path {
@@ -274,9 +326,9 @@ impl Scope {
             source,
         })?;
         let facts = if files::is_json(&path) {
-            json::facts(&path, &text)?
+            json::facts(&path, &text, form)?
         } else {
-            hcl::facts(&path, &text)?
+            hcl::facts(&path, &text, form)?
         };
         let dir = path.parent().map(normalize_path).unwrap_or_default();
         let index = self.files.len();
@@ -315,6 +367,8 @@ impl Scope {
     }
 
     /// Every call of a registry or git module in the modules in scope, in file order.
+    /// A stack's components are not among them: `outdated` has them from the stack
+    /// roots the load stage read (their evaluated calls), which know which roots use them.
     pub(crate) fn remote_calls(&self) -> Vec<RemoteCall> {
         let mut out = Vec::new();
         for (dir, info) in &self.dirs {
@@ -322,6 +376,7 @@ impl Scope {
                 .files
                 .iter()
                 .flat_map(|&i| &self.files[i].facts.module_calls)
+                .filter(|call| call.kind == CallKind::Module)
             {
                 let Some(written) = call.source.as_ref().and_then(|v| v.text.as_deref()) else {
                     continue;
@@ -347,11 +402,13 @@ impl Scope {
     }
 
     /// Whether some module call in scope writes its source or version as an expression,
-    /// so that only evaluating it tells what it calls.
+    /// so that only evaluating it tells what it calls (a stack's blocks take literals
+    /// only, and its loader refuses anything else).
     pub(crate) fn has_evaluated_calls(&self) -> bool {
         self.files
             .iter()
             .flat_map(|f| &f.facts.module_calls)
+            .filter(|call| call.kind == CallKind::Module)
             .any(|call| {
                 call.source.as_ref().is_some_and(|v| v.text.is_none())
                     || call.version.as_ref().is_some_and(|v| v.text.is_none())
@@ -628,7 +685,7 @@ impl Scope {
                     if let Some(version) = &call.version {
                         found.constraint(
                             version,
-                            &format!("the version of module {:?}", call.name),
+                            &format!("the version of {}", call.label()),
                             Target::ModuleVersion {
                                 call: call.name.clone(),
                                 module,
@@ -641,7 +698,7 @@ impl Scope {
                     if let Some(version) = &call.version {
                         found.note(
                             &version.at,
-                            format!("module {:?}: a git module takes no version argument (Terraform rejects it); left as it is", call.name),
+                            format!("{}: a git module takes no version argument (Terraform rejects it); left as it is", call.label()),
                         );
                     }
                     match ref_slot(written) {
@@ -656,7 +713,10 @@ impl Scope {
                         }),
                         Some(Err(reference)) => found.note(
                             &source_value.at,
-                            format!("module {:?}: ref {reference:?} is not a version tag; left as it is", call.name),
+                            format!(
+                                "{}: ref {reference:?} is not a version tag; left as it is",
+                                call.label()
+                            ),
                         ),
                         None => {}
                     }
@@ -923,13 +983,45 @@ fn hcl_string(text: &str) -> String {
     out
 }
 
-/// Whether `path` names a file tfsum may edit: a configuration file, not under
-/// `.terraform/` (downloaded modules) or any other place Terraform installs into.
+/// The files directly in `dir` an upgrade reads, in one listing: its configuration
+/// files, then a stack's files as Terraform reads them, the current names
+/// (`*.tfcomponent.*`) when there is one, else the legacy `*.tfstack.*` (Terraform 1.13
+/// reads those, 1.14 ignores them; a mix is the stack loader's error to report).
+fn file_names(dir: &Path) -> Result<Vec<String>, ConfigError> {
+    let listings = crate::disk::walk::Listings::default();
+    let names = files::file_names(dir, &listings, |name| {
+        is_config_file_name(name) || stack_file_name(name).is_some()
+    })?;
+    let (stack, mut out): (Vec<String>, Vec<String>) = names
+        .into_iter()
+        .partition(|name| stack_file_name(name).is_some());
+    let current = stack
+        .iter()
+        .any(|name| stack_file_name(name).is_some_and(|kind| !kind.legacy));
+    out.extend(
+        stack
+            .into_iter()
+            .filter(|name| stack_file_name(name).is_some_and(|kind| kind.legacy != current)),
+    );
+    Ok(out)
+}
+
+/// Whether `path` is a Terraform Stack's file (`*.tfcomponent.hcl`, …): a version
+/// written there is in an upgrade's scope, which reads stack files itself.
+pub(crate) fn is_stack_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| stack_file_name(n).is_some())
+}
+
+/// Whether `path` names a file tfsum may edit: a configuration file or a stack's file,
+/// not under `.terraform/` (downloaded modules) or any other place Terraform installs
+/// into.
 pub(crate) fn is_editable(path: &Path) -> bool {
     let name_ok = path
         .file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(is_config_file_name);
+        .is_some_and(|n| is_config_file_name(n) || stack_file_name(n).is_some());
     name_ok
         && !path
             .components()

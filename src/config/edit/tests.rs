@@ -333,6 +333,13 @@ fn bom_crlf_and_escapes() {
 fn editable_paths() {
     assert!(is_editable(Path::new("envs/prod/main.tf")));
     assert!(is_editable(Path::new("a/versions.tofu.json")));
+    assert!(is_editable(Path::new("stack/components.tfcomponent.hcl")));
+    assert!(is_editable(Path::new("stack/components.tfcomponent.json")));
+    assert!(is_editable(Path::new("old/components.tfstack.hcl")));
+    assert!(!is_editable(Path::new("stack/deployments.tfdeploy.hcl")));
+    assert!(!is_editable(Path::new(
+        ".terraform/modules/x/a.tfcomponent.hcl"
+    )));
     assert!(!is_editable(Path::new(".terraform/modules/vpc/main.tf")));
     assert!(!is_editable(Path::new("envs/main.tf.bak")));
     assert!(!is_editable(Path::new("x/.terragrunt-cache/abc/main.tf")));
@@ -351,4 +358,197 @@ fn query_parameters() {
     );
     assert_eq!(query_slot("tfr:///a/b/c", "version"), None);
     assert_eq!(query_slot("tfr:///a/b/c?versions=1", "version"), None);
+}
+
+/// A Terraform Stack's file (docs/spec/stacks.md §2), aligned as `terraform fmt` leaves
+/// it: `required_providers` is top-level and its entries name their source; `component`,
+/// `removed` and `stack` blocks play the part of module calls.
+const STACK: &str = r#"required_providers {
+  random = {
+    source  = "hashicorp/random"
+    version = "~> 3.5.1" # pinned by platform
+  }
+  null = {
+    source  = "hashicorp/null"
+    version = "~> 3.2.2"
+  }
+}
+
+provider "random" "this" {}
+provider "null" "this" {}
+
+component "pet" {
+  source  = "app.terraform.io/acme/pet/random"
+  version = "1.0.0"
+  providers = {
+    random = provider.random.this
+  }
+}
+
+component "nulls" {
+  source = "./nulls"
+}
+
+component "git" {
+  source = "git::https://example.com/org/pet.git?ref=v1.0.0"
+}
+
+component "dynamic" {
+  source  = "app.terraform.io/acme/pet/random"
+  version = var.pet_version
+}
+
+removed {
+  from    = component.old_pet
+  source  = "app.terraform.io/acme/pet/random"
+  version = "~> 1.0"
+}
+
+stack "net" {
+  source  = "app.terraform.io/acme/pet/random"
+  version = "1.0.0"
+}
+
+stack "local" {
+  source = "../shared"
+}
+"#;
+
+/// Stack files are scanned as their own form, edited in place like `.tf` files: by
+/// provider address or local name, by module source (components, removed blocks and
+/// embedded stacks, each named as the stack loader names it); their local sources join
+/// the scope; their remote calls are not `remote_calls` (outdated has them from the
+/// load stage) and never evaluated. A deployment file is not read; a short address in a
+/// stack means `registry.terraform.io` whatever the directory's default.
+#[test]
+fn stack_files() {
+    let deploy = "deployment \"prod\" {\n  inputs = { v = \"~> 3.5.1\" }\n}\n";
+    let (dir, scope) = scope(
+        &[
+            ("stack/components.tfcomponent.hcl", STACK),
+            ("stack/deployments.tfdeploy.hcl", deploy),
+        ],
+        OPENTOFU_REGISTRY,
+    );
+    let stack_dir = dir.path().join("stack");
+    let mut scope = scope;
+    scope
+        .add_dir(&stack_dir, OPENTOFU_REGISTRY, &|_| true)
+        .unwrap();
+    let names: Vec<String> = scope.files.iter().map(|f| name(&f.path)).collect();
+    assert_eq!(names, ["components.tfcomponent.hcl"]);
+
+    let rows: Vec<(Subject, Vec<&str>)> = vec![
+        (provider("hashicorp/random"), vec!["random"]),
+        (
+            provider("registry.terraform.io/hashicorp/random"),
+            vec!["random"],
+        ),
+        (provider("random"), vec!["random"]),
+        (provider("null"), vec!["null"]),
+        (provider("acme/random"), vec![]),
+    ];
+    for (subject, want) in rows {
+        let (sites, _) = scope.sites(&subject);
+        let got: Vec<String> = sites
+            .iter()
+            .map(|s| match &s.target {
+                Target::Provider {
+                    addr,
+                    local_name,
+                    block: false,
+                } => {
+                    assert_eq!(addr.hostname.as_str(), TERRAFORM_REGISTRY, "{addr}");
+                    local_name.clone()
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(got, want, "{subject:?}");
+    }
+    let (files, notes) = upgrade(&scope, provider("hashicorp/random"), "3.6.0");
+    assert!(notes.is_empty(), "{notes:?}");
+    let want = STACK.replace(
+        "version = \"~> 3.5.1\" # pinned by platform",
+        "version = \"3.6.0\" # pinned by platform",
+    );
+    assert_eq!(files, [("components.tfcomponent.hcl".to_string(), want)]);
+
+    let module = Subject::Module(ModuleMatch::Source(
+        "app.terraform.io/acme/pet/random".to_string(),
+    ));
+    let (sites, notes) = scope.sites(&module);
+    let found: Vec<(usize, &str)> = sites
+        .iter()
+        .map(|s| (s.value.at.line, s.current()))
+        .collect();
+    assert_eq!(found, [(17, "1.0.0"), (39, "~> 1.0"), (44, "1.0.0")]);
+    assert_eq!(
+        notes.iter().map(|n| n.message.as_str()).collect::<Vec<_>>(),
+        ["the version of component \"dynamic\" is var.pet_version, not a literal string; tfsum cannot edit it and left it as it is"]
+    );
+    let (files, _) = upgrade(&scope, module, "2.0.0");
+    let want = STACK
+        .replace("version = \"1.0.0\"", "version = \"2.0.0\"")
+        .replace("version = \"~> 1.0\"", "version = \"2.0.0\"");
+    assert_eq!(files[0].1, want);
+    let git = Subject::Module(ModuleMatch::Source(
+        "git::https://example.com/org/pet.git".to_string(),
+    ));
+    let (files, _) = upgrade(&scope, git, "1.1.0");
+    assert_eq!(
+        files[0].1,
+        STACK.replace("pet.git?ref=v1.0.0", "pet.git?ref=v1.1.0")
+    );
+
+    let local: Vec<PathBuf> = scope.local_calls();
+    assert_eq!(
+        local,
+        [
+            normalize_path(&dir.path().join("shared")),
+            normalize_path(&stack_dir.join("nulls"))
+        ]
+    );
+    assert!(scope.remote_calls().is_empty());
+    assert!(!scope.has_evaluated_calls());
+}
+
+/// A stack's JSON file (`.tfcomponent.json`): entries, components and removed blocks
+/// (`from` as a template) are found in objects and arrays of blocks, and only the
+/// values' bytes change.
+#[test]
+fn stack_json_files() {
+    let text = r#"{"required_providers": {"random": {"source": "hashicorp/random", "version": "~> 3.5.1"}},
+ "component": {"pet": [{"source": "app.terraform.io/acme/pet/random", "version": "1.0.0"}]},
+ "removed": [{"from": "${component.old}", "source": "app.terraform.io/acme/pet/random", "version": "1.0.0"}]}"#;
+    let (_dir, scope) = scope(&[("stack.tfcomponent.json", text)], TERRAFORM_REGISTRY);
+    let (files, _) = upgrade(&scope, provider("hashicorp/random"), "3.6.0");
+    assert_eq!(files[0].1, text.replace("~> 3.5.1", "3.6.0"));
+    let module = Subject::Module(ModuleMatch::Regex(Regex::new("acme/pet").unwrap()));
+    let (files, notes) = upgrade(&scope, module, "2.0.0");
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(files[0].1, text.replace("1.0.0", "2.0.0"));
+}
+
+/// Which stack files a directory's scan reads, as Terraform does: the current names
+/// when there is one, else the legacy `*.tfstack.*` (1.13 reads them); a directory of
+/// both reads the current ones only (the loader refuses the mix).
+#[test]
+fn legacy_stack_names() {
+    let old = "required_providers {\n  null = {\n    source  = \"hashicorp/null\"\n    version = \"3.2.2\"\n  }\n}\n";
+    for (files, want) in [
+        (vec![("a.tfstack.hcl", old)], vec!["a.tfstack.hcl"]),
+        (
+            vec![("a.tfstack.hcl", old), ("b.tfcomponent.hcl", old)],
+            vec!["b.tfcomponent.hcl"],
+        ),
+        (
+            vec![("c.tfstack.json", "{}"), ("d.tf", "")],
+            vec!["d.tf", "c.tfstack.json"],
+        ),
+    ] {
+        let (_dir, scope) = scope(&files, TERRAFORM_REGISTRY);
+        let names: Vec<String> = scope.files.iter().map(|f| name(&f.path)).collect();
+        assert_eq!(names, want, "{files:?}");
+    }
 }

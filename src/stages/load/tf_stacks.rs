@@ -17,6 +17,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+mod calls;
+
 use super::{read_listed_lock, Fetches, Loaded, Loader, OldLock, Reader, StackLoaded};
 use crate::config::early::{RootInputs, Rules, ValueInputs};
 use crate::config::edit::Edited;
@@ -325,7 +327,7 @@ impl Context<'_> {
             modules,
             value_files: Vec::new(),
             evaluated_local: Vec::new(),
-            evaluated_calls: Vec::new(),
+            evaluated_calls: calls::remote_components(&stacks),
             lock_path,
             create_below: None,
             self_contained: false,

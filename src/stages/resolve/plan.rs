@@ -232,6 +232,7 @@ mod tests {
                 create_below: None,
                 self_contained: false,
                 lock_path: PathBuf::from(dir).join(lockfile::LOCK_FILE_NAME),
+                stack: None,
             }),
         }
     }

@@ -364,6 +364,7 @@ mod tests {
                     create_below: None,
                     self_contained: false,
                     lock_path,
+                    stack: None,
                 },
                 selected: [(null().addr, null().version)].into(),
             }),
@@ -403,6 +404,7 @@ provider \"registry.terraform.io/hashicorp/null\" {
         let created = only(write(
             vec![planned(&dir)],
             &hashed(&["linux_amd64"]),
+            None,
             false,
             &NoProgress,
         ));
@@ -430,6 +432,7 @@ provider \"registry.terraform.io/hashicorp/null\" {
         let again = only(write(
             vec![planned(&dir)],
             &hashed(&["linux_amd64"]),
+            None,
             false,
             &NoProgress,
         ));
@@ -439,6 +442,7 @@ provider \"registry.terraform.io/hashicorp/null\" {
         let checked = only(write(
             vec![planned(&dir)],
             &hashed(&["darwin_arm64", "linux_amd64"]),
+            None,
             true,
             &NoProgress,
         ));
@@ -462,7 +466,13 @@ provider \"registry.terraform.io/hashicorp/null\" {
             RootKind::Unit,
             RootError::Selection(Vec::new()),
         );
-        let reports = write(vec![planned(&dir), stopped], &failing, false, &NoProgress);
+        let reports = write(
+            vec![planned(&dir), stopped],
+            &failing,
+            None,
+            false,
+            &NoProgress,
+        );
         assert_eq!(std::fs::read_to_string(&lock_path).unwrap(), WRITTEN);
         let Some(RootError::Packages(errors)) = reports[0].outcome.error() else {
             panic!("{:?}", reports[0].outcome);
