@@ -64,12 +64,13 @@ pub(crate) fn component(
             req.addr
         )));
     }
+    // Built-in providers too: a `terraform_data` resource needs a `terraform`
+    // configuration passed (upstream's `mainbundle/test/with-built-in-provider`).
     for name in &root.implied_local_names {
         let Some(addr) = root.provider_for_local_name(name) else {
             continue;
         };
-        let configured = root.provider_blocks.iter().any(|b| &b.local_name == name);
-        if !addr.is_lockable() || configured {
+        if root.provider_blocks.iter().any(|b| &b.local_name == name) {
             continue;
         }
         if !component
@@ -95,7 +96,7 @@ pub(crate) fn component(
         else {
             continue;
         };
-        let Some(declared) = stack.provider(given) else {
+        let Some(declared) = stack.provider_addr(given) else {
             problems.push(ConfigError::invalid(
                 slot.at.clone(),
                 format!(
@@ -105,7 +106,7 @@ pub(crate) fn component(
             ));
             continue;
         };
-        if &declared.addr == wanted {
+        if &declared == wanted {
             continue;
         }
         let explicit = root
@@ -127,7 +128,7 @@ pub(crate) fn component(
                 "{label}: {module} wants a configuration of {wanted} for {:?}, and \
                  provider.{given} is one of {} (HCP Terraform: \"Invalid provider \
                  configuration\"){hint}",
-                slot.local_name, declared.addr
+                slot.local_name, declared
             ),
         ));
     }

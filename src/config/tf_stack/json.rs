@@ -25,13 +25,12 @@ pub(super) fn parse_file(path: &Path, text: &str) -> Result<StackFile, ConfigErr
     let mut out = StackFile::default();
     for member in &members {
         match member.name.as_str() {
-            "language" => {
-                if !matches!(&member.value.kind, JsonKind::String(s) if s == LANGUAGE_EDITION) {
-                    return Err(ConfigError::invalid(
-                        at(member.line),
-                        format!("invalid language edition: the only one is {LANGUAGE_EDITION:?}"),
-                    ));
-                }
+            "language" if !matches!(&member.value.kind, JsonKind::String(s) if s == LANGUAGE_EDITION) =>
+            {
+                return Err(ConfigError::invalid(
+                    at(member.line),
+                    format!("invalid language edition: the only one is {LANGUAGE_EDITION:?}"),
+                ));
             }
             "required_providers" => {
                 for (_, body) in blocks(&member.value, 0) {

@@ -35,6 +35,10 @@ use crate::vocab::paths::{normalize_path, stack_file_name, StackFileName};
 /// `maxEmbeddedStackNesting`).
 pub(crate) const MAX_STACK_NESTING: usize = 20;
 
+/// The one built-in provider (`builtin/providers/factories.go:11-17`): every stack may
+/// configure it without a `required_providers` entry, and it is never locked.
+const BUILTIN_PROVIDER: &str = "terraform";
+
 /// The only language edition a stack file may name (`stackconfig/file.go:18`).
 const LANGUAGE_EDITION: &str = "TFStack2023";
 
@@ -375,11 +379,21 @@ fn merge_requirements(
 }
 
 impl StackConfig {
-    /// The provider a local name of this stack stands for.
+    /// The `required_providers` entry of a local name of this stack.
     pub(crate) fn provider(&self, local_name: &str) -> Option<&StackRequirement> {
         self.required_providers
             .iter()
             .find(|r| r.local_name == local_name)
+    }
+
+    /// The provider a local name of this stack stands for: its `required_providers`
+    /// entry, or the built-in provider of that name, which every stack has without
+    /// naming it (`provider_requirements.go:39-58`).
+    pub(crate) fn provider_addr(&self, local_name: &str) -> Option<ProviderAddr> {
+        match self.provider(local_name) {
+            Some(entry) => Some(entry.addr.clone()),
+            None => (local_name == BUILTIN_PROVIDER).then(ProviderAddr::builtin_terraform),
+        }
     }
 
     /// Provider blocks name declared providers (`stackconfig/stack.go:149-164`), and no
@@ -387,9 +401,7 @@ impl StackConfig {
     /// (`declarations.go`).
     fn check_names(&self) -> Result<(), ConfigError> {
         for config in &self.provider_configs {
-            // Built-in providers need no entry (`provider_requirements.go:39-58`).
-            let builtin = config.local_name == "terraform";
-            if !builtin && self.provider(&config.local_name).is_none() {
+            if self.provider_addr(&config.local_name).is_none() {
                 return Err(ConfigError::invalid(
                     config.at.clone(),
                     format!(
@@ -535,5 +547,5 @@ fn removed_target(steps: &[&str]) -> Option<RemovedTarget> {
             "stack" => Some(RemovedTarget::Stack),
             _ => None,
         })
-        .last()
+        .next_back()
 }

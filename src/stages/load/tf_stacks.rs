@@ -127,7 +127,11 @@ impl TfStacks {
         for dir in &discovery.dirs {
             let normal = normalize_path(dir);
             if self.dirs.contains(&normal) {
-                out.push(Warning::StackWithModuleFiles { dir: dir.clone() });
+                // Unless those files are the module of one of its components
+                // (`source = "./"`), as in many of upstream's own stacks.
+                if !self.sources.contains_key(&normal) {
+                    out.push(Warning::StackWithModuleFiles { dir: dir.clone() });
+                }
             } else if let Some(at) = self.sources.get(&normal) {
                 let lock = dir.join(LOCK_FILE_NAME);
                 if lock.is_file() {
@@ -173,7 +177,8 @@ impl TfStacks {
             for (dir, evaluated) in evaluated {
                 match evaluated {
                     Evaluated::Waiting => still.push(dir),
-                    Evaluated::Done(Ok((loaded, met))) => {
+                    Evaluated::Done(Ok(done)) => {
+                        let (loaded, met) = *done;
                         warnings.extend(met);
                         roots.push(Root {
                             dir,
@@ -195,7 +200,7 @@ impl TfStacks {
 
 /// One stack root, evaluated with the packages fetched so far.
 enum Evaluated {
-    Done(Result<(Loaded, Vec<Warning>), RootError>),
+    Done(Result<Box<(Loaded, Vec<Warning>)>, RootError>),
     /// A package it needs is not fetched yet.
     Waiting,
 }
@@ -238,7 +243,7 @@ enum Located {
 impl Context<'_> {
     fn stack_root(&self, dir: &Path) -> Evaluated {
         match self.evaluate(dir) {
-            Ok(Some(done)) => Evaluated::Done(Ok(done)),
+            Ok(Some(done)) => Evaluated::Done(Ok(Box::new(done))),
             Ok(None) => Evaluated::Waiting,
             Err(error) => Evaluated::Done(Err(error)),
         }
