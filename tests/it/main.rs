@@ -38,6 +38,7 @@ mod shared_cache;
 mod stacks;
 mod terragrunt;
 mod tf_stacks;
+mod tf_stacks_upstream;
 mod test_files;
 mod tfsum;
 mod twin;
