@@ -40,6 +40,7 @@ mod terragrunt;
 mod test_files;
 mod tf_stacks;
 mod tf_stacks_commands;
+mod tf_stacks_upstream;
 mod tfsum;
 mod twin;
 mod untrusted;

@@ -112,7 +112,7 @@ fn cause_text(cause: &str) -> &'static [&'static str] {
     }
 }
 
-fn copy_into(from: &Path, to: &Path, replacements: &[(&str, String)]) {
+pub(super) fn copy_into(from: &Path, to: &Path, replacements: &[(&str, String)]) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.expect("walk");
         let target = to.join(entry.path().strip_prefix(from).expect("inside"));
@@ -135,7 +135,7 @@ fn copy_into(from: &Path, to: &Path, replacements: &[(&str, String)]) {
 }
 
 /// Every lock file below `dir`, relative, sorted.
-fn lock_files(dir: &Path) -> BTreeSet<String> {
+pub(super) fn lock_files(dir: &Path) -> BTreeSet<String> {
     walkdir::WalkDir::new(dir)
         .into_iter()
         .filter_map(Result::ok)
@@ -175,7 +175,7 @@ fn serve(case_dir: &Path, repos: &[GitRepo], replacements: &[(&str, String)], gi
     }
 }
 
-fn git_base(git: &GitServer) -> String {
+pub(super) fn git_base(git: &GitServer) -> String {
     git.url("x").trim_end_matches("/x.git").to_string()
 }
 

@@ -13,9 +13,9 @@ use crate::support::fake_registry::FakeRegistry;
 use crate::support::terraform;
 use crate::tfsum;
 
-const PLATFORMS: [&str; 2] = ["darwin_arm64", "linux_amd64"];
+pub(super) const PLATFORMS: [&str; 2] = ["darwin_arm64", "linux_amd64"];
 
-const STACKS_HEADER: &str = "# This file is maintained automatically by \"terraform stacks providers-lock\".\n# Manual edits may be lost in future updates.\n";
+pub(super) const STACKS_HEADER: &str = "# This file is maintained automatically by \"terraform stacks providers-lock\".\n# Manual edits may be lost in future updates.\n";
 const INIT_HEADER: &str = "# This file is maintained automatically by \"terraform init\".\n# Manual edits may be lost in future updates.\n";
 
 fn registry() -> FakeRegistry {
@@ -107,7 +107,11 @@ impl Work {
 /// (`(name, source, constraint)`), made into a stack's file: the stacks header, and no
 /// `constraints` lines. Real stack lock files have exactly this form
 /// (`testdata/terraform-stacks/pet-nulls-stack/.terraform.lock.hcl`).
-fn twin_lock(registry: &FakeRegistry, cli: &Path, providers: &[(&str, &str, &str)]) -> String {
+pub(super) fn twin_lock(
+    registry: &FakeRegistry,
+    cli: &Path,
+    providers: &[(&str, &str, &str)],
+) -> String {
     let twin = TempDir::new().expect("twin");
     let entries: String = providers
         .iter()

@@ -1,0 +1,4 @@
+
+resource "testing_resource" "data" {
+  provider = other
+}

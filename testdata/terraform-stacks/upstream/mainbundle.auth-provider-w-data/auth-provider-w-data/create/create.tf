@@ -1,0 +1,3 @@
+resource "testing_resource" "resource" {
+  id = "resource"
+}

@@ -1,0 +1,8 @@
+variable "value" {
+  type = string
+}
+
+output "value" {
+  type = string
+  value = var.value
+}

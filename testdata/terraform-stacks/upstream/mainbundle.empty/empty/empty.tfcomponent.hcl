@@ -1,0 +1,1 @@
+# This stack configuration is intentionally empty. Don't add anything here.

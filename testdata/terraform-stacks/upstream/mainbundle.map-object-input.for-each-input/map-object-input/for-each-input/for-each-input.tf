@@ -1,0 +1,7 @@
+variable "input" {
+  type = string
+}
+
+output "value" {
+  value = var.input
+}

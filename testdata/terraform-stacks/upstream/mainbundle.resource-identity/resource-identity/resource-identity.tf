@@ -1,0 +1,7 @@
+variable "name" {
+    type = string
+}
+
+resource "testing_resource_with_identity" "hello" {
+    id = var.name
+}

@@ -1,0 +1,9 @@
+variable "msg" {
+  type    = string
+  default = "default"
+}
+
+output "msg" {
+  type  = string
+  value = var.msg
+}

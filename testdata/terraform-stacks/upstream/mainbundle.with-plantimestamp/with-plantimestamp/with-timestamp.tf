@@ -1,0 +1,11 @@
+output "out" {
+  value = "module-output-${plantimestamp()}"
+}
+
+variable "value" {
+  type = string
+}
+
+output "input" {
+  value = var.value
+}

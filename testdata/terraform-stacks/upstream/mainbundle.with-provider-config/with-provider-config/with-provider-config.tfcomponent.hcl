@@ -1,0 +1,17 @@
+
+required_providers {
+  test = {
+    source  = "example.com/test/test"
+    version = "1.0.0"
+  }
+}
+
+variable "name" {
+  type = string
+}
+
+provider "test" "foo" {
+  config {
+    name = var.name
+  }
+}

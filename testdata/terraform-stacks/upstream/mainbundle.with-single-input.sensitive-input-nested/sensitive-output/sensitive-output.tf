@@ -1,0 +1,4 @@
+output "out" {
+  value     = sensitive("secret")
+  sensitive = true
+}

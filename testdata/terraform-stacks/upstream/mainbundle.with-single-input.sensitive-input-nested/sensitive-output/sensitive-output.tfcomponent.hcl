@@ -1,0 +1,10 @@
+component "self" {
+  source = "./"
+  inputs = {
+  }
+}
+
+output "result" {
+  type = string
+  value = component.self.out
+}

@@ -1,0 +1,3 @@
+component "foo" {
+  source = "../empty-module"
+}

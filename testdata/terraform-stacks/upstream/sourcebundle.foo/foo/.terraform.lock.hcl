@@ -1,0 +1,7 @@
+
+provider "example.com/foo/bar" {
+  version = "1.2.3"
+  hashes = [
+    "zh:abcdabcdabcdabcdabcdabcdabcdabcdabcdabcdabcdabcdabcdabcdabcdabcd"
+  ]
+}

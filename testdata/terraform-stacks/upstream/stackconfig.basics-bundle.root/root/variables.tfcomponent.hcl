@@ -1,0 +1,9 @@
+variable "name" {
+  type = string
+}
+
+variable "auth_jwt" {
+  type      = string
+  ephemeral = true
+  sensitive = true
+}

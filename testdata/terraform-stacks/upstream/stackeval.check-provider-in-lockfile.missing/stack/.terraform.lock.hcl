@@ -1,0 +1,2 @@
+# This file is maintained automatically by "terraform stacks providers-lock".
+# Manual edits may be lost in future updates.
