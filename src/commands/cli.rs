@@ -59,9 +59,13 @@ Examples:
 Root modules (with -r): a directory with Terraform files is a root when it has a
 .terraform.lock.hcl, a backend or cloud block, or when no other discovered module
 calls it as a local module (source = \"./...\" or \"../...\"). Child-only modules get no
-lock file. When a PATH is a file, tfsum searches the current directory and locks the
-roots whose configuration (own directory, local modules, Terragrunt unit) holds one of
-the files.
+lock file. A Terragrunt unit (terragrunt.hcl) is a root, and so is a Terraform Stack
+(*.tfcomponent.hcl): one lock file in the stack's directory, holding its
+required_providers as `terraform stacks providers-lock` writes it; the modules its
+components source are not roots. With no platform given, a stack also locks
+linux_amd64, where HCP Terraform runs it. When a PATH is a file, tfsum searches the
+current directory and locks the roots whose configuration (own directory, local
+modules, Terragrunt unit, stack) holds one of the files.
 
 A module source or version written as an expression is evaluated as `init` evaluates
 it (Terraform 1.15: const variables only; OpenTofu: any variable): values come from
