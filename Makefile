@@ -47,20 +47,24 @@ docker-registry: $(DOCKER_REGISTRY)
 $(DOCKER_REGISTRY):
 	scripts/fetch-docker-registry.sh
 
-# `cargo fmt` without --all: --all would also format vendor/hcl-edit (a path dependency),
-# which keeps its upstream layout.
+# The workspace's packages: the binary and its layers (crates/). `cargo fmt` names them
+# rather than taking --all, which would also format vendor/hcl-edit (a path dependency
+# that keeps its upstream layout).
+PACKAGES := tfsum $(notdir $(wildcard crates/tfsum-*))
+FMT := $(CARGO) fmt $(addprefix -p ,$(PACKAGES))
+
 test: oracle s3-server azurite gcs-server renovate docker-registry
-	TFSUM_TEST_DOCKER_REGISTRY=$(CURDIR)/$(DOCKER_REGISTRY) $(CARGO) test --locked --all-targets
+	TFSUM_TEST_DOCKER_REGISTRY=$(CURDIR)/$(DOCKER_REGISTRY) $(CARGO) test --locked --workspace --all-targets
 	scripts/test-vendored-hcl-edit.sh
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
-	  $(CARGO) doc --locked --no-deps --document-private-items --lib
-	$(CARGO) fmt -- --check
-	$(CARGO) clippy --locked --all-targets -- -D warnings
+	  $(CARGO) doc --locked --workspace --no-deps --document-private-items --lib
+	$(FMT) -- --check
+	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 	$(MAKE) test-packaging
 
 lint:
-	$(CARGO) fmt -- --check
-	$(CARGO) clippy --locked --all-targets -- -D warnings
+	$(FMT) -- --check
+	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
 bench: oracle s3-server
 	$(CARGO) bench --locked --bench lock

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
-use crate::vocab::addr::Platform;
+use tfsum_vocab::addr::Platform;
 
 /// The `lock` exit codes, shown by `tfsum --help` and `tfsum lock --help`.
 macro_rules! lock_exit_status {

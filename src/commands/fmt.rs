@@ -3,7 +3,7 @@
 //! The use case is a `.terraform.lock.hcl` whose git merge conflict was resolved by hand:
 //! blocks out of order, hashes duplicated or unsorted, odd spacing. Such a file is still a
 //! valid lock file, so it is read with the lock-file parser and rendered whole again
-//! ([`crate::vocab::lockfile::LockFile::render`]), exactly as Terraform would write it. Nothing is resolved
+//! ([`tfsum_vocab::lockfile::LockFile::render`]), exactly as Terraform would write it. Nothing is resolved
 //! against a registry and no provider, version or hash is added or dropped: fmt changes
 //! layout, never content. Comments are not kept, just as Terraform drops them on write.
 //!
@@ -21,12 +21,12 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::disk::atomic::link_trees;
-use crate::disk::walk::lock_files;
-use crate::report::fmt::{FmtError, FmtFile, FmtReport, Formatted};
-use crate::stages::write::diff;
-use crate::stages::write::Change;
-use crate::vocab::lockfile;
+use tfsum_disk::atomic::link_trees;
+use tfsum_disk::walk::lock_files;
+use tfsum_report::fmt::{FmtError, FmtFile, FmtReport, Formatted};
+use tfsum_stages::write::diff;
+use tfsum_stages::write::Change;
+use tfsum_vocab::lockfile;
 
 /// What to format; the plain values the CLI turns `tfsum fmt [--check] [-r] [PATH]...` into.
 #[derive(Debug, Clone, Default)]
@@ -84,11 +84,11 @@ pub(crate) fn format_file(
     check: bool,
     within: &[PathBuf],
 ) -> Result<Formatted, FmtError> {
-    let target = crate::disk::atomic::link_target(path, within).map_err(FmtError::Link)?;
+    let target = tfsum_disk::atomic::link_target(path, within).map_err(FmtError::Link)?;
     let bytes = fs::read(&target).map_err(FmtError::Read)?;
     let lock = lockfile::read(&bytes).map_err(FmtError::Unreadable)?;
     let canonical = lock.render();
-    let change = crate::stages::write::compare(Some(&bytes), &canonical);
+    let change = tfsum_stages::write::compare(Some(&bytes), &canonical);
     if change == Change::Unchanged {
         return Ok(Formatted { change, diff: None });
     }
@@ -102,7 +102,7 @@ pub(crate) fn format_file(
             diff: Some(diff),
         });
     }
-    crate::disk::atomic::replace_file(&target, canonical.as_bytes()).map_err(FmtError::Write)?;
+    tfsum_disk::atomic::replace_file(&target, canonical.as_bytes()).map_err(FmtError::Write)?;
     Ok(Formatted { change, diff: None })
 }
 
@@ -127,7 +127,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-    use crate::vocab::lockfile::LOCK_FILE_NAME;
+    use tfsum_vocab::lockfile::LOCK_FILE_NAME;
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/fmt");
     /// A lock file real `terraform init` wrote: canonical by definition.
@@ -428,9 +428,7 @@ mod tests {
         let below = single(run(&options(vec![root.join("empty")], true, false)));
         assert!(matches!(
             below.outcome,
-            Err(FmtError::Find(
-                crate::disk::walk::FindError::NoLockFileBelow
-            ))
+            Err(FmtError::Find(tfsum_disk::walk::FindError::NoLockFileBelow))
         ));
     }
 

@@ -1,6 +1,6 @@
 //! The configuration index in a `tfsum lock` run: what it lets the run skip, and what the
 //! run teaches it (docs/design.md, "Performance model"; the index itself, its stamps and
-//! its storage are [`crate::disk::index`]).
+//! its storage are [`tfsum_disk::index`]).
 //!
 //! ```text
 //! look ──▶ discover ──▶ decide ──▶ load (the roots to open) ──▶ … ──▶ write ──▶ save
@@ -16,7 +16,7 @@
 //!    a file edited in place in a directory that did not move and that it was not given,
 //!    until a whole run or a run given that file.
 //! 2. **Discover.** The walk takes the listing of each unchanged directory from the
-//!    index and lists the others ([`crate::disk::walk::walk_knowing`]).
+//!    index and lists the others ([`tfsum_disk::walk::walk_knowing`]).
 //! 3. **Decide.** Root detection takes the facts of each module directory whose inputs
 //!    stand ([`Prior::module`]). Each root the last run recorded is then *opened* (loaded,
 //!    resolved, hashed, written as without an index), *up to date* (reported unchanged
@@ -41,17 +41,17 @@ use rayon::prelude::*;
 use regex::Regex;
 
 use crate::commands::settings::{LockSettings, Services};
-use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
-use crate::disk::index::{self, Index, LearntRoot, RootRecord, Unusable};
-use crate::disk::walk::{EntryType, Listing, Listings};
-use crate::stages::discover::{self, DiscoverError, Discovery};
-use crate::stages::load::{LoadOptions, Loaded, Loading, ModuleFacts, Prior};
-use crate::stages::parallel;
-use crate::stages::root::RootKind;
-use crate::stages::warning::Warning;
-use crate::stages::write::{Change, RootOutcome, RootReport};
-use crate::vocab::lockfile::LOCK_FILE_NAME;
-use crate::vocab::paths::normalize_path;
+use tfsum_config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
+use tfsum_disk::index::{self, Index, LearntRoot, RootRecord, Unusable};
+use tfsum_disk::walk::{EntryType, Listing, Listings};
+use tfsum_stages::discover::{self, DiscoverError, Discovery};
+use tfsum_stages::load::{LoadOptions, Loaded, Loading, ModuleFacts, Prior};
+use tfsum_stages::parallel;
+use tfsum_stages::root::RootKind;
+use tfsum_stages::warning::Warning;
+use tfsum_stages::write::{Change, RootOutcome, RootReport};
+use tfsum_vocab::lockfile::LOCK_FILE_NAME;
+use tfsum_vocab::paths::normalize_path;
 
 /// What a run does with a root the index knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,7 +212,7 @@ impl IndexedRun {
             if let Some(listing) = self.index.listing(&dir.join(DEFAULT_TEST_DIRECTORY)) {
                 listings.insert(&run_dir.join(DEFAULT_TEST_DIRECTORY), listing);
             }
-            let now = crate::stages::load::module_facts(&run_dir, options, &listings);
+            let now = tfsum_stages::load::module_facts(&run_dir, options, &listings);
             let mut is: Vec<PathBuf> = now.calls.iter().map(|c| self.index.absolute(c)).collect();
             is.sort();
             is.dedup();
@@ -239,7 +239,7 @@ impl IndexedRun {
     /// `abs` relative to the working directory, as the walk of a changed-files run
     /// (which searches `.`) spells it.
     fn relative(&self, abs: &Path) -> PathBuf {
-        crate::config::paths::relative_path(abs, &self.cwd)
+        tfsum_config::paths::relative_path(abs, &self.cwd)
     }
 
     /// Keeps in `discovery` the roots to open and those answered from the index (the
@@ -340,7 +340,7 @@ impl IndexedRun {
         if like.is_absolute() {
             abs.to_path_buf()
         } else {
-            crate::config::paths::relative_path(abs, &self.cwd)
+            tfsum_config::paths::relative_path(abs, &self.cwd)
         }
     }
 
@@ -546,10 +546,10 @@ impl IndexedRun {
         }
         let mut own = vec![dir.join(LOCK_FILE_NAME), loaded.lock_path.clone()];
         let has_data_dir =
-            listing_of(dir, listings).is_some_and(|l| l.get(crate::config::DATA_DIR).is_some());
+            listing_of(dir, listings).is_some_and(|l| l.get(tfsum_config::DATA_DIR).is_some());
         if has_data_dir {
             own.push(
-                dir.join(crate::config::DATA_DIR)
+                dir.join(tfsum_config::DATA_DIR)
                     .join("modules")
                     .join("modules.json"),
             );
@@ -592,7 +592,7 @@ fn inputs_of_dir(dir: &Path, listings: &Listings, tests: bool, out: &mut Vec<Pat
 /// A configuration file name (any dialect: which are read depends on the flavor, and
 /// both are inputs of it).
 fn is_read(name: &str) -> bool {
-    crate::vocab::paths::is_config_file_name(name)
+    tfsum_vocab::paths::is_config_file_name(name)
 }
 
 /// What shapes loading, besides the files: the trees searched, the forced flavor, the

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! A failure in one root (bad configuration, a broken lock file, no matching version, a
-//! package that does not verify) stops that root only ([`crate::stages::root`]); every other root
+//! package that does not verify) stops that root only ([`tfsum_stages::root`]); every other root
 //! is still written. Work shared between roots is done once: each module directory is
 //! parsed once, each provider's version list fetched once, each unique package hashed
 //! once.
@@ -20,20 +20,20 @@ use std::time::{Instant, SystemTime};
 use super::index::{IndexedRun, Searched};
 use super::run::{Finish, Pipeline};
 use crate::commands::settings::{LockSettings, Services, SetupError};
-use crate::config::early::ValueInputs;
-use crate::config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
-use crate::disk::provider_dir::{Layout, ProviderDir};
-use crate::report::run_record;
-use crate::report::RunReport;
-use crate::sources::kept::KeptPackages;
-use crate::stages::discover;
-use crate::stages::load::{LoadOptions, Loaded};
-use crate::stages::root::{Root, RootError};
-use crate::stages::warning::Warning;
-use crate::stages::write::LOCK_FILE_NAME;
-use crate::vocab::lockfile::Flavor;
-use crate::vocab::paths::normalize_path;
-use crate::vocab::progress::Progress;
+use tfsum_config::early::ValueInputs;
+use tfsum_config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
+use tfsum_disk::provider_dir::{Layout, ProviderDir};
+use tfsum_report::run_record;
+use tfsum_report::RunReport;
+use tfsum_sources::kept::KeptPackages;
+use tfsum_stages::discover;
+use tfsum_stages::load::{LoadOptions, Loaded};
+use tfsum_stages::root::{Root, RootError};
+use tfsum_stages::warning::Warning;
+use tfsum_stages::write::LOCK_FILE_NAME;
+use tfsum_vocab::lockfile::Flavor;
+use tfsum_vocab::paths::normalize_path;
+use tfsum_vocab::progress::Progress;
 
 /// An error that stops the run before any root is attempted.
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +47,7 @@ pub(crate) enum FatalError {
     #[error("--retry-failed: {0}")]
     Retry(RetryError),
     #[error("the provider directory: {0}")]
-    Mirror(crate::disk::provider_dir::DirError),
+    Mirror(tfsum_disk::provider_dir::DirError),
     #[error("--layout oci pushes to a registry: it cannot run with --offline")]
     OciOffline,
 }
@@ -209,7 +209,7 @@ impl Targets {
     /// within the trees searched (through links too), which are also all that a
     /// configuration's `file()` may read; variables valued from `values`.
     pub(crate) fn load_options(&self, flavor: Option<Flavor>, values: &ValueInputs) -> LoadOptions {
-        let within = crate::disk::atomic::link_trees(&self.search);
+        let within = tfsum_disk::atomic::link_trees(&self.search);
         let mut values = values.clone();
         values.readable = within.clone();
         LoadOptions {
@@ -284,7 +284,7 @@ impl Targets {
             dir == root_dir
                 || modules.iter().any(|m| normalize_path(m) == dir)
                 || value_files.iter().any(|f| {
-                    crate::config::paths::absolute(f) == crate::config::paths::absolute(file)
+                    tfsum_config::paths::absolute(f) == tfsum_config::paths::absolute(file)
                 })
                 || (is_test && dir == test_dir)
         })
@@ -299,9 +299,9 @@ impl Targets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sources::modules::{FetcherOptions, ModuleFetcher};
-    use crate::stages::discover::Discovery;
-    use crate::stages::load;
+    use tfsum_sources::modules::{FetcherOptions, ModuleFetcher};
+    use tfsum_stages::discover::Discovery;
+    use tfsum_stages::load;
 
     /// Discovery's result is all `load` needs; an empty one loads nothing.
     #[tokio::test]

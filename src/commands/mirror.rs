@@ -22,17 +22,17 @@ use std::time::{Duration, Instant};
 use super::run::Pipeline;
 use crate::commands::lock::{FatalError, Targets};
 use crate::commands::settings::{MirrorSettings, MirrorTarget};
-use crate::disk::provider_dir::ProviderDir;
-use crate::net::cliconfig;
-use crate::report::mirror::MirrorReport;
-use crate::report::publish::PublishReport;
-use crate::sources::oci::publish::OciTarget;
-use crate::stages::discover;
-use crate::stages::load::Loaded;
-use crate::stages::root::Root;
-use crate::vocab::addr::ProviderAddr;
-use crate::vocab::lockfile::Flavor;
-use crate::vocab::progress::Progress;
+use tfsum_disk::provider_dir::ProviderDir;
+use tfsum_net::cliconfig;
+use tfsum_report::mirror::MirrorReport;
+use tfsum_report::publish::PublishReport;
+use tfsum_sources::oci::publish::OciTarget;
+use tfsum_stages::discover;
+use tfsum_stages::load::Loaded;
+use tfsum_stages::root::Root;
+use tfsum_vocab::addr::ProviderAddr;
+use tfsum_vocab::lockfile::Flavor;
+use tfsum_vocab::progress::Progress;
 
 /// What `tfsum mirror` did: filled a directory, or pushed to an OCI registry.
 pub(crate) enum MirrorOutcome {
@@ -150,7 +150,7 @@ fn write_cli_config(
 /// all.
 fn write_private(text: &str, file: &Path) -> Result<(), String> {
     let parent = file.parent().unwrap_or(Path::new("."));
-    let mut staged = crate::disk::leftovers::TempFile::new_in(parent)
+    let mut staged = tfsum_disk::leftovers::TempFile::new_in(parent)
         .map_err(|e| format!("{}: {e}", parent.display()))?;
     std::io::Write::write_all(staged.as_file_mut(), text.as_bytes())
         .and_then(|()| staged.as_file().sync_all())

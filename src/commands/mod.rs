@@ -1,6 +1,6 @@
 //! The commands, and the entry point that runs them: [`main`] parses the arguments
 //! ([`cli`]), builds the settings from them, the environment and the settings files
-//! ([`settings`]), runs the command, prints its report ([`crate::report`]) and maps the
+//! ([`settings`]), runs the command, prints its report ([`tfsum_report`]) and maps the
 //! outcome to an exit code.
 //!
 //! Exit codes (also in `--help` and docs/exit-codes.md): 0 success; 1 a root (or file) failed, or a
@@ -25,9 +25,6 @@ use std::sync::Arc;
 
 use clap::CommandFactory as _;
 
-use crate::report::progress_bar::{LogProgress, TerminalProgress};
-use crate::report::{self, Verbosity};
-use crate::vocab::progress::{NoProgress, Progress};
 use cli::{
     Cli, Command, CompletionsArgs, FmtArgs, Format, HashArgs, LockArgs, ManArgs, MirrorArgs,
     MirrorFormat, VerifyArgs,
@@ -35,6 +32,9 @@ use cli::{
 use fmt::{self as lockfmt, FmtOptions};
 use mirror::MirrorOutcome;
 use settings::{Environment, LockSettings};
+use tfsum_report::progress_bar::{LogProgress, TerminalProgress};
+use tfsum_report::{self as report, Verbosity};
+use tfsum_vocab::progress::{NoProgress, Progress};
 
 const EXIT_FAILED: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -138,7 +138,7 @@ fn lock(args: LockArgs, verbosity: Verbosity, logging: bool) -> ExitCode {
     };
     tracing::debug!(files = ?settings.sources.files, "settings files read");
     tracing::debug!(?settings, "effective settings");
-    crate::disk::atomic::set_test_delay(settings.write_delay);
+    tfsum_disk::atomic::set_test_delay(settings.write_delay);
     if settings.retry_failed {
         if let Err(code) = retry_failed(&mut settings, verbosity) {
             return code;
@@ -342,7 +342,7 @@ fn retry_failed(settings: &mut LockSettings, verbosity: Verbosity) -> Result<(),
 async fn exit_on_interrupt() {
     wait_for_signal().await;
     // Never released: the process ends holding it, so no write starts after this.
-    let _guard = crate::disk::atomic::interrupt();
+    let _guard = tfsum_disk::atomic::interrupt();
     eprintln!("tfsum: interrupted; every lock file is either unchanged or fully written");
     std::process::exit(EXIT_INTERRUPTED);
 }
@@ -412,7 +412,7 @@ fn hash(args: HashArgs) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let mut code = ExitCode::SUCCESS;
     for path in &args.paths {
-        match crate::vocab::hash::hash_path(path) {
+        match tfsum_vocab::hash::hash_path(path) {
             Ok(hashes) => {
                 for h in hashes {
                     if writeln!(stdout, "{h}  {}", path.display()).is_err() {

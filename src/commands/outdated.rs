@@ -1,6 +1,6 @@
 //! The `outdated` command: where the repository stands. It runs the lock pipeline's
 //! first two stages (discover, load) over the roots, reads the module calls of the
-//! repository's own modules ([`crate::config::edit::Scope`]), and compares what is
+//! repository's own modules ([`tfsum_config::edit::Scope`]), and compares what is
 //! locked and allowed with the published versions, each list fetched once through the
 //! run's cache. Nothing is written.
 
@@ -14,19 +14,19 @@ use super::lock::{FatalError, Targets};
 use super::settings::{self, OutdatedSettings, Services};
 use super::upgrade::read_scope;
 use super::{exit, EXIT_FAILED, EXIT_USAGE};
-use crate::config::edit::{is_stack_file, RemoteCall};
-use crate::report::outdated::{
+use tfsum_config::edit::{is_stack_file, RemoteCall};
+use tfsum_report::outdated::{
     self, Behind, DeclaredAt, FailedRoot, Item, ItemKind, OutdatedReport, ReadRoot,
 };
-use crate::report::Verbosity;
-use crate::stages::discover;
-use crate::stages::load;
-use crate::vocab::addr::ProviderAddr;
-use crate::vocab::goversion::{select_version, VersionList};
-use crate::vocab::module_source::ModuleSource;
-use crate::vocab::paths::normalize_path;
-use crate::vocab::progress::Progress;
-use crate::vocab::version::{newest_allowed, newest_stable, Version};
+use tfsum_report::Verbosity;
+use tfsum_stages::discover;
+use tfsum_stages::load;
+use tfsum_vocab::addr::ProviderAddr;
+use tfsum_vocab::goversion::{select_version, VersionList};
+use tfsum_vocab::module_source::ModuleSource;
+use tfsum_vocab::paths::normalize_path;
+use tfsum_vocab::progress::Progress;
+use tfsum_vocab::version::{newest_allowed, newest_stable, Version};
 
 /// `tfsum outdated`: exit 0, or 1 when a root or a version list could not be read or
 /// (with `--exit-code`) something is behind; 2 on a usage error.
@@ -169,7 +169,7 @@ fn how_far(now: Option<&str>, latest: Option<&Version>) -> (Behind, (u64, u64, u
 /// file; each version list fetched once.
 async fn providers(
     services: &Services,
-    loaded: &[(PathBuf, crate::stages::load::Loaded)],
+    loaded: &[(PathBuf, tfsum_stages::load::Loaded)],
     report: &mut OutdatedReport,
 ) {
     let wanted: BTreeSet<&ProviderAddr> = loaded.iter().flat_map(|(_, l)| l.reqs.keys()).collect();
@@ -227,7 +227,7 @@ async fn providers(
 async fn modules(
     services: &Services,
     calls: &[RemoteCall],
-    loaded: &[(PathBuf, crate::stages::load::Loaded)],
+    loaded: &[(PathBuf, tfsum_stages::load::Loaded)],
     report: &mut OutdatedReport,
 ) {
     let mut items = Items::default();
@@ -287,15 +287,15 @@ async fn modules(
 /// local, a var file entry), or the call itself with why no one place holds it.
 fn evaluated_call(
     root: &std::path::Path,
-    evaluated: &crate::config::tree::EvaluatedCall,
+    evaluated: &tfsum_config::tree::EvaluatedCall,
 ) -> Option<(RemoteCall, DeclaredAt)> {
-    let host = crate::vocab::addr::TERRAFORM_REGISTRY;
-    let source = match crate::vocab::module_source::parse_source_for(&evaluated.source, host) {
+    let host = tfsum_vocab::addr::TERRAFORM_REGISTRY;
+    let source = match tfsum_vocab::module_source::parse_source_for(&evaluated.source, host) {
         Ok(source @ (ModuleSource::Registry(_) | ModuleSource::Git(_))) => source,
         _ => return None,
     };
     let version = match &source {
-        ModuleSource::Git(_) => crate::config::edit::ref_of(&evaluated.source),
+        ModuleSource::Git(_) => tfsum_config::edit::ref_of(&evaluated.source),
         _ => evaluated.version.clone(),
     };
     let call_at = format!("{} at {}", evaluated.label(), evaluated.at);
@@ -336,7 +336,7 @@ fn evaluated_call(
 
 /// The roots whose module tree holds the calling module of `call`.
 fn roots_calling<'l>(
-    loaded: &'l [(PathBuf, crate::stages::load::Loaded)],
+    loaded: &'l [(PathBuf, tfsum_stages::load::Loaded)],
     call: &RemoteCall,
 ) -> Vec<&'l PathBuf> {
     let dir = normalize_path(&call.dir);
@@ -383,7 +383,7 @@ async fn module_versions(
             Some((key, (picked.clone(), picked), latest))
         }
         ModuleSource::Git(git) => {
-            let name = format!("git::{}", crate::vocab::module_source::redacted(&git.url));
+            let name = format!("git::{}", tfsum_vocab::module_source::redacted(&git.url));
             let tags = fetched_once(&mut lists.tags, &git.url, call, warnings, || {
                 services.modules.git_tags(&git.url)
             })
@@ -392,7 +392,7 @@ async fn module_versions(
             let versions: Vec<Version> = tags
                 .iter()
                 .map(|t| t.strip_prefix('v').unwrap_or(t))
-                .filter(|t| crate::config::edit::is_version_tag(t))
+                .filter(|t| tfsum_config::edit::is_version_tag(t))
                 .filter_map(|t| Version::parse(t).ok())
                 .collect();
             let latest = newest_stable(&versions).cloned();

@@ -20,25 +20,25 @@ use std::time::Instant;
 
 use super::index::IndexedRun;
 use super::settings::Services;
-use crate::config::edit::Edited;
-use crate::disk::atomic::Replacement;
-use crate::disk::provider_dir::ProviderDir;
-use crate::report::mirror::{MirrorReport, RootProblem};
-use crate::report::RunReport;
-use crate::sources::kept::KeptPackages;
-use crate::sources::oci::publish::OciTarget;
-use crate::stages::discover::Discovery;
-use crate::stages::install::{self, LockedRoot};
-use crate::stages::load::{self, LoadOptions, Loaded, Loading, Prior};
-use crate::stages::publish::{self, VersionPush};
-use crate::stages::root::Root;
-use crate::stages::warning::Warning;
-use crate::stages::write::prepared::{prepare, Prepared};
-use crate::stages::write::{self, RootOutcome, RootReport};
-use crate::stages::{hash, parallel, resolve};
-use crate::vocab::addr::Platform;
-use crate::vocab::lockfile::Flavor;
-use crate::vocab::progress::Progress;
+use tfsum_config::edit::Edited;
+use tfsum_disk::atomic::Replacement;
+use tfsum_disk::provider_dir::ProviderDir;
+use tfsum_report::mirror::{MirrorReport, RootProblem};
+use tfsum_report::RunReport;
+use tfsum_sources::kept::KeptPackages;
+use tfsum_sources::oci::publish::OciTarget;
+use tfsum_stages::discover::Discovery;
+use tfsum_stages::install::{self, LockedRoot};
+use tfsum_stages::load::{self, LoadOptions, Loaded, Loading, Prior};
+use tfsum_stages::publish::{self, VersionPush};
+use tfsum_stages::root::Root;
+use tfsum_stages::warning::Warning;
+use tfsum_stages::write::prepared::{prepare, Prepared};
+use tfsum_stages::write::{self, RootOutcome, RootReport};
+use tfsum_stages::{hash, parallel, resolve};
+use tfsum_vocab::addr::Platform;
+use tfsum_vocab::lockfile::Flavor;
+use tfsum_vocab::progress::Progress;
 
 /// What one run of the pipeline works with.
 pub(crate) struct Pipeline<'a> {
@@ -294,10 +294,10 @@ impl Pipeline<'_> {
 /// cache (what a killed run left there removed first), else the system's temporary
 /// directory.
 fn publish_staging(services: &Services) -> PathBuf {
-    let relative = std::path::Path::new(crate::disk::cache::LAYOUT).join("publish");
+    let relative = std::path::Path::new(tfsum_disk::cache::LAYOUT).join("publish");
     match services.cache.private_dirs(&relative) {
         Ok(Some(dir)) => {
-            crate::disk::leftovers::sweep_once(&dir);
+            tfsum_disk::leftovers::sweep_once(&dir);
             dir
         }
         _ => std::env::temp_dir(),
@@ -364,7 +364,7 @@ fn remove_stale_stack_locks(warnings: &mut [Warning]) {
         while let Some(current) = dir {
             let is_top = current
                 .file_name()
-                .is_some_and(|n| n == crate::vocab::paths::STACK_DIR_NAME);
+                .is_some_and(|n| n == tfsum_vocab::paths::STACK_DIR_NAME);
             if is_top || std::fs::remove_dir(&current).is_err() {
                 break;
             }

@@ -8,13 +8,13 @@
 //! ```
 //!
 //! The configuration layer reads the module directories in scope and finds the values
-//! the subject names ([`crate::config::edit`]); this file decides the new values (the
+//! the subject names ([`tfsum_config::edit`]); this file decides the new values (the
 //! given constraint, or the newest published version through the run's cache and
 //! `--strategy`), checks that a published version satisfies each, and runs the `lock`
 //! pipeline over the configuration as edited (the one driver, [`super::run`]: one load,
 //! one resolve, one hash stage) for the roots whose module tree holds an edit. Nothing
 //! is written until every edit and every relocked root succeeded; then every file is
-//! replaced, all or none ([`crate::disk::atomic::replace_all`]). [`run`] reads as those
+//! replaced, all or none ([`tfsum_disk::atomic::replace_all`]). [`run`] reads as those
 //! phases: [`edit`], [`Relock`], [`write_all`].
 
 use std::collections::{BTreeSet, HashMap};
@@ -33,29 +33,29 @@ use super::lock::{FatalError, Targets};
 use super::run::{Finish, Pipeline};
 use super::settings::{Services, UpgradeSettings};
 use super::{exit, note, EXIT_FAILED, EXIT_USAGE};
-use crate::config::edit::{
+use tfsum_config::edit::{
     is_editable, is_stack_file, is_version_tag, Edited, EditedFile, ModuleMatch, ProviderName,
     Scope, Site, Subject, Target,
 };
-use crate::config::files::Dialect;
-use crate::config::{ConfigError, Location};
-use crate::disk::atomic::{link_target, link_trees, replace_all, Replacement};
-use crate::report::upgrade::{self, ConstraintEdit, UpgradeNote, UpgradeReport};
-use crate::report::{RunReport, Verbosity};
-use crate::sources::modules::ModuleError;
-use crate::sources::VersionsError;
-use crate::stages::discover::{self, Discovery};
-use crate::stages::load::{detect_flavor, Loaded};
-use crate::stages::root::Root;
-use crate::stages::warning::Warning;
-use crate::stages::write::LOCK_FILE_NAME;
-use crate::vocab::addr::ProviderAddr;
-use crate::vocab::goversion::{select_version, GoConstraints, VersionList};
-use crate::vocab::lockfile::Flavor;
-use crate::vocab::paths::{normalize_path, slash_path};
-use crate::vocab::progress::Progress;
-use crate::vocab::version::strategy::{rewrite, Strategy};
-use crate::vocab::version::{newest_allowed, newest_stable, Constraints, Version};
+use tfsum_config::files::Dialect;
+use tfsum_config::{ConfigError, Location};
+use tfsum_disk::atomic::{link_target, link_trees, replace_all, Replacement};
+use tfsum_report::upgrade::{self, ConstraintEdit, UpgradeNote, UpgradeReport};
+use tfsum_report::{RunReport, Verbosity};
+use tfsum_sources::modules::ModuleError;
+use tfsum_sources::VersionsError;
+use tfsum_stages::discover::{self, Discovery};
+use tfsum_stages::load::{detect_flavor, Loaded};
+use tfsum_stages::root::Root;
+use tfsum_stages::warning::Warning;
+use tfsum_stages::write::LOCK_FILE_NAME;
+use tfsum_vocab::addr::ProviderAddr;
+use tfsum_vocab::goversion::{select_version, GoConstraints, VersionList};
+use tfsum_vocab::lockfile::Flavor;
+use tfsum_vocab::paths::{normalize_path, slash_path};
+use tfsum_vocab::progress::Progress;
+use tfsum_vocab::version::strategy::{rewrite, Strategy};
+use tfsum_vocab::version::{newest_allowed, newest_stable, Constraints, Version};
 
 /// What to move, from the command line.
 #[derive(Debug)]
@@ -118,7 +118,7 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
         Ok(settings) => settings,
         Err(code) => return code,
     };
-    crate::disk::atomic::set_test_delay(settings.write_delay);
+    tfsum_disk::atomic::set_test_delay(settings.write_delay);
     if !request.no_lock && !settings.check && settings.platforms_defaulted {
         let current = &settings.platforms[0];
         note(verbosity, format!("no platform given (--platform, TFSUM_PLATFORMS or .tfsum.toml); relocking for this machine's platform, {current}"));
@@ -134,7 +134,7 @@ pub(crate) fn main(command: UpgradeCommand, verbosity: Verbosity, logging: bool)
     };
     if let (Format::Text, Some(lock)) = (settings.format, &report.lock) {
         // Best effort, as the notes: stderr that cannot be written changes nothing.
-        let _ = crate::report::print_environment_warnings(lock, verbosity, &mut std::io::stderr());
+        let _ = tfsum_report::print_environment_warnings(lock, verbosity, &mut std::io::stderr());
     }
     let mut stdout = super::report_stdout();
     let printed = match settings.format {
@@ -218,7 +218,7 @@ fn strategy(arg: Option<StrategyArg>, constraint: &Option<String>) -> Result<Str
 fn provider_parts(args: UpgradeProviderArgs) -> Result<Parts, String> {
     let positionals = split_positionals(args.constraint, args.paths);
     let name = if args.name.contains('/') {
-        ProviderAddr::parse(&args.name, crate::vocab::addr::TERRAFORM_REGISTRY)
+        ProviderAddr::parse(&args.name, tfsum_vocab::addr::TERRAFORM_REGISTRY)
             .map_err(|e| format!("NAME {:?} is not a provider address: {e}", args.name))?;
         ProviderName::Address(args.name.clone())
     } else {
@@ -294,8 +294,8 @@ fn reads_as_constraint(word: &str) -> bool {
 /// A `SOURCE` must name something with a version: a registry module or a git
 /// repository.
 fn check_module_source(source: &str) -> Result<(), String> {
-    use crate::vocab::module_source::ModuleSource;
-    match crate::vocab::module_source::parse_source(source) {
+    use tfsum_vocab::module_source::ModuleSource;
+    match tfsum_vocab::module_source::parse_source(source) {
         Ok(ModuleSource::Registry(_) | ModuleSource::Git(_)) => Ok(()),
         Ok(ModuleSource::Local(_)) => Err(format!(
             "SOURCE {source:?} is a local module: it has no version to upgrade"
@@ -369,7 +369,7 @@ pub(crate) async fn run(
             report.aborted = Some(format!(
                 "nothing was written: {} {} could not be relocked with the new constraints",
                 lock.failed(),
-                crate::report::plural(lock.failed(), "root", "roots")
+                tfsum_report::plural(lock.failed(), "root", "roots")
             ));
         }
         writes.extend(lock_writes);
@@ -459,9 +459,9 @@ async fn evaluated_calls(
     services: &Services,
     targets: &Targets,
     discovery: &Discovery,
-) -> Vec<crate::config::tree::EvaluatedCall> {
+) -> Vec<tfsum_config::tree::EvaluatedCall> {
     let options = targets.load_options(settings.sources.flavor, &settings.values);
-    let (roots, _) = crate::stages::load::roots(discovery, &options, &services.modules).await;
+    let (roots, _) = tfsum_stages::load::roots(discovery, &options, &services.modules).await;
     // A stack's components are evaluated calls too, for `outdated`; the scope reads
     // their versions in the stack files already (`Scope::sites`).
     let mut calls: Vec<_> = roots
@@ -474,7 +474,7 @@ async fn evaluated_calls(
     // repository's to edit.
     for call in &mut calls {
         if let Ok(definition) = &call.definition {
-            let file = crate::config::paths::absolute(&definition.at.file);
+            let file = tfsum_config::paths::absolute(&definition.at.file);
             let canonical = std::fs::canonicalize(&file).unwrap_or(file);
             if !options
                 .within
@@ -658,7 +658,7 @@ impl Lists {
     async fn module(
         &mut self,
         services: &Services,
-        module: &crate::vocab::module_source::RegistryModule,
+        module: &tfsum_vocab::module_source::RegistryModule,
     ) -> Result<Arc<VersionList>, UpgradeError> {
         let key = module.package_id();
         if let Some(list) = self.modules.get(&key) {
@@ -680,7 +680,7 @@ impl Lists {
         if !self.tags.contains_key(url) {
             let tags = services.modules.git_tags(url).await.map_err(|source| {
                 UpgradeError::ModuleVersions {
-                    subject: crate::vocab::module_source::redacted(url),
+                    subject: tfsum_vocab::module_source::redacted(url),
                     source: Box::new(source),
                 }
             })?;

@@ -17,7 +17,7 @@
 //! Terraform's and OpenTofu's alike. A hash nobody vouches for, a version its registry
 //! does not publish, and a package that cannot be checked are each a finding that names
 //! the file, line, provider and version. The report and its printers are
-//! [`crate::report::verify`].
+//! [`tfsum_report::verify`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -26,14 +26,14 @@ use std::time::Instant;
 
 use crate::commands::lock::FatalError;
 use crate::commands::settings::VerifySettings;
-use crate::report::verify::{
+use tfsum_report::verify::{
     FileError, Finding, FindingKind, Unchecked, VerifiedFile, VerifyReport,
 };
-use crate::sources::{PackageHashes, Sources, VersionsError, VersionsFound};
-use crate::vocab::addr::{Platform, ProviderAddr};
-use crate::vocab::lockfile::{self, Flavor, LockFile};
-use crate::vocab::progress::Progress;
-use crate::vocab::version::Version;
+use tfsum_sources::{PackageHashes, Sources, VersionsError, VersionsFound};
+use tfsum_vocab::addr::{Platform, ProviderAddr};
+use tfsum_vocab::lockfile::{self, Flavor, LockFile};
+use tfsum_vocab::progress::Progress;
+use tfsum_vocab::version::Version;
 
 /// What the sources say about one package.
 #[derive(Debug)]
@@ -88,11 +88,11 @@ pub(crate) async fn run(
 /// Every lock file `settings.paths` stand for, each read once however many paths lead to
 /// it, or why a path stands for none.
 fn read_all(settings: &VerifySettings) -> Vec<(PathBuf, Result<Parsed, FileError>)> {
-    let within = crate::disk::atomic::link_trees(&settings.paths);
+    let within = tfsum_disk::atomic::link_trees(&settings.paths);
     let mut seen = HashSet::new();
     let mut files = Vec::new();
     for path in &settings.paths {
-        for found in crate::disk::walk::lock_files(path, settings.recursive) {
+        for found in tfsum_disk::walk::lock_files(path, settings.recursive) {
             match found {
                 Ok(file) => {
                     let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
@@ -160,7 +160,7 @@ async fn check_all(
 /// Reads and parses one lock file, as `fmt` reads it (a link only within the trees,
 /// UTF-8, no conflict markers), keeping the lines of its hashes.
 fn read(path: &std::path::Path, within: &[PathBuf]) -> Result<Parsed, FileError> {
-    let target = crate::disk::atomic::link_target(path, within).map_err(FileError::Link)?;
+    let target = tfsum_disk::atomic::link_target(path, within).map_err(FileError::Link)?;
     let bytes = std::fs::read(&target).map_err(FileError::Read)?;
     let lock = lockfile::read(&bytes).map_err(FileError::Invalid)?;
     // `read` accepted the bytes, so they are UTF-8 and parse again the same way.

@@ -1,10 +1,14 @@
-//! The shape of the code, checked: the layers of `src/` (docs/design.md, "Layers") are used
-//! only downward (and configuration never uses the network), the stages only in pipeline
-//! order, the module graph has no cycle, every section a "spec §" citation list names
-//! exists in `docs/spec/`, and the house docs/design.md draws is the code's.
+//! The shape of the code, checked where Cargo cannot check it. The layers are crates
+//! (docs/design.md, "Layers"): a crate can only name the crates it depends on, so Cargo
+//! holds most of the layering, and [`crates_depend_only_on_the_layers_below`] holds the
+//! rest (no crate depends on a higher one, configuration never on the network). Inside
+//! a crate this file checks what no manifest says: the stages are used only in pipeline
+//! order, and no crate's module graph has a cycle. It also checks that every section a
+//! "spec §" citation list names exists in `docs/spec/`, and that the house docs/design.md
+//! draws is the code's.
 //!
-//! The import graph is read from the syntax tree (`syn`), not from lines of text. Every
-//! file of `src/` is parsed, and two kinds of path become edges:
+//! The import graph of a crate is read from the syntax tree (`syn`), not from lines of
+//! text. Every file of the crate is parsed, and two kinds of path become edges:
 //!
 //! * every leaf of every `use` tree, at any depth of `{…}` groups, with `crate`, `super`
 //!   (repeated), `self`, renames and globs, at module level or inside a function;
@@ -19,10 +23,9 @@
 //! module of its own, a child of the one it stands in. A module's uses of its own
 //! ancestors and descendants are not edges.
 //!
-//! `every_import_form_is_seen` plants one violation of each form in a small in-memory tree,
-//! and `every_import_form_planted_in_src_is_found` the eight forms of issue 36 (and a use
-//! of the network from configuration, which `APART` forbids) in a copy of `src/`; each
-//! fails if the checker lets any of them pass.
+//! `every_import_form_is_seen` plants one violation of each form in a small in-memory
+//! crate, and `every_import_form_planted_in_the_stages_is_found` the eight forms of issue
+//! 36 in a copy of the stages crate; each fails if the checker lets any of them pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -36,15 +39,31 @@ use syn::visit::{self, Visit};
 
 use crate::support::terraform::repo_root;
 
-/// Top to bottom: a layer may use the ones after it.
-const LAYERS: [&str; 8] = [
-    "commands", "report", "stages", "config", "sources", "net", "disk", "vocab",
+/// The layers, top to bottom: a crate may depend on the ones after it. `tfsum` is the
+/// commands and the binary (`src/`); the others are `crates/tfsum-NAME`.
+const CRATES: [&str; 8] = [
+    "tfsum",
+    "tfsum-report",
+    "tfsum-stages",
+    "tfsum-config",
+    "tfsum-sources",
+    "tfsum-net",
+    "tfsum-disk",
+    "tfsum-vocab",
 ];
 
-/// Pairs of layers kept apart although the first is above the second: configuration
-/// reads module sources through their grammar (`vocab::module_source`), never through
-/// the network.
-const APART: [(&str, &str); 1] = [("config", "net")];
+/// Pairs of crates kept apart although the first is above the second: configuration
+/// reads module sources through their grammar (`tfsum_vocab::module_source`), never
+/// through the network.
+const APART: [(&str, &str); 1] = [("tfsum-config", "tfsum-net")];
+
+/// Where a crate's sources are, below the repository.
+fn src_dir(krate: &str) -> String {
+    match krate {
+        "tfsum" => "src".to_string(),
+        other => format!("crates/{other}/src"),
+    }
+}
 
 /// The pipeline, last stage first: a stage may use the ones after it. `install` (`lock
 /// --mirror`, `mirror`) takes the lock files `write` wrote, and `publish` (`mirror
@@ -55,12 +74,12 @@ const STAGES: [&str; 10] = [
     "parallel",
 ];
 
-/// A module's path below the crate root: `["stages", "write"]`; the root is `[]`.
+/// A module's path below the crate root: `["write", "diff"]`; the root is `[]`.
 type Module = Vec<String>;
 
 /// One file of the tree.
 struct Source {
-    /// The file as reported: `src/stages/write.rs`.
+    /// The file as reported: `crates/tfsum-stages/src/write/mod.rs`.
     shown: String,
     module: Module,
     text: String,
@@ -68,8 +87,8 @@ struct Source {
     dir: Option<PathBuf>,
 }
 
-/// The module a file under `src/` is: `stages/write.rs` and `stages/write/mod.rs` are
-/// `stages::write`, `lib.rs` is the root; `main.rs` is another crate's root.
+/// The module a file below a crate's `src/` is: `write.rs` and `write/mod.rs` are
+/// `write`, `lib.rs` is the root; `main.rs` is another crate's root.
 fn module_of(rel: &Path) -> Option<Module> {
     let mut module: Module = rel
         .with_extension("")
@@ -87,10 +106,10 @@ fn module_of(rel: &Path) -> Option<Module> {
     }
 }
 
-/// Every `.rs` file of `src/`.
-fn sources() -> Vec<Source> {
+/// Every `.rs` file of the crate whose sources are in `dir` (below the repository).
+fn sources(dir: &str) -> Vec<Source> {
     let root = repo_root();
-    let src = root.join("src");
+    let src = root.join(dir);
     let mut out = Vec::new();
     for entry in walkdir::WalkDir::new(&src).sort_by_file_name() {
         let entry = entry.unwrap();
@@ -111,12 +130,12 @@ fn sources() -> Vec<Source> {
     out
 }
 
-/// An in-memory tree: (path below `src/`, text).
+/// An in-memory stages crate: (path below its `src/`, text).
 fn tree(files: &[(&str, String)]) -> Vec<Source> {
     files
         .iter()
         .map(|(rel, text)| Source {
-            shown: format!("src/{rel}"),
+            shown: format!("crates/tfsum-stages/src/{rel}"),
             module: module_of(Path::new(rel)).expect("a library file"),
             text: text.clone(),
             dir: None,
@@ -576,37 +595,24 @@ fn edges(sources: &[Source]) -> Edges {
     out
 }
 
-/// The edges of `src/`, read once for all the tests here.
-fn crate_edges() -> &'static Edges {
+/// The edges of the stages crate, read once for the tests here.
+fn stage_edges() -> &'static Edges {
     static EDGES: OnceLock<Edges> = OnceLock::new();
-    EDGES.get_or_init(|| edges(&sources()))
+    EDGES.get_or_init(|| edges(&sources(&src_dir("tfsum-stages"))))
 }
 
 fn rank(order: &[&str], name: &str) -> Option<usize> {
     order.iter().position(|l| *l == name)
 }
 
-/// The edges that run up a layer or back along the pipeline.
+/// The edges of the stages crate that run back along the pipeline.
 fn wrong_way(edges: &Edges) -> Vec<String> {
     let mut wrong = Vec::new();
     for ((from, to), at) in edges {
         let (f, t): (Vec<&str>, Vec<&str>) = (from.split("::").collect(), to.split("::").collect());
-        if let (Some(a), Some(b)) = (rank(&LAYERS, f[0]), rank(&LAYERS, t[0])) {
+        if let (Some(a), Some(b)) = (rank(&STAGES, f[0]), rank(&STAGES, t[0])) {
             if b < a {
-                wrong.push(format!("{at}: {from} uses {to}, a layer above it"));
-            }
-        }
-        if APART.contains(&(f[0], t[0])) {
-            wrong.push(format!(
-                "{at}: {from} uses {to}; {} must not use {}",
-                f[0], t[0]
-            ));
-        }
-        if f[0] == "stages" && t[0] == "stages" && f.len() > 1 && t.len() > 1 {
-            if let (Some(a), Some(b)) = (rank(&STAGES, f[1]), rank(&STAGES, t[1])) {
-                if b < a {
-                    wrong.push(format!("{at}: {from} uses {to}, a later stage"));
-                }
+                wrong.push(format!("{at}: {from} uses {to}, a later stage"));
             }
         }
     }
@@ -655,14 +661,15 @@ fn cycles(edges: &Edges) -> Vec<String> {
 }
 
 #[test]
-fn layers_are_used_only_downward_and_stages_in_pipeline_order() {
-    let edges = crate_edges();
+fn stages_are_used_in_pipeline_order() {
+    let edges = stage_edges();
     let wrong = wrong_way(edges);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // The checker must see the edges it judges: the pipeline's own uses are among them.
     for (from, to) in [
-        ("stages::write", "stages::root"),
-        ("commands::lock", "stages::load"),
+        ("write", "root"),
+        ("load", "discover"),
+        ("write", "resolve"),
     ] {
         assert!(
             edges.contains_key(&(from.into(), to.into())),
@@ -672,72 +679,143 @@ fn layers_are_used_only_downward_and_stages_in_pipeline_order() {
 }
 
 #[test]
-fn the_module_graph_has_no_cycle() {
-    let cycles = cycles(crate_edges());
-    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+fn no_crate_has_a_module_cycle() {
+    let mut found = Vec::new();
+    for krate in CRATES {
+        let cycles = cycles(&edges(&sources(&src_dir(krate))));
+        found.extend(cycles.into_iter().map(|c| format!("{krate}: {c}")));
+    }
+    assert!(found.is_empty(), "import cycles:\n{}", found.join("\n"));
 }
 
-/// A small tree that keeps every rule; each planted violation is added to one of its files.
+/// The layer crates a manifest depends on (`[dependencies]`, target tables too; not
+/// `[dev-dependencies]`, whose test doubles may come from anywhere below).
+fn layer_dependencies(manifest: &str) -> Vec<String> {
+    let table: toml::Table = toml::from_str(manifest).expect("a Cargo manifest");
+    let mut tables: Vec<&toml::Table> = Vec::new();
+    if let Some(deps) = table.get("dependencies").and_then(|d| d.as_table()) {
+        tables.push(deps);
+    }
+    if let Some(targets) = table.get("target").and_then(|t| t.as_table()) {
+        for target in targets.values() {
+            if let Some(deps) = target.get("dependencies").and_then(|d| d.as_table()) {
+                tables.push(deps);
+            }
+        }
+    }
+    tables
+        .into_iter()
+        .flat_map(|t| t.keys())
+        .filter(|name| CRATES.contains(&name.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// The dependencies of `krate` (its manifest's text) that run up a layer or join a pair
+/// kept apart.
+fn upward(krate: &str, manifest: &str) -> Vec<String> {
+    let rank_of = |name: &str| rank(&CRATES, name).unwrap_or(usize::MAX);
+    layer_dependencies(manifest)
+        .into_iter()
+        .filter_map(|dep| {
+            if rank_of(&dep) <= rank_of(krate) {
+                Some(format!("{krate} depends on {dep}, a layer at or above it"))
+            } else if APART.contains(&(krate, dep.as_str())) {
+                Some(format!(
+                    "{krate} depends on {dep}; {krate} must not use {dep}"
+                ))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The workspace's crates are exactly the layers, and each depends only on layers
+/// below it (configuration not on the network): the layering, read from the manifests
+/// Cargo builds with. Planted upward dependencies must be found.
+#[test]
+fn crates_depend_only_on_the_layers_below() {
+    let root = repo_root();
+    let mut members: Vec<String> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    members.sort();
+    let mut layers: Vec<String> = CRATES[1..].iter().map(ToString::to_string).collect();
+    layers.sort();
+    assert_eq!(
+        members, layers,
+        "crates/ holds exactly the layers below tfsum"
+    );
+    let mut wrong = Vec::new();
+    for krate in CRATES {
+        let manifest = match krate {
+            "tfsum" => root.join("Cargo.toml"),
+            other => root.join("crates").join(other).join("Cargo.toml"),
+        };
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let deps = layer_dependencies(&text);
+        if krate != "tfsum-vocab" {
+            assert!(!deps.is_empty(), "{krate}: no layer found in {text}");
+        }
+        wrong.extend(upward(krate, &text));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    for (krate, manifest, expected) in [
+        (
+            "tfsum-disk",
+            "[dependencies]\ntfsum-vocab = { workspace = true }\ntfsum-stages = { workspace = true }\n",
+            "tfsum-disk depends on tfsum-stages, a layer at or above it",
+        ),
+        (
+            "tfsum-net",
+            "[target.'cfg(unix)'.dependencies]\ntfsum-report = { path = \"../tfsum-report\" }\n",
+            "tfsum-net depends on tfsum-report, a layer at or above it",
+        ),
+        (
+            "tfsum-config",
+            "[dependencies]\ntfsum-net = { workspace = true }\n",
+            "tfsum-config must not use tfsum-net",
+        ),
+    ] {
+        let found = upward(krate, manifest);
+        assert!(
+            found.iter().any(|w| w.contains(expected)),
+            "{expected}: {found:?}"
+        );
+    }
+}
+
+/// A small stages crate that keeps every rule; each planted violation is added to one of
+/// its files. `write` comes after `hash`, which comes after `discover`, then `root` and
+/// `warning` (see [`STAGES`]).
 fn clean_tree() -> Vec<(&'static str, String)> {
     [
         (
             "lib.rs",
-            "mod commands;\nmod config;\nmod net;\nmod stages;\nmod vocab;\n\
-             pub use commands::main;\n",
+            "pub mod discover;\npub mod hash;\npub mod root;\npub mod warning;\npub mod write;\n\
+             pub use write::Report as Written;\n",
+        ),
+        ("root.rs", "pub struct Root;\n"),
+        ("warning.rs", "pub mod kinds;\npub mod more;\n"),
+        ("warning/kinds.rs", "pub struct Kind;\n"),
+        ("warning/more.rs", "pub struct More;\n"),
+        (
+            "discover.rs",
+            "use crate::root::Root;\npub fn discover() -> Root {\n    Root\n}\n",
         ),
         (
-            "commands/mod.rs",
-            "pub(crate) mod lock;\npub fn main() {}\n",
+            "hash.rs",
+            "use super::root::Root;\nuse crate::warning::kinds::Kind;\npub struct Hashes;\n\
+             pub fn hash(_: &Root, _: Kind) -> Hashes {\n    Hashes\n}\n",
         ),
         (
-            "commands/lock.rs",
-            "use crate::stages::root::Root;\n\
-             use crate::stages::{hash::Hashes, write::{self, Report}};\n\
-             pub(crate) fn run(_: Root) -> Report {\n    write::write(Hashes)\n}\n",
+            "write.rs",
+            "use super::hash::Hashes;\npub use crate::root::Root as Start;\npub struct Report;\n\
+             pub fn write(_: Hashes) -> Report {\n    Report\n}\n\
+             impl Report {\n    pub fn new() -> Self {\n        Report\n    }\n}\n",
         ),
-        (
-            "stages/mod.rs",
-            "pub(crate) mod hash;\npub(crate) mod root;\npub(crate) mod write;\n\
-             pub(crate) use write::Report as Written;\n",
-        ),
-        (
-            "stages/root.rs",
-            "use crate::vocab::addr::Addr;\npub(crate) struct Root(pub(crate) Addr);\n",
-        ),
-        (
-            "stages/hash.rs",
-            "use super::root::Root;\nuse crate::net::registry::Http;\n\
-             pub(crate) struct Hashes;\n\
-             pub(crate) fn hash(_: &Root, _: &Http) -> Hashes {\n    Hashes\n}\n",
-        ),
-        (
-            "stages/write.rs",
-            "use super::hash::Hashes;\npub(crate) use crate::vocab::version::Version;\n\
-             pub(crate) struct Report;\n\
-             pub(crate) fn write(_: Hashes) -> Report {\n    Report\n}\n",
-        ),
-        (
-            "config/mod.rs",
-            "use crate::vocab::version::Version;\npub(crate) struct Config(pub(crate) Version);\n",
-        ),
-        ("net/mod.rs", "pub(crate) mod registry;\n"),
-        (
-            "net/registry/mod.rs",
-            "mod http;\npub(crate) use http::Http;\n",
-        ),
-        (
-            "net/registry/http.rs",
-            "use crate::vocab::addr::Addr;\npub(crate) struct Http(Addr);\n\
-             impl Http {\n    pub(crate) fn new() -> Self {\n        Http(Addr)\n    }\n}\n",
-        ),
-        (
-            "vocab/mod.rs",
-            "pub(crate) mod addr;\npub(crate) mod hash;\npub(crate) mod version;\n",
-        ),
-        ("vocab/addr.rs", "pub(crate) struct Addr;\n"),
-        ("vocab/version.rs", "pub(crate) struct Version;\n"),
-        ("vocab/hash/mod.rs", "pub(crate) mod sums;\n"),
-        ("vocab/hash/sums.rs", "pub(crate) fn verify() {}\n"),
     ]
     .into_iter()
     .map(|(path, text)| (path, text.to_string()))
@@ -749,135 +827,134 @@ fn clean_tree() -> Vec<(&'static str, String)> {
 const PLANTED: &[(&str, &str, &str, &str)] = &[
     (
         "a single-line use",
-        "vocab/addr.rs",
-        "use crate::net::registry::Http;\n",
-        "vocab::addr uses net::registry::http, a layer above it",
+        "discover.rs",
+        "use crate::write::Report;\n",
+        "discover uses write, a later stage",
     ),
     (
         "a multi-line group (as rustfmt writes it)",
-        "vocab/version.rs",
-        "use crate::{\n    vocab::addr::Addr,\n    config::Config,\n};\n",
-        "vocab::version uses config, a layer above it",
+        "root.rs",
+        "use crate::{\n    warning::kinds::Kind,\n    hash::Hashes,\n};\n",
+        "root uses hash, a later stage",
     ),
     (
         "a nested group",
-        "vocab/hash/sums.rs",
-        "use crate::{vocab::{addr::Addr}, net::{registry::{Http}}};\n",
-        "vocab::hash::sums uses net::registry::http, a layer above it",
+        "warning/kinds.rs",
+        "use crate::{warning::{more::More}, write::{Report}};\n",
+        "warning::kinds uses write, a later stage",
     ),
     (
         "an item after an inner `}`",
-        "vocab/addr.rs",
-        "use crate::{vocab::{version::Version}, config::Config};\n",
-        "vocab::addr uses config, a layer above it",
+        "root.rs",
+        "use crate::{warning::{kinds::Kind}, discover::discover};\n",
+        "root uses discover, a later stage",
     ),
     (
         "super::super::{…}",
-        "stages/root.rs",
-        "use super::super::{commands::lock::run};\n",
-        "stages::root uses commands::lock, a layer above it",
+        "warning/kinds.rs",
+        "use super::super::{hash::Hashes};\n",
+        "warning::kinds uses hash, a later stage",
     ),
     (
         "a group after a module path",
-        "stages/hash.rs",
-        "use crate::stages::{write::Report};\n",
-        "stages::hash uses stages::write, a later stage",
+        "hash.rs",
+        "use crate::write::{Report};\n",
+        "hash uses write, a later stage",
     ),
     (
         "an inline crate:: path without use",
-        "vocab/version.rs",
-        "pub(crate) fn client() {\n    let _ = crate::net::registry::Http::new();\n}\n",
-        "vocab::version uses net::registry::http, a layer above it",
+        "root.rs",
+        "pub fn client() {\n    let _ = crate::write::Report::new();\n}\n",
+        "root uses write, a later stage",
     ),
     (
         "a renamed import",
-        "vocab/addr.rs",
-        "use crate::net::{registry::Http as Client};\n",
-        "vocab::addr uses net::registry::http, a layer above it",
+        "discover.rs",
+        "use crate::hash::{Hashes as Client};\n",
+        "discover uses hash, a later stage",
     ),
     (
         "a renamed module, used through its new name",
-        "stages/hash.rs",
-        "use crate::stages as pipeline;\npub(crate) fn f(_: pipeline::write::Report) {}\n",
-        "stages::hash uses stages::write, a later stage",
+        "hash.rs",
+        "use crate::write as out;\npub fn f(_: out::Report) {}\n",
+        "hash uses write, a later stage",
     ),
     (
         "a glob",
-        "vocab/version.rs",
-        "use crate::net::registry::*;\n",
-        "vocab::version uses net::registry, a layer above it",
+        "root.rs",
+        "use crate::hash::*;\n",
+        "root uses hash, a later stage",
     ),
     (
         "self in a group",
-        "vocab/addr.rs",
-        "use crate::net::registry::{self};\n",
-        "vocab::addr uses net::registry, a layer above it",
+        "discover.rs",
+        "use crate::hash::{self};\n",
+        "discover uses hash, a later stage",
     ),
     (
         "a re-export, followed to the module that defines the item",
-        "stages/hash.rs",
-        "use crate::stages::Written;\n",
-        "stages::hash uses stages::write, a later stage",
+        "hash.rs",
+        "use crate::Written;\n",
+        "hash uses write, a later stage",
     ),
     (
-        "an item a higher layer re-exports from a lower one",
-        "config/mod.rs",
-        "use crate::stages::write::Version as V;\n",
-        "config uses stages::write, a layer above it",
+        "an item a later stage re-exports from an earlier one",
+        "discover.rs",
+        "use crate::write::Start as S;\n",
+        "discover uses write, a later stage",
     ),
     (
         "a module brought in by use, then a path through it",
-        "vocab/version.rs",
-        "use crate::net;\npub(crate) fn f() {\n    net::registry::Http::new();\n}\n",
-        "vocab::version uses net::registry::http, a layer above it",
+        "root.rs",
+        "use crate::hash;\npub fn f() {\n    hash::hash(todo!(), todo!());\n}\n",
+        "root uses hash, a later stage",
     ),
     (
         "an inline super:: path",
-        "stages/root.rs",
-        "pub(crate) fn f() -> super::hash::Hashes {\n    todo!()\n}\n",
-        "stages::root uses stages::hash, a later stage",
+        "root.rs",
+        "pub fn f() -> super::hash::Hashes {\n    todo!()\n}\n",
+        "root uses hash, a later stage",
     ),
     (
         "a path split over lines",
-        "vocab/addr.rs",
-        "pub(crate) fn f() {\n    crate::net::registry\n        ::Http::new();\n}\n",
-        "vocab::addr uses net::registry::http, a layer above it",
+        "discover.rs",
+        "pub fn f() {\n    crate::write\n        ::Report::new();\n}\n",
+        "discover uses write, a later stage",
     ),
     (
         "a use inside a function body",
-        "net/registry/http.rs",
-        "pub(crate) fn f() {\n    use crate::commands::lock::run;\n}\n",
-        "net::registry::http uses commands::lock, a layer above it",
+        "warning/more.rs",
+        "pub fn f() {\n    use crate::discover::discover;\n}\n",
+        "warning::more uses discover, a later stage",
     ),
     (
         "a path inside a macro call",
-        "vocab/hash/sums.rs",
-        "pub(crate) fn f() {\n    println!(\"{:?}\", crate::config::Config(Default::default()));\n}\n",
-        "vocab::hash::sums uses config, a layer above it",
+        "root.rs",
+        "pub fn f() {\n    println!(\"{:?}\", crate::hash::Hashes);\n}\n",
+        "root uses hash, a later stage",
     ),
     (
         "a use group inside a macro call",
-        "vocab/hash/sums.rs",
-        "thread_local! {\n    static C: () = { use crate::{config::Config}; };\n}\n",
-        "vocab::hash::sums uses config, a layer above it",
+        "root.rs",
+        "thread_local! {\n    static C: () = { use crate::{hash::Hashes}; };\n}\n",
+        "root uses hash, a later stage",
     ),
     (
         "a path inside an attribute",
-        "stages/root.rs",
-        "#[derive(thiserror::Error)]\n#[error(\"{}\", crate::stages::write::Report)]\n\
-         pub(crate) struct Stop;\n",
-        "stages::root uses stages::write, a later stage",
+        "root.rs",
+        "#[derive(thiserror::Error)]\n#[error(\"{}\", crate::write::Report)]\npub struct Stop;\n",
+        "root uses write, a later stage",
     ),
     (
         "a use in an inline module",
-        "net/mod.rs",
-        "#[cfg(test)]\nmod tests {\n    use crate::stages::root::Root;\n}\n",
-        "net::tests uses stages::root, a layer above it",
+        "warning.rs",
+        "#[cfg(test)]\nmod tests {\n    use crate::write::Report;\n}\n",
+        "warning::tests uses write, a later stage",
     ),
     (
-        "a cycle inside a layer",
-        "vocab/addr.rs",
-        "use crate::vocab::hash::sums;\n",
+        "a cycle inside a stage",
+        "warning/kinds.rs",
+        "use super::more::More;\n",
         "cycle",
     ),
 ];
@@ -897,10 +974,10 @@ fn every_import_form_is_seen() {
     assert!(base.is_empty(), "the clean tree: {}", base.join("\n"));
     let base_edges = edges(&tree(&clean));
     for (from, to) in [
-        ("commands::lock", "stages::write"),
-        ("commands::lock", "stages::hash"),
-        ("stages::hash", "net::registry::http"),
-        ("stages::write", "stages::hash"),
+        ("write", "hash"),
+        ("write", "root"),
+        ("hash", "warning::kinds"),
+        ("discover", "root"),
     ] {
         assert!(
             base_edges.contains_key(&(from.into(), to.into())),
@@ -910,10 +987,10 @@ fn every_import_form_is_seen() {
     let mut missed = Vec::new();
     for &(form, file, code, expected) in PLANTED {
         let mut files = clean.clone();
-        // The sums module also uses the address module for the cycle plant.
+        // The other half of the planted cycle.
         if expected == "cycle" {
-            let sums = files.iter_mut().find(|(p, _)| *p == "vocab/hash/sums.rs");
-            sums.unwrap().1.push_str("use crate::vocab::addr::Addr;\n");
+            let more = files.iter_mut().find(|(p, _)| *p == "warning/more.rs");
+            more.unwrap().1.push_str("use super::kinds::Kind;\n");
         }
         let target = files.iter_mut().find(|(p, _)| *p == file).unwrap();
         target.1.push_str(code);
@@ -927,67 +1004,63 @@ fn every_import_form_is_seen() {
     assert!(missed.is_empty(), "{}", missed.join("\n"));
 }
 
-/// The eight forms of issue 36 and a use of `net` from `config`, planted in a copy of `src/` (one file each; the items need
-/// not exist, a path ends in the deepest module on it).
-const PLANTED_IN_SRC: &[(&str, &str, &str)] = &[
+/// The eight forms of issue 36, planted in a copy of the stages crate (one file each; the
+/// items need not exist, a path ends in the deepest module on it).
+const PLANTED_IN_STAGES: &[(&str, &str, &str)] = &[
     (
-        "disk/atomic.rs",
-        "use crate::commands::Planted;\n",
-        "disk::atomic uses commands, a layer above it",
+        "root.rs",
+        "use crate::write::Planted;\n",
+        "root uses write, a later stage",
     ),
     (
-        "disk/walk.rs",
-        "use crate::{\n    disk::atomic::Planted,\n    report::Planted,\n};\n",
-        "disk::walk uses report, a layer above it",
+        "warning.rs",
+        "use crate::{\n    root::Planted,\n    load::Planted,\n};\n",
+        "warning uses load, a later stage",
     ),
     (
-        "disk/read.rs",
-        "use crate::{disk::{atomic::Planted}, stages::{write::{Planted}}};\n",
-        "disk::read uses stages::write, a layer above it",
+        "parallel.rs",
+        "use crate::{root::{Planted}, hash::{Planted}};\n",
+        "parallel uses hash, a later stage",
     ),
     (
-        "vocab/paths.rs",
-        "use crate::{vocab::{addr::Planted}, config::Planted};\n",
-        "vocab::paths uses config, a layer above it",
+        "discover.rs",
+        "use crate::{root::{Planted}, resolve::Planted};\n",
+        "discover uses resolve, a later stage",
     ),
     (
-        "vocab/version/mod.rs",
-        "use super::super::{vocab::addr::Planted, sources::Planted};\n",
-        "vocab::version uses sources, a layer above it",
+        "resolve/plan.rs",
+        "use super::super::{root::Planted, write::Planted};\n",
+        "resolve::plan uses write, a later stage",
     ),
     (
-        "stages/root.rs",
-        "use crate::stages::{write::Planted};\n",
-        "stages::root uses stages::write, a later stage",
+        "load/mod.rs",
+        "use crate::{write::{Planted}};\n",
+        "load uses write, a later stage",
     ),
     (
-        "vocab/json.rs",
-        "pub(crate) fn planted() {\n    crate::net::Planted::new();\n}\n",
-        "vocab::json uses net, a layer above it",
+        "hash.rs",
+        "pub(crate) fn planted() {\n    crate::install::Planted::new();\n}\n",
+        "hash uses install, a later stage",
     ),
     (
-        "vocab/progress.rs",
-        "use crate::sources::{Planted as Renamed};\n",
-        "vocab::progress uses sources, a layer above it",
-    ),
-    (
-        "config/tree.rs",
-        "use crate::net::{git::Planted};\n",
-        "config::tree uses net::git; config must not use net",
+        "discover.rs",
+        "use crate::publish::{Planted as Renamed};\n",
+        "discover uses publish, a later stage",
     ),
 ];
 
 #[test]
-fn every_import_form_planted_in_src_is_found() {
-    let mut sources = sources();
-    for (file, code, _) in PLANTED_IN_SRC {
-        let shown = format!("src/{file}");
+fn every_import_form_planted_in_the_stages_is_found() {
+    let dir = src_dir("tfsum-stages");
+    let mut sources = sources(&dir);
+    for (file, code, _) in PLANTED_IN_STAGES {
+        let shown = format!("{dir}/{file}");
         let source = sources.iter_mut().find(|s| s.shown == shown);
         let source = source.unwrap_or_else(|| panic!("no {shown} to plant in: choose another"));
         source.text.push_str(code);
     }
     let found = wrong_way(&edges(&sources));
-    let missed: Vec<&str> = PLANTED_IN_SRC
+    let missed: Vec<&str> = PLANTED_IN_STAGES
         .iter()
         .filter(|(_, _, expected)| !found.iter().any(|p| p.ends_with(expected)))
         .map(|(_, code, _)| *code)
@@ -1129,7 +1202,14 @@ fn every_spec_reference_names_a_section_that_exists() {
     let mut known: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
     let mut checked = 0;
     let mut missing = Vec::new();
-    for dir in ["src", "tests", "benches", "docs", "fuzz/fuzz_targets"] {
+    for dir in [
+        "src",
+        "crates",
+        "tests",
+        "benches",
+        "docs",
+        "fuzz/fuzz_targets",
+    ] {
         for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
             let entry = entry.unwrap();
             let is_text = matches!(
@@ -1170,7 +1250,7 @@ fn every_spec_reference_names_a_section_that_exists() {
 
 /// Where the drawing of the house stands in docs/design.md.
 const HOUSE_START: &str =
-    "<!-- house: drawn from src/ by tests/it/architecture.rs; TFSUM_BLESS=1 redraws it -->";
+    "<!-- house: drawn from the crates by tests/it/architecture.rs; TFSUM_BLESS=1 redraws it -->";
 const HOUSE_END: &str = "<!-- /house -->";
 
 /// The first sentence of a module's own documentation (`//!`), or up to its first colon
@@ -1216,37 +1296,47 @@ fn first_clause(text: &str) -> String {
         .replace(['[', ']', '`'], "")
 }
 
-/// The house as the code has it: each layer's modules two levels deep, as the paths a
-/// newcomer opens (a folder with `/`), each with the first clause of its own
-/// documentation.
-fn house(sources: &[Source]) -> String {
-    let shown: BTreeMap<&Module, &Source> = sources
-        .iter()
-        .filter(|s| (1..=2).contains(&s.module.len()))
-        .filter(|s| {
-            !matches!(
-                s.module.last().map(String::as_str),
-                Some("tests" | "testing")
-            )
-        })
-        .map(|s| (&s.module, s))
-        .collect();
-    let is_folder = |m: &Module| {
-        sources
-            .iter()
-            .any(|s| s.module.len() > m.len() && s.module.starts_with(m))
-    };
+/// The house as the code has it: each crate, top layer first, with its modules one level
+/// deep (the commands' too), as the paths a newcomer opens (a folder with `/`), each
+/// with the first clause of its own documentation.
+fn house() -> String {
     let mut out =
-        String::from("| module (in `src/`) | what its documentation says first |\n|---|---|\n");
-    for layer in LAYERS {
-        for (module, source) in &shown {
-            if module[0] != layer {
-                continue;
-            }
+        String::from("| crate or module | what its documentation says first |\n|---|---|\n");
+    for krate in CRATES {
+        let dir = src_dir(krate);
+        let sources = sources(&dir);
+        // The commands are the binary crate's one module: its modules are drawn.
+        let depth = if krate == "tfsum" { 2 } else { 1 };
+        let is_folder = |m: &Module| {
+            sources
+                .iter()
+                .any(|s| s.module.len() > m.len() && s.module.starts_with(m))
+        };
+        let root = sources
+            .iter()
+            .find(|s| s.module.is_empty())
+            .expect("a lib.rs");
+        let shown = if krate == "tfsum" {
+            "src/".to_string()
+        } else {
+            format!("crates/{krate}/")
+        };
+        out.push_str(&format!("| `{shown}` | {} |\n", first_clause(&root.text)));
+        let modules: BTreeMap<&Module, &Source> = sources
+            .iter()
+            .filter(|s| s.module.len() == depth)
+            .filter(|s| {
+                !matches!(
+                    s.module.last().map(String::as_str),
+                    Some("tests" | "testing" | "test_support")
+                )
+            })
+            .map(|s| (&s.module, s))
+            .collect();
+        for (module, source) in modules {
             let path = module.join("/") + if is_folder(module) { "/" } else { ".rs" };
-            let indent = if module.len() > 1 { "&emsp;" } else { "" };
             let clause = first_clause(&source.text);
-            out.push_str(&format!("| {indent}`{path}` | {clause} |\n"));
+            out.push_str(&format!("| &emsp;`{path}` | {clause} |\n"));
         }
     }
     out
@@ -1258,12 +1348,13 @@ fn house(sources: &[Source]) -> String {
 /// (`TFSUM_BLESS=1 cargo test --test it architecture`).
 #[test]
 fn the_house_in_the_design_is_drawn_from_the_code() {
-    let drawn = house(&sources());
+    let drawn = house();
     for (module, clause) in [
-        ("`sources/modules/`", "Remote modules as a package source"),
-        ("`net/http/`", "HTTP as a transport"),
-        ("`net/git/`", "Git as a transport"),
-        ("`vocab/module_source.rs`", "Module source addresses"),
+        ("`modules/`", "Remote modules as a package source"),
+        ("`http/`", "HTTP as a transport"),
+        ("`git/`", "Git as a transport"),
+        ("`module_source.rs`", "Module source addresses"),
+        ("`commands/cli.rs`", "Command-line definitions"),
     ] {
         assert!(
             drawn

@@ -14,7 +14,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::vocab::lockfile::{self, LockFile, ReadError};
+use tfsum_vocab::lockfile::{self, LockFile, ReadError};
 
 use super::{merge, Merged};
 
@@ -189,7 +189,7 @@ pub(crate) fn run(files: &DriverFiles) -> Result<DriverReport, DriverError> {
     let merged = merge(base.as_ref(), ours.as_ref(), theirs.as_ref());
     let rendered = merged.lock.render();
     if rendered.as_bytes() != ours_bytes.as_slice() {
-        crate::disk::atomic::replace_file(&files.ours, rendered.as_bytes()).map_err(|source| {
+        tfsum_disk::atomic::replace_file(&files.ours, rendered.as_bytes()).map_err(|source| {
             DriverError::Write {
                 shown: shown.clone(),
                 file: files.ours.clone(),

@@ -41,9 +41,9 @@ mod tests;
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::vocab::addr::ProviderAddr;
-use crate::vocab::lockfile::{Flavor, LockFile, ProviderLock};
-use crate::vocab::version::{Constraints, Version};
+use tfsum_vocab::addr::ProviderAddr;
+use tfsum_vocab::lockfile::{Flavor, LockFile, ProviderLock};
+use tfsum_vocab::version::{Constraints, Version};
 
 /// The two edited sides, in git's words: ours is the branch being merged into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,9 +1,9 @@
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::vocab::addr::TERRAFORM_REGISTRY;
-use crate::vocab::hash::Hash;
-use crate::vocab::lockfile;
+use tfsum_vocab::addr::TERRAFORM_REGISTRY;
+use tfsum_vocab::hash::Hash;
+use tfsum_vocab::lockfile;
 
 const NULL: &str = "registry.terraform.io/hashicorp/null";
 

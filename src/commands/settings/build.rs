@@ -7,23 +7,23 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use crate::disk::cache::{Cache, CacheError};
-use crate::net::cliconfig::{self, CliConfig, CliConfigError, ProviderInstallation};
-use crate::net::git::GitOptions;
-use crate::net::http::Http;
-use crate::net::oci::{OciAccess, OciConfigError};
-use crate::net::registry::RegistryClient;
-use crate::net::shared_store::{SharedStore, StoreError};
-use crate::sources::kept::KeptPackages;
-use crate::sources::modules::{ArchiveLimits, FetcherOptions, ModuleFetcher};
-use crate::sources::registry::shared::SharedCache;
-use crate::sources::{
+use tfsum_disk::cache::{Cache, CacheError};
+use tfsum_net::cliconfig::{self, CliConfig, CliConfigError, ProviderInstallation};
+use tfsum_net::git::GitOptions;
+use tfsum_net::http::Http;
+use tfsum_net::oci::{OciAccess, OciConfigError};
+use tfsum_net::registry::RegistryClient;
+use tfsum_net::shared_store::{SharedStore, StoreError};
+use tfsum_sources::kept::KeptPackages;
+use tfsum_sources::modules::{ArchiveLimits, FetcherOptions, ModuleFetcher};
+use tfsum_sources::registry::shared::SharedCache;
+use tfsum_sources::{
     FsMirror, MirrorError, MirrorOptions, NetMirror, RegistryOptions, RegistrySource, Source,
     Sources,
 };
-use crate::stages::warning::Warning;
-use crate::vocab::lockfile::Flavor;
-use crate::vocab::progress::Progress;
+use tfsum_stages::warning::Warning;
+use tfsum_vocab::lockfile::Flavor;
+use tfsum_vocab::progress::Progress;
 
 use super::{PackageSource, SourceSettings};
 

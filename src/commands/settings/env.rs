@@ -20,7 +20,7 @@
 //! | `XDG_RUNTIME_DIR`, `XDG_CONFIG_HOME`, `PATH` | where OpenTofu's OCI credentials files and helpers are looked for |
 //!
 //! Terraform's own variables (`TF_CLI_CONFIG_FILE`, `TF_TOKEN_*`, …) are read by
-//! [`crate::net::cliconfig`] from the same captured values; `TF_VAR_*` and `TF_WORKSPACE`
+//! [`tfsum_net::cliconfig`] from the same captured values; `TF_VAR_*` and `TF_WORKSPACE`
 //! give module `source`/`version` expressions their variables, as they give Terraform's. Seconds may be fractional
 //! (`0.2`); an unparsable value is an error naming the variable.
 
@@ -30,10 +30,10 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::net::cliconfig;
-use crate::net::http::{HttpConfig, Proxies, Trust};
-use crate::net::oci::{OciEnv, OciOptions};
-use crate::vocab::hash::ZipLimits;
+use tfsum_net::cliconfig;
+use tfsum_net::http::{HttpConfig, Proxies, Trust};
+use tfsum_net::oci::{OciEnv, OciOptions};
+use tfsum_vocab::hash::ZipLimits;
 
 use super::SettingsError;
 
@@ -153,7 +153,7 @@ impl Environment {
         OciEnv {
             vars,
             home: self.home.clone(),
-            os: crate::vocab::addr::Platform::current().os,
+            os: tfsum_vocab::addr::Platform::current().os,
         }
     }
 

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 
-use crate::vocab::addr::Platform;
+use tfsum_vocab::addr::Platform;
 
 use super::SettingsError;
 
@@ -112,8 +112,8 @@ impl FileSettings {
 
 /// The nearest `.tfsum.toml` from `start` up to the repository root.
 pub(crate) fn find(start: &Path) -> Option<PathBuf> {
-    let top = crate::disk::walk::repository_root(start);
-    let start = crate::vocab::paths::normalize_path(&std::path::absolute(start).ok()?);
+    let top = tfsum_disk::walk::repository_root(start);
+    let start = tfsum_vocab::paths::normalize_path(&std::path::absolute(start).ok()?);
     for dir in start.ancestors() {
         let candidate = dir.join(FILE_NAME);
         if candidate.is_file() {

@@ -31,14 +31,14 @@ use crate::commands::cli::{
     FlavorArg, Format, GivenValue, LayoutArg, LockArgs, MirrorArgs, MirrorFormat, OutdatedArgs,
     SourceArgs, UpgradeOptions, ValueArgs, VerifyArgs,
 };
-use crate::config::early::{AssignedFiles, CliValue, ValueInputs};
-use crate::disk::provider_dir::Layout;
-use crate::net::http::HttpConfig;
-use crate::net::oci::OciOptions;
-use crate::sources::oci::RepositoryTemplate;
-use crate::vocab::addr::Platform;
-use crate::vocab::hash::ZipLimits;
-use crate::vocab::lockfile::Flavor;
+use tfsum_config::early::{AssignedFiles, CliValue, ValueInputs};
+use tfsum_disk::provider_dir::Layout;
+use tfsum_net::http::HttpConfig;
+use tfsum_net::oci::OciOptions;
+use tfsum_sources::oci::RepositoryTemplate;
+use tfsum_vocab::addr::Platform;
+use tfsum_vocab::hash::ZipLimits;
+use tfsum_vocab::lockfile::Flavor;
 
 pub(crate) use build::Services;
 pub(crate) use build::SetupError;
@@ -130,7 +130,7 @@ pub(crate) struct LockSettings {
     pub values: ValueInputs,
     /// `--mirror DIR`: also fill this provider directory.
     pub mirror: Option<PathBuf>,
-    /// Read and keep the configuration index (`crate::disk::index`); false with
+    /// Read and keep the configuration index (`tfsum_disk::index`); false with
     /// `--no-index`, `TFSUM_INDEX=false` or `index = false`.
     pub index: bool,
     /// Testing only (`TFSUM_TEST_WRITE_DELAY_MS`).

@@ -17,8 +17,8 @@ use std::time::Duration;
 use url::Url;
 
 use crate::commands::cli::SourceArgs;
-use crate::net::shared_store::StoreOptions;
-use crate::sources::registry::shared::{TrustedKey, WriterKey};
+use tfsum_net::shared_store::StoreOptions;
+use tfsum_sources::registry::shared::{TrustedKey, WriterKey};
 
 use super::{Environment, FileSettings, SettingsError};
 
