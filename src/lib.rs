@@ -59,6 +59,8 @@ pub use commands::main;
 /// directly. Not a stable interface: it is exactly what they use, item by item (a whole
 /// module here would hide its dead items from the compiler).
 pub mod internals {
+    pub use crate::commands::cli::command;
+    pub use crate::commands::settings::file::deserialize_settings;
     pub use crate::config::early::{RootInputs, Rules, ValueInputs};
     pub use crate::config::terragrunt::{find_units, load_unit, unit_requirements};
     pub use crate::config::tree::LocalModules;
