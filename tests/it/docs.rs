@@ -1,0 +1,14 @@
+//! The manual (README.md, CONTRIBUTING.md and `docs/`) held to the code, so that it
+//! cannot fall behind or lie (CONTRIBUTING.md, "Keeping the docs true"):
+//!
+//! - [`complete`]: every subcommand and long flag of clap's command tree, every `TFSUM_*`
+//!   variable the code reads and every settings-file key the serde structs read
+//!   ([`keys`]) is on its page, and the pages' tables name nothing the code lacks;
+//! - [`links`]: every relative link and `#anchor` resolves.
+//!
+//! [`markdown`] reads the pages: blocks, headings and their anchors, links.
+
+mod complete;
+mod keys;
+mod links;
+mod markdown;
