@@ -4,11 +4,14 @@
 //! - [`complete`]: every subcommand and long flag of clap's command tree, every `TFSUM_*`
 //!   variable the code reads and every settings-file key the serde structs read
 //!   ([`keys`]) is on its page, and the pages' tables name nothing the code lacks;
+//! - [`examples`]: every ```` ```console ```` block runs against the fake registries and
+//!   prints what it shows;
 //! - [`links`]: every relative link and `#anchor` resolves.
 //!
 //! [`markdown`] reads the pages: blocks, headings and their anchors, links.
 
 mod complete;
+mod examples;
 mod keys;
 mod links;
 mod markdown;
