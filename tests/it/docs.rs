@@ -6,6 +6,8 @@
 //!   ([`keys`]) is on its page, and the pages' tables name nothing the code lacks;
 //! - [`examples`]: every ```` ```console ```` block runs against the fake registries and
 //!   prints what it shows;
+//! - [`schema`]: the JSON reports of every command, and the manual's JSON examples,
+//!   validate against the published `docs/json-report.schema.json`;
 //! - [`links`]: every relative link and `#anchor` resolves.
 //!
 //! [`markdown`] reads the pages: blocks, headings and their anchors, links.
@@ -15,3 +17,4 @@ mod examples;
 mod keys;
 mod links;
 mod markdown;
+mod schema;
