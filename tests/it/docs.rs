@@ -8,6 +8,9 @@
 //!   prints what it shows;
 //! - [`schema`]: the JSON reports of every command, and the manual's JSON examples,
 //!   validate against the published `docs/json-report.schema.json`;
+//! - [`snippets`]: every settings file the manual shows is accepted by tfsum, every
+//!   Renovate configuration by Renovate's validator, and no kind of block goes unchecked
+//!   (the pre-commit and workflow blocks are `tests/packaging/test_docs.py`'s);
 //! - [`links`]: every relative link and `#anchor` resolves.
 //!
 //! [`markdown`] reads the pages: blocks, headings and their anchors, links.
@@ -18,3 +21,4 @@ mod keys;
 mod links;
 mod markdown;
 mod schema;
+mod snippets;
