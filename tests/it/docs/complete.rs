@@ -291,3 +291,73 @@ fn the_key_recorder_finds_every_key() {
     ];
     assert_eq!(got, want.iter().map(|s| s.to_string()).collect());
 }
+
+/// The body of each function whose signature line contains `signature`, in every Rust
+/// file of `src/` and `crates/`: from that line to the closing brace at its indentation.
+fn function_bodies(signature: &str) -> Vec<(String, String)> {
+    let root = repo_root();
+    let mut bodies = Vec::new();
+    for dir in ["src", "crates"] {
+        for entry in walkdir::WalkDir::new(root.join(dir)).into_iter().flatten() {
+            if entry.path().extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).expect("read source");
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                if !line.contains(signature) {
+                    continue;
+                }
+                let indent = &line[..line.len() - line.trim_start().len()];
+                let close = format!("{indent}}}");
+                let end = lines[i..]
+                    .iter()
+                    .position(|l| *l == close)
+                    .map_or(lines.len(), |n| i + n);
+                let name = entry.path().strip_prefix(&root).unwrap_or(entry.path());
+                bodies.push((name.display().to_string(), lines[i..end].join("\n")));
+            }
+        }
+    }
+    bodies
+}
+
+/// Every `kind` the JSON reports can give an error or a warning is named in
+/// docs/json-report.md as `` `kind` ``: the words of each `fn kind(&self) -> &'static
+/// str` (warnings, package and version-list errors) and of the report's `fn errors` and
+/// `fn selection` (a root's other failures), taken from the source.
+#[test]
+fn every_report_kind_is_documented() {
+    let word = Regex::new(r#"(?:=> |one\(|kind: )"([a-z_]+)""#).expect("regex");
+    let mut kinds: BTreeMap<String, String> = BTreeMap::new();
+    for signature in [
+        "fn kind(&self) -> &'static str",
+        "fn errors(error: &RootError)",
+        "fn selection(error: &SelectionError)",
+    ] {
+        for (file, body) in function_bodies(signature) {
+            for found in word.captures_iter(&body) {
+                kinds
+                    .entry(found[1].to_string())
+                    .or_insert_with(|| file.clone());
+            }
+        }
+    }
+    assert!(
+        kinds.contains_key("no_matching_version")
+            && kinds.contains_key("registry")
+            && kinds.len() > 40,
+        "the source scan found too little: {kinds:?}"
+    );
+    let doc = Doc::read("docs/json-report.md");
+    let missing: Vec<String> = kinds
+        .iter()
+        .filter(|(kind, _)| !doc.text.contains(&format!("`{kind}`")))
+        .map(|(kind, file)| format!("{kind} ({file})"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "kinds the JSON reports can name that docs/json-report.md does not list:\n{}",
+        missing.join("\n")
+    );
+}
