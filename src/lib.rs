@@ -51,6 +51,8 @@ pub use commands::main;
 /// directly. Not a stable interface: it is exactly what they use, item by item (a whole
 /// module here would hide its dead items from the compiler).
 pub mod internals {
+    pub use crate::commands::cli::command;
+    pub use crate::commands::settings::file::deserialize_settings;
     pub use tfsum_config::early::{RootInputs, Rules, ValueInputs};
     pub use tfsum_config::terragrunt::{find_units, load_unit, unit_requirements};
     pub use tfsum_config::tree::LocalModules;

@@ -353,6 +353,12 @@ pub(crate) struct Cli {
     pub command: Command,
 }
 
+/// The command tree as clap sees it: every subcommand and flag, for the test that holds
+/// the manual to it (`tests/it/docs.rs`).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct GlobalArgs {
     /// Print only what needs attention: errors, and what fails or would change

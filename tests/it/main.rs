@@ -9,6 +9,7 @@ mod cache;
 mod cli;
 mod conformance;
 mod credentials;
+mod docs;
 mod early_eval;
 mod early_values;
 mod fake_registry;

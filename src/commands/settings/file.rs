@@ -62,6 +62,13 @@ pub(crate) struct FileSettings {
     pub var_files_base: Option<PathBuf>,
 }
 
+/// Deserializes a settings file from `deserializer` and drops it: what the docs test
+/// (`tests/it/docs.rs`) drives with a deserializer that records the keys serde asks for,
+/// so the list of keys comes from these structs, never from a copy.
+pub fn deserialize_settings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    FileSettings::deserialize(deserializer).map(drop)
+}
+
 /// One `[[var_files]]` table: `roots` is a regular expression over a root's path relative
 /// to the settings file's directory (`/`-separated, `.` for that directory itself).
 #[derive(Debug, Deserialize)]
