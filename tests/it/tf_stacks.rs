@@ -33,11 +33,12 @@ fn registry() -> FakeRegistry {
     builder.start()
 }
 
-/// A CLI configuration that sends `registry.terraform.io` to the fake registry.
-fn cli_config(registry: &FakeRegistry, dir: &Path) -> PathBuf {
+/// A CLI configuration that sends `registry.terraform.io` to the fake registry, with
+/// `extra` (another registry's `host` block) after it.
+fn cli_config(registry: &FakeRegistry, extra: &str, dir: &Path) -> PathBuf {
     let path = dir.join("cli.tfrc");
     let text = format!(
-        "{}host \"registry.terraform.io\" {{\n  services = {{\n    \"providers.v1\" = \"{}\"\n  }}\n}}\n",
+        "{}host \"registry.terraform.io\" {{\n  services = {{\n    \"providers.v1\" = \"{}\"\n  }}\n}}\n{extra}",
         registry.cli_config(),
         registry.providers_url()
     );
@@ -58,48 +59,58 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// A repository (it has `.git`) in a temporary directory.
-struct Work {
+pub(crate) struct Work {
     dir: TempDir,
-    scratch: TempDir,
-    cli: PathBuf,
+    pub(crate) scratch: TempDir,
+    pub(crate) cli: PathBuf,
 }
 
 impl Work {
     fn new(registry: &FakeRegistry) -> Work {
+        Work::with_cli(registry, "")
+    }
+
+    /// A repository whose CLI configuration also holds `extra` (a module registry's
+    /// `host` block).
+    pub(crate) fn with_cli(registry: &FakeRegistry, extra: &str) -> Work {
         let dir = TempDir::new().expect("work");
         std::fs::create_dir(dir.path().join(".git")).expect(".git");
         let scratch = TempDir::new().expect("scratch");
-        let cli = cli_config(registry, scratch.path());
+        let cli = cli_config(registry, extra, scratch.path());
         Work { dir, scratch, cli }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    fn write(&self, rel: &str, text: &str) {
+    pub(crate) fn write(&self, rel: &str, text: &str) {
         let path = self.path().join(rel);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, text).expect("write");
     }
 
-    fn read(&self, rel: &str) -> Option<String> {
+    pub(crate) fn read(&self, rel: &str) -> Option<String> {
         std::fs::read_to_string(self.path().join(rel)).ok()
     }
 
-    fn tfsum(&self, args: &[&str]) -> std::process::Output {
+    pub(crate) fn tfsum(&self, args: &[&str]) -> std::process::Output {
         tfsum::run(self.path(), &self.cli, self.scratch.path(), args)
     }
 
+    /// `tfsum ARGS --platform=…` for both test platforms.
+    pub(crate) fn with_platforms(&self, args: &[&str]) -> std::process::Output {
+        let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        all.extend(PLATFORMS.iter().map(|p| format!("--platform={p}")));
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        self.tfsum(&all)
+    }
+
+    /// `tfsum lock EXTRA --platform=…` for both test platforms.
     fn lock(&self, extra: &[&str]) -> std::process::Output {
         let mut args = vec!["lock"];
-        let platforms: Vec<String> = PLATFORMS
-            .iter()
-            .map(|p| format!("--platform={p}"))
-            .collect();
-        args.extend(platforms.iter().map(String::as_str));
         args.extend(extra);
-        self.tfsum(&args)
+        self.with_platforms(&args)
     }
 }
 

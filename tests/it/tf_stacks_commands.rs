@@ -6,13 +6,13 @@
 //! providers-lock` writes; `--check` writes nothing; the JSON documents name the root's
 //! kind. Helpers follow `tf_stacks.rs`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
-use tempfile::TempDir;
 
 use crate::support::fake_modules::FakeModuleRegistry;
 use crate::support::fake_registry::FakeRegistry;
+use crate::tf_stacks::Work;
 use crate::tfsum;
 
 const PLATFORMS: [&str; 2] = ["darwin_arm64", "linux_amd64"];
@@ -45,80 +45,20 @@ fn modules() -> FakeModuleRegistry {
     builder.start()
 }
 
-/// A CLI configuration that sends `registry.terraform.io` to the fake provider registry
-/// and the fake module registry's host to it.
-fn cli_config(registry: &FakeRegistry, modules: &FakeModuleRegistry, dir: &Path) -> PathBuf {
-    let path = dir.join("cli.tfrc");
-    let text = format!(
-        "{}host \"registry.terraform.io\" {{\n  services = {{\n    \"providers.v1\" = \"{}\"\n  }}\n}}\n{}",
-        registry.cli_config(),
-        registry.providers_url(),
-        modules.cli_config()
-    );
-    std::fs::write(&path, text).expect("cli config");
-    path
-}
-
-/// A repository (it has `.git`) in a temporary directory.
-struct Work {
-    dir: TempDir,
-    scratch: TempDir,
-    cli: PathBuf,
-}
-
-impl Work {
-    fn new(registry: &FakeRegistry, modules: &FakeModuleRegistry) -> Work {
-        let dir = TempDir::new().expect("work");
-        std::fs::create_dir(dir.path().join(".git")).expect(".git");
-        let scratch = TempDir::new().expect("scratch");
-        let cli = cli_config(registry, modules, scratch.path());
-        Work { dir, scratch, cli }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.path().join(rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-
-    fn read(&self, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.path().join(rel)).ok()
-    }
-
-    fn tfsum(&self, args: &[&str]) -> std::process::Output {
-        tfsum::run(self.path(), &self.cli, self.scratch.path(), args)
-    }
-
-    /// `tfsum ARGS --platform=…` for both test platforms.
-    fn with_platforms(&self, args: &[&str]) -> std::process::Output {
-        let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        all.extend(PLATFORMS.iter().map(|p| format!("--platform={p}")));
-        let all: Vec<&str> = all.iter().map(String::as_str).collect();
-        self.tfsum(&all)
-    }
-
-    /// Every file below the repository but the scratch ones, with its bytes.
-    fn tree(&self) -> Vec<(PathBuf, Vec<u8>)> {
-        let mut out: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(self.path())
-            .into_iter()
-            .map(|e| e.expect("walk"))
-            .filter(|e| e.file_type().is_file())
-            .map(|e| {
-                let rel = e
-                    .path()
-                    .strip_prefix(self.path())
-                    .expect("inside")
-                    .to_path_buf();
-                (rel, std::fs::read(e.path()).expect("read"))
-            })
-            .collect();
-        out.sort();
-        out
-    }
+/// Every file below the repository `work` (its scratch directory is elsewhere), with its
+/// bytes.
+fn tree(work: &Work) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(work.path())
+        .into_iter()
+        .map(|e| e.expect("walk"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(work.path()).expect("inside");
+            (rel.to_path_buf(), std::fs::read(e.path()).expect("read"))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The stack: its providers' entries aligned with trailing comments as `terraform fmt`
@@ -188,7 +128,7 @@ fn line_of(text: &str, after: &str, needle: &str) -> usize {
 /// A repository holding the stack (locked), its local component's module, a root
 /// module, and a stack that does not parse.
 fn repository(registry: &FakeRegistry, modules: &FakeModuleRegistry) -> (Work, String) {
-    let work = Work::new(registry, modules);
+    let work = Work::with_cli(registry, &modules.cli_config());
     let pet = modules.source("acme", "pet", "random");
     work.write("stack/components.tfcomponent.hcl", &stack(&pet));
     work.write(
@@ -319,7 +259,7 @@ fn outdated_lists_a_stacks_providers_and_registry_components() {
 fn upgrade_provider_edits_a_stack_and_relocks_it() {
     let (registry, modules) = (registry(), modules());
     let (work, pet) = repository(&registry, &modules);
-    let before = work.tree();
+    let before = tree(&work);
     let check = work.with_platforms(&[
         "upgrade",
         "provider",
@@ -331,7 +271,7 @@ fn upgrade_provider_edits_a_stack_and_relocks_it() {
     ]);
     assert_eq!(check.status.code(), Some(1), "{}", tfsum::text(&check));
     assert!(
-        work.tree() == before,
+        tree(&work) == before,
         "--check wrote:\n{}",
         tfsum::text(&check)
     );
