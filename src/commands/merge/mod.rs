@@ -135,7 +135,14 @@ pub(crate) fn merge(
             ours
         }
     };
+    // The form (a Terraform Stack's header, no constraints) merges as the flavor does;
+    // the sides disagree on it only when one was written by another tool, and then
+    // ours stands.
+    let form_of = |file: Option<&LockFile>| file.map(|f| f.form);
+    let form = merge_flavor(form_of(base), form_of(ours), form_of(theirs))
+        .unwrap_or_else(|(ours, _)| ours);
     let mut lock = LockFile::new(flavor);
+    lock.form = form;
     let mut dropped = Vec::new();
     let addrs: BTreeSet<&ProviderAddr> = [base, ours, theirs]
         .into_iter()
@@ -183,11 +190,11 @@ fn entry_in<'a>(file: Option<&'a LockFile>, addr: &ProviderAddr) -> Option<&'a P
 
 /// The header: a side without a file has no say; two different headers need the ancestor
 /// to tell which side changed. `Err` carries (ours, theirs).
-fn merge_flavor(
-    base: Option<Flavor>,
-    ours: Option<Flavor>,
-    theirs: Option<Flavor>,
-) -> Result<Flavor, (Flavor, Flavor)> {
+fn merge_flavor<T: Copy + PartialEq + Default>(
+    base: Option<T>,
+    ours: Option<T>,
+    theirs: Option<T>,
+) -> Result<T, (T, T)> {
     match (ours, theirs) {
         (Some(ours), Some(theirs)) if ours != theirs => {
             if base == Some(ours) {

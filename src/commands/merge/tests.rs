@@ -382,3 +382,24 @@ provider "registry.terraform.io/hashicorp/null" {
         theirs: Flavor::Terraform
     }));
 }
+
+/// Three Terraform Stack lock files merge into one of the same form: the stacks header
+/// and no constraints, whichever side changed what.
+#[test]
+fn stack_lock_files_stay_stack_lock_files() {
+    let header = "# This file is maintained automatically by \"terraform stacks providers-lock\".\n# Manual edits may be lost in future updates.\n";
+    let file = |version: &str| {
+        let src = format!(
+            "{header}\nprovider \"registry.terraform.io/hashicorp/null\" {{\n  version = \"{version}\"\n  hashes = [\n    \"h1:null{version}\",\n  ]\n}}\n"
+        );
+        lockfile::parse(&src, TERRAFORM_REGISTRY).unwrap()
+    };
+    let (base, ours, theirs) = (file("3.2.1"), file("3.2.1"), file("3.2.4"));
+    assert_eq!(base.form, tfsum_vocab::lockfile::LockForm::Stack);
+    let merged = merge(Some(&base), Some(&ours), Some(&theirs));
+    assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+    assert_eq!(merged.lock.form, tfsum_vocab::lockfile::LockForm::Stack);
+    let rendered = merged.lock.render();
+    assert!(rendered.starts_with(header), "{rendered}");
+    assert!(rendered.contains("version = \"3.2.4\""), "{rendered}");
+}
