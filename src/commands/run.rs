@@ -18,7 +18,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::index::IndexedRun;
 use super::settings::Services;
 use tfsum_config::edit::Edited;
 use tfsum_disk::atomic::Replacement;
@@ -28,6 +27,7 @@ use tfsum_report::RunReport;
 use tfsum_sources::kept::KeptPackages;
 use tfsum_sources::oci::publish::OciTarget;
 use tfsum_stages::discover::Discovery;
+use tfsum_stages::index::IndexedRun;
 use tfsum_stages::install::{self, LockedRoot};
 use tfsum_stages::load::{self, LoadOptions, Loaded, Loading, Prior};
 use tfsum_stages::publish::{self, VersionPush};
@@ -104,7 +104,7 @@ impl<'a> Pipeline<'a> {
     }
 
     /// [`Pipeline::run`] with the configuration index of a `lock` run
-    /// ([`crate::commands::index`]): the roots it answers are reported unchanged without
+    /// ([`tfsum_stages::index`]): the roots it answers are reported unchanged without
     /// being read, and it learns what the stages read and wrote.
     pub(crate) async fn run_indexed(
         &self,

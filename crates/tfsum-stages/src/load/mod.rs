@@ -63,7 +63,7 @@ pub struct Loaded {
     /// Its result depends on its files alone: a root module whose tree calls no remote
     /// module, writes no source or version as an expression, reads no var file and
     /// warned of nothing. Only such a root may be answered from the index
-    /// (`crate::commands::index`) when none of its files changed.
+    /// ([`crate::index`]) when none of its files changed.
     pub self_contained: bool,
     /// A Terraform Stack's: its lock file takes the stacks plugin's form.
     pub stack: Option<Box<StackLoaded>>,
@@ -134,7 +134,7 @@ pub(crate) async fn roots_edited(
     (loading.roots, loading.warnings)
 }
 
-/// What a run knew before loading (the configuration index, `crate::commands::index`):
+/// What a run knew before loading (the configuration index, [`crate::index`]):
 /// what root detection reads of module directories unchanged since, and which module
 /// roots need opening at all.
 pub trait Prior: Sync {
@@ -806,10 +806,14 @@ fn read_module_facts(
     (lock, facts)
 }
 
-/// What root detection reads of the module directory `dir` now, read on its own (the
-/// configuration index checks that a changed file leaves the roots as they were,
-/// `crate::commands::index`).
-pub fn module_facts(dir: &Path, options: &LoadOptions, listings: &Listings) -> ModuleFacts {
+/// What root detection reads of the module directory `dir` now, read on its own, and the
+/// files and directories it read it from ([`module_inputs`]): the configuration index
+/// checks that a changed file leaves the roots as they were ([`crate::index`]).
+pub(crate) fn module_facts(
+    dir: &Path,
+    options: &LoadOptions,
+    listings: &Listings,
+) -> (ModuleFacts, Vec<PathBuf>) {
     let tofu = listings.listing(dir).is_ok_and(|listing| {
         listing.entries().any(|(name, kind)| {
             is_tofu_file_name(name)
@@ -827,7 +831,48 @@ pub fn module_facts(dir: &Path, options: &LoadOptions, listings: &Listings) -> M
         listings,
         parsed: ParsedFiles::default(),
     };
-    read_module_facts(dir, tofu, options, listings, &loader).1
+    let facts = read_module_facts(dir, tofu, options, listings, &loader).1;
+    let mut inputs = Vec::new();
+    module_inputs(dir, listings, true, &mut inputs);
+    (facts, inputs)
+}
+
+/// What root detection ([`read_module_facts`]) reads of the module directory `dir`, and
+/// (`tests`) of its test directory, appended to `out`: the directory itself, its
+/// configuration files of either dialect (the flavor decides which count, and a `.tofu`
+/// file decides the flavor; a failed parse scans them too, [`tree::scanned_calls`]), its
+/// lock file (whose header decides the flavor) and its test files (a module only a
+/// test's `run` block calls is no root). The configuration index stamps exactly these to
+/// know the facts still stand ([`crate::index`]), so a file root detection starts to read
+/// belongs here.
+pub(crate) fn module_inputs(dir: &Path, listings: &Listings, tests: bool, out: &mut Vec<PathBuf>) {
+    let read = |name: &str| {
+        tfsum_vocab::paths::is_config_file_name(name)
+            || test_files::is_test_file_name(name)
+            || name == LOCK_FILE_NAME
+    };
+    out.push(dir.to_path_buf());
+    let Ok(listing) = listings.listing(dir) else {
+        return;
+    };
+    out.extend(
+        listing
+            .entries()
+            .filter(|(name, _)| read(name))
+            .map(|(name, _)| dir.join(name)),
+    );
+    if tests && listing.get(test_files::DEFAULT_TEST_DIRECTORY) == Some(EntryType::Dir) {
+        let tests_dir = dir.join(test_files::DEFAULT_TEST_DIRECTORY);
+        out.push(tests_dir.clone());
+        if let Ok(listing) = listings.listing(&tests_dir) {
+            out.extend(
+                listing
+                    .entries()
+                    .filter(|(name, _)| test_files::is_test_file_name(name))
+                    .map(|(name, _)| tests_dir.join(name)),
+            );
+        }
+    }
 }
 
 /// A root whose lock file was read, waiting for its module tree.
@@ -1273,15 +1318,19 @@ mod tests {
         )
     }
 
-    /// The roots of `discovery`, found below `base`, recursively, with no remote module
-    /// fetched.
-    async fn load_tree(base: &Path, discovery: &Discovery) -> (Vec<Root<Loaded>>, Vec<Warning>) {
-        let options = LoadOptions {
+    fn load_options(base: &Path) -> LoadOptions {
+        LoadOptions {
             flavor: None,
             recursive: true,
             within: vec![std::fs::canonicalize(base).unwrap()],
             values: Arc::default(),
-        };
+        }
+    }
+
+    /// The roots of `discovery`, found below `base`, recursively, with no remote module
+    /// fetched.
+    async fn load_tree(base: &Path, discovery: &Discovery) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+        let options = load_options(base);
         let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
         roots(discovery, &options, &fetcher).await
     }
@@ -1468,6 +1517,64 @@ mod tests {
         let tree = tree::module_tree_requirements(&fresh, TERRAFORM_REGISTRY, &inputs, &mut reader)
             .unwrap();
         assert_eq!(tree.pending, 1);
+    }
+
+    /// What root detection reads of a module directory, which the configuration index
+    /// stamps: the directory, its configuration files of both dialects, its test files
+    /// and its lock file, and with `tests` its test directory and the test files there;
+    /// no var file, hidden or backup file, other file or subdirectory.
+    #[test]
+    fn module_inputs_are_what_root_detection_reads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path();
+        for name in [
+            "main.tf",
+            "b.tofu",
+            "c.tf.json",
+            "d.tofu.json",
+            "e.tftest.hcl",
+            "f.tofutest.json",
+            ".terraform.lock.hcl",
+            ".hidden.tf",
+            "main.tf~",
+            "terraform.tfvars",
+            "README.md",
+            "tests/g.tftest.hcl",
+            "tests/notes.md",
+            "sub/main.tf",
+        ] {
+            let text = if name.ends_with(".json") { "{}" } else { "" };
+            write(base, &format!("m/{name}"), text);
+        }
+        let discovery = crate::discover::discover(&[base.to_path_buf()], true, &[]).unwrap();
+        let dir = base.join("m");
+        let own = [
+            "",
+            ".terraform.lock.hcl",
+            "b.tofu",
+            "c.tf.json",
+            "d.tofu.json",
+            "e.tftest.hcl",
+            "f.tofutest.json",
+            "main.tf",
+        ];
+        for (tests, extra) in [
+            (false, &[][..]),
+            (true, &["tests", "tests/g.tftest.hcl"][..]),
+        ] {
+            let mut got = Vec::new();
+            module_inputs(&dir, &discovery.listings, tests, &mut got);
+            got.sort();
+            let mut want: Vec<PathBuf> = own.iter().chain(extra).map(|n| dir.join(n)).collect();
+            want.sort();
+            assert_eq!(got, want, "tests: {tests}");
+        }
+        let (facts, inputs) = module_facts(&dir, &load_options(base), &discovery.listings);
+        assert!(facts.loaded);
+        assert!(
+            inputs.contains(&dir.join("tests/g.tftest.hcl")),
+            "{inputs:?}"
+        );
     }
 
     /// A lock file equal to one parsed before is that file's result, under the same
