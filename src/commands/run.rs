@@ -208,11 +208,11 @@ impl Pipeline<'_> {
         let sources = &self.services.sources;
         let filled = install::fill(dir, sources, None, &locked, self.platforms).await;
         let mut report = MirrorReport::of(filled, self.platforms);
-        report.roots = problems;
+        report.run.roots = problems;
         report.opentofu = locked.iter().any(|r| r.lock.flavor == Flavor::OpenTofu);
-        warnings.append(&mut report.warnings);
+        warnings.append(&mut report.run.warnings);
         warnings.extend(refused_entries(self.services));
-        report.warnings = warnings;
+        report.run.warnings = warnings;
         report
     }
 
