@@ -415,7 +415,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__lock)
-            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --upgrade --flavor --mirror --no-index --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --check --fail-on-write --retry-failed --format --platform --ignore-path --flavor --upgrade --mirror --no-index --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -533,7 +533,7 @@ _tfsum() {
             return 0
             ;;
         tfsum__subcmd__mirror)
-            opts="-r -i -j -q -v -h -V --recursive --platform --ignore-path --layout --cli-config --format --flavor --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
+            opts="-r -i -j -q -v -h -V --recursive --platform --ignore-path --flavor --layout --cli-config --format --var --var-file --jobs --per-host --cache-dir --no-cache --offline --shared-cache --no-shared-cache --fill-shared-cache --versions-ttl --config --no-config --fs-mirror --net-mirror --use-cli-config-installation --oci-mirror --quiet --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -551,6 +551,10 @@ _tfsum() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --flavor)
+                    COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
+                    return 0
+                    ;;
                 --layout)
                     COMPREPLY=($(compgen -W "unpacked packed oci" -- "${cur}"))
                     return 0
@@ -561,10 +565,6 @@ _tfsum() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
-                    return 0
-                    ;;
-                --flavor)
-                    COMPREPLY=($(compgen -W "terraform opentofu" -- "${cur}"))
                     return 0
                     ;;
                 --var)

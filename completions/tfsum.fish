@@ -44,7 +44,7 @@ json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
-complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
+complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l flavor -d 'Read every root as this flavor, and that tool\'s CLI configuration [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l mirror -d 'Also fill this provider directory (as `tfsum mirror DIR`) with every locked package for the platforms locked, unpacking what the run downloads' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand lock" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
@@ -128,9 +128,9 @@ widen\t'Keep the lower bounds, extend the upper ones: < 6.0 becomes < 7.0'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l flavor -d 'Read every root as this flavor, and that tool\'s CLI configuration [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from provider" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
@@ -164,9 +164,9 @@ widen\t'Keep the lower bounds, extend the upper ones: < 6.0 becomes < 7.0'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l flavor -d 'Read every root as this flavor, and that tool\'s CLI configuration [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from module" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
@@ -195,9 +195,9 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l flavor -d 'Read every root as this flavor, and that tool\'s CLI configuration [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from terraform" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
@@ -226,9 +226,9 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_sub
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l format -d 'Report format on stdout' -r -f -a "text\t'For people and logs: one line per root or file, details indented, a summary'
 json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l platform -d 'Target platform OS_ARCH of the relock; repeat or separate with commas [default: this machine\'s]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
-complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l flavor -d 'Lock file flavor for new files [default: detected per root]' -r -f -a "terraform\t''
+complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l flavor -d 'Read every root as this flavor, and that tool\'s CLI configuration [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand upgrade; and __fish_seen_subcommand_from opentofu" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
@@ -263,7 +263,7 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l format -d 'Repo
 json\t'One JSON document (schema in docs/json-report.md)'
 markdown\t'For a pull-request comment or $GITHUB_STEP_SUMMARY: what changes or fails'"
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
-complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l flavor -d 'Read every root as this flavor [default: detected per root]' -r -f -a "terraform\t''
+complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l flavor -d 'Read every root as this flavor, and that tool\'s CLI configuration [default: detected per root]' -r -f -a "terraform\t''
 opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
@@ -288,16 +288,16 @@ complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s q -l quiet -d '
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s v -l verbose -d 'Log what tfsum does to stderr; repeat for more (RUST_LOG overrides)'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tfsum -n "__fish_tfsum_using_subcommand outdated" -s V -l version -d 'Print version'
-complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l platform -d 'Platform OS_ARCH to install; repeat or separate with commas [default: this machine\'s]' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l platform -d 'Target platform OS_ARCH; repeat or separate with commas [default: this machine\'s]' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s i -l ignore-path -d 'Skip paths matching this regular expression (relative to the searched path, with /)' -r
+complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l flavor -d 'Read every root as this flavor, and that tool\'s CLI configuration [default: detected per root]' -r -f -a "terraform\t''
+opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l layout -d 'unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem mirror); packed: zips and JSON indexes, as terraform providers mirror writes them; oci: push to an OCI registry as OpenTofu\'s oci_mirror reads it [default: unpacked, oci for an oci:// target]' -r -f -a "unpacked\t''
 packed\t''
 oci\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l cli-config -d 'Also write a complete CLI configuration to FILE: yours, plus a provider_installation block that installs the mirrored providers from DIR (with --layout oci: an oci_mirror block)' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l format -d 'Report format on stdout' -r -f -a "text\t'One line per package installed or failing, then a summary'
 json\t'One JSON document'"
-complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l flavor -d 'Lock file flavor: which CLI configuration is read [default: detected per root]' -r -f -a "terraform\t''
-opentofu\t''"
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l var -d 'Set a root module variable, as `terraform init -var`; repeatable. A root that does not declare NAME ignores it' -r
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -l var-file -d 'Read variable values from a .tfvars or .tfvars.json file, as `terraform init -var-file`; repeatable' -r -F
 complete -c tfsum -n "__fish_tfsum_using_subcommand mirror" -s j -l jobs -d 'Maximum concurrent downloads [default: 8]' -r

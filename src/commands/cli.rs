@@ -455,22 +455,16 @@ pub(crate) struct LockArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Target platform OS_ARCH; repeat or separate with commas [default: this machine's]
-    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
-    pub platforms: Vec<Platform>,
+    #[command(flatten)]
+    pub platforms: PlatformArgs,
 
-    /// Skip paths matching this regular expression (relative to the searched path, with /)
-    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
-    pub ignore_paths: Vec<String>,
+    #[command(flatten)]
+    pub roots: RootArgs,
 
     /// Choose the newest allowed version even when the locked one still satisfies the
     /// constraints
     #[arg(long)]
     pub upgrade: bool,
-
-    /// Lock file flavor for new files [default: detected per root]
-    #[arg(long, value_enum)]
-    pub flavor: Option<FlavorArg>,
 
     /// Also fill this provider directory (as `tfsum mirror DIR`) with every locked
     /// package for the platforms locked, unpacking what the run downloads
@@ -487,6 +481,27 @@ pub(crate) struct LockArgs {
 
     #[command(flatten)]
     pub sources: SourceArgs,
+}
+
+/// The platforms a command locks or installs (`lock`, `mirror`, `upgrade`).
+#[derive(Debug, Args)]
+pub(crate) struct PlatformArgs {
+    /// Target platform OS_ARCH; repeat or separate with commas [default: this machine's]
+    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
+    pub platforms: Vec<Platform>,
+}
+
+/// Which roots a command reads, and as what (`lock`, `mirror`, `upgrade`, `outdated`).
+#[derive(Debug, Args)]
+pub(crate) struct RootArgs {
+    /// Skip paths matching this regular expression (relative to the searched path, with /)
+    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
+    pub ignore_paths: Vec<String>,
+
+    /// Read every root as this flavor, and that tool's CLI configuration [default:
+    /// detected per root]
+    #[arg(long, value_enum)]
+    pub flavor: Option<FlavorArg>,
 }
 
 /// `tfsum mirror`: a directory to fill, the roots of `lock`, and its package sources.
@@ -507,14 +522,11 @@ pub(crate) struct MirrorArgs {
     #[arg(short, long)]
     pub recursive: bool,
 
-    /// Platform OS_ARCH to install; repeat or separate with commas [default: this
-    /// machine's]
-    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
-    pub platforms: Vec<Platform>,
+    #[command(flatten)]
+    pub platforms: PlatformArgs,
 
-    /// Skip paths matching this regular expression (relative to the searched path, with /)
-    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
-    pub ignore_paths: Vec<String>,
+    #[command(flatten)]
+    pub roots: RootArgs,
 
     /// unpacked: HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/ (a plugin cache or filesystem
     /// mirror); packed: zips and JSON indexes, as terraform providers mirror writes them;
@@ -532,10 +544,6 @@ pub(crate) struct MirrorArgs {
     /// Report format on stdout
     #[arg(long, value_enum, default_value_t = MirrorFormat::Text)]
     pub format: MirrorFormat,
-
-    /// Lock file flavor: which CLI configuration is read [default: detected per root]
-    #[arg(long, value_enum)]
-    pub flavor: Option<FlavorArg>,
 
     #[command(flatten)]
     pub values: ValueArgs,
@@ -864,18 +872,11 @@ pub(crate) struct UpgradeOptions {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Target platform OS_ARCH of the relock; repeat or separate with commas [default:
-    /// this machine's]
-    #[arg(long = "platform", value_name = "OS_ARCH", value_delimiter = ',')]
-    pub platforms: Vec<Platform>,
+    #[command(flatten)]
+    pub platforms: PlatformArgs,
 
-    /// Skip paths matching this regular expression (relative to the searched path, with /)
-    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
-    pub ignore_paths: Vec<String>,
-
-    /// Lock file flavor for new files [default: detected per root]
-    #[arg(long, value_enum)]
-    pub flavor: Option<FlavorArg>,
+    #[command(flatten)]
+    pub roots: RootArgs,
 
     #[command(flatten)]
     pub values: ValueArgs,
@@ -920,13 +921,8 @@ pub(crate) struct OutdatedArgs {
     #[arg(long)]
     pub exit_code: bool,
 
-    /// Skip paths matching this regular expression (relative to the searched path, with /)
-    #[arg(short = 'i', long = "ignore-path", value_name = "REGEX")]
-    pub ignore_paths: Vec<String>,
-
-    /// Read every root as this flavor [default: detected per root]
-    #[arg(long, value_enum)]
-    pub flavor: Option<FlavorArg>,
+    #[command(flatten)]
+    pub roots: RootArgs,
 
     #[command(flatten)]
     pub values: ValueArgs,

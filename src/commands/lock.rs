@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::index::{IndexedRun, Searched};
 use super::run::{Finish, Pipeline};
 use crate::commands::settings::{LockSettings, Services, SetupError};
 use tfsum_config::early::ValueInputs;
@@ -27,6 +26,7 @@ use tfsum_report::run_record;
 use tfsum_report::RunReport;
 use tfsum_sources::kept::KeptPackages;
 use tfsum_stages::discover;
+use tfsum_stages::index::{IndexSettings, IndexedRun, Searched};
 use tfsum_stages::load::{LoadOptions, Loaded};
 use tfsum_stages::root::{Root, RootError};
 use tfsum_stages::warning::Warning;
@@ -108,9 +108,12 @@ pub(crate) async fn run(
         recursive: targets.recursive,
         changed: targets.changed.as_deref(),
     };
-    let (mut index, refused) = IndexedRun::open(settings, &searched, &options, &services, began);
+    let (mut index, refused) = match index_settings(settings, &services) {
+        Some(kept) => IndexedRun::open(kept, &searched, &options, &services.cache, began),
+        None => (None, None),
+    };
     let discovery = match &mut index {
-        Some(index) => index.discover(&searched, &settings.ignore, &options)?,
+        Some(index) => index.discover(&searched, &options)?,
         None => discover::discover(&targets.search, targets.recursive, &settings.ignore)?,
     };
     // Roots the index gave are opened as given roots: root detection already ran.
@@ -144,6 +147,20 @@ pub(crate) async fn run(
     let mut report = driven.report(&services, check, fail_on_write, started, mirror);
     save_record(settings, &services, &mut report);
     Ok(report)
+}
+
+/// What the configuration index is kept under, unless the settings keep none
+/// (`--no-index`, `TFSUM_INDEX=false`, `index = false`).
+fn index_settings(settings: &LockSettings, services: &Services) -> Option<IndexSettings> {
+    settings.index.then(|| IndexSettings {
+        cwd: settings.cwd.clone(),
+        ignore: settings.ignore.clone(),
+        upgrade: settings.upgrade,
+        platforms: settings.platforms.clone(),
+        flavor: settings.sources.flavor,
+        packages: format!("{:?}", settings.sources.packages),
+        installation: services.installation.clone(),
+    })
 }
 
 /// Records which roots failed, for `--retry-failed`; a record that cannot be saved is a

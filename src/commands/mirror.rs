@@ -17,14 +17,14 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::run::Pipeline;
 use crate::commands::lock::{FatalError, Targets};
 use crate::commands::settings::{MirrorSettings, MirrorTarget};
 use tfsum_disk::provider_dir::ProviderDir;
 use tfsum_net::cliconfig;
-use tfsum_report::mirror::MirrorReport;
+use tfsum_report::mirror::{MirrorReport, MirrorRun};
 use tfsum_report::publish::PublishReport;
 use tfsum_sources::oci::publish::OciTarget;
 use tfsum_stages::discover;
@@ -69,23 +69,24 @@ pub(crate) async fn run(
             let (versions, roots, warnings) = pipeline.publish(discovery, keep, &target).await;
             let mut report = PublishReport {
                 template: template.to_string(),
-                platforms: settings.platforms.clone(),
                 versions,
-                roots,
                 installation_block: String::new(),
-                cli_config: None,
-                warnings,
-                stats: services.sources.stats(),
-                elapsed: Duration::ZERO,
+                run: MirrorRun {
+                    platforms: settings.platforms.clone(),
+                    roots,
+                    warnings,
+                    stats: services.sources.stats(),
+                    ..MirrorRun::default()
+                },
             };
             let hcl = template.to_hcl();
             report.installation_block =
                 cliconfig::render::oci_installation(&hcl, &report.mirrored());
             if let Some(file) = &settings.cli_config {
                 let written = write_oci_cli_config(settings, &report, &hcl, file);
-                report.cli_config = Some((file.clone(), written));
+                report.run.cli_config = Some((file.clone(), written));
             }
-            report.elapsed = started.elapsed();
+            report.run.elapsed = started.elapsed();
             return Ok(MirrorOutcome::Oci(report));
         }
     };
@@ -94,10 +95,10 @@ pub(crate) async fn run(
     let mut report = pipeline.mirror(discovery, keep, Arc::new(opened)).await;
     if let Some(file) = &settings.cli_config {
         let written = write_cli_config(settings, &report, file);
-        report.cli_config = Some((file.clone(), written));
+        report.run.cli_config = Some((file.clone(), written));
     }
-    report.stats = services.sources.stats();
-    report.elapsed = started.elapsed();
+    report.run.stats = services.sources.stats();
+    report.run.elapsed = started.elapsed();
     Ok(MirrorOutcome::Dir(report))
 }
 

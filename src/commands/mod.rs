@@ -9,7 +9,6 @@
 
 pub(crate) mod cli;
 pub(crate) mod fmt;
-pub(crate) mod index;
 pub(crate) mod lock;
 pub(crate) mod merge;
 pub(crate) mod mirror;

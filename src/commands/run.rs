@@ -18,7 +18,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::index::IndexedRun;
 use super::settings::Services;
 use tfsum_config::edit::Edited;
 use tfsum_disk::atomic::Replacement;
@@ -28,6 +27,7 @@ use tfsum_report::RunReport;
 use tfsum_sources::kept::KeptPackages;
 use tfsum_sources::oci::publish::OciTarget;
 use tfsum_stages::discover::Discovery;
+use tfsum_stages::index::IndexedRun;
 use tfsum_stages::install::{self, LockedRoot};
 use tfsum_stages::load::{self, LoadOptions, Loaded, Loading, Prior};
 use tfsum_stages::publish::{self, VersionPush};
@@ -104,7 +104,7 @@ impl<'a> Pipeline<'a> {
     }
 
     /// [`Pipeline::run`] with the configuration index of a `lock` run
-    /// ([`crate::commands::index`]): the roots it answers are reported unchanged without
+    /// ([`tfsum_stages::index`]): the roots it answers are reported unchanged without
     /// being read, and it learns what the stages read and wrote.
     pub(crate) async fn run_indexed(
         &self,
@@ -208,11 +208,11 @@ impl Pipeline<'_> {
         let sources = &self.services.sources;
         let filled = install::fill(dir, sources, None, &locked, self.platforms).await;
         let mut report = MirrorReport::of(filled, self.platforms);
-        report.roots = problems;
+        report.run.roots = problems;
         report.opentofu = locked.iter().any(|r| r.lock.flavor == Flavor::OpenTofu);
-        warnings.append(&mut report.warnings);
+        warnings.append(&mut report.run.warnings);
         warnings.extend(refused_entries(self.services));
-        report.warnings = warnings;
+        report.run.warnings = warnings;
         report
     }
 

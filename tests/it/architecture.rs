@@ -67,11 +67,15 @@ fn src_dir(krate: &str) -> String {
 
 /// The pipeline, last stage first: a stage may use the ones after it. `install` (`lock
 /// --mirror`, `mirror`) takes the lock files `write` wrote, and `publish` (`mirror
-/// --layout oci`) the lock files as `install` reads them. A root and the ways it stops,
-/// the warnings and the thread pool are below every stage.
-const STAGES: [&str; 10] = [
-    "publish", "install", "write", "hash", "resolve", "load", "discover", "root", "warning",
-    "parallel",
+/// --layout oci`) the lock files as `install` reads them. `index`, the configuration
+/// index of a `lock` run, decides before `discover` and `load` what they may skip and
+/// learns after `write` which lock files it left unchanged, so it comes after `write`:
+/// it may use every stage it asks or learns from, and none uses it (`load` asks it
+/// through `load::Prior`, a trait `load` defines). A root and the ways it stops, the
+/// warnings and the thread pool are below every stage.
+const STAGES: [&str; 11] = [
+    "publish", "install", "index", "write", "hash", "resolve", "load", "discover", "root",
+    "warning", "parallel",
 ];
 
 /// A module's path below the crate root: `["write", "diff"]`; the root is `[]`.

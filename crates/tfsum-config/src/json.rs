@@ -13,6 +13,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use tfsum_vocab::hcl_string::{quote_into, Templates};
 use tfsum_vocab::json::{JsonKind, JsonNode, Member};
 
 use super::{
@@ -316,7 +317,7 @@ fn native_text(node: &JsonNode, out: &mut String) {
         JsonKind::Null => out.push_str("null"),
         JsonKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         JsonKind::Number(n) => out.push_str(n),
-        JsonKind::String(s) => quote_template(s, out),
+        JsonKind::String(s) => quote_into(out, s, Templates::Kept),
         JsonKind::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -330,7 +331,7 @@ fn native_text(node: &JsonNode, out: &mut String) {
         JsonKind::Object(members) => {
             out.push('{');
             for member in members.iter().filter(|m| m.name != "//") {
-                quote_template(&member.name, out);
+                quote_into(out, &member.name, Templates::Kept);
                 out.push_str(" = ");
                 native_text(&member.value, out);
                 out.push('\n');
@@ -338,24 +339,6 @@ fn native_text(node: &JsonNode, out: &mut String) {
             out.push('}');
         }
     }
-}
-
-/// `text` as a native quoted template: the template syntax kept, the characters a
-/// quoted string cannot hold escaped.
-fn quote_template(text: &str, out: &mut String) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 fn required_provider(

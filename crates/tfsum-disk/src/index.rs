@@ -947,16 +947,28 @@ impl Index {
 
     /// Stores the index (best effort: a cache that cannot be written costs the next run
     /// its speed, never its result). A fact carried over whose inputs this run saw
-    /// changed is dropped; every path takes the stamp this run saw, if it looked.
+    /// changed is dropped; every path takes the stamp this run saw, if it looked; only
+    /// the paths the kept facts name are stored, renumbered.
     pub fn save(mut self) {
         if !self.learnt_anything() {
             return;
         }
+        self.drop_stale_facts();
+        let walked = self.kept_listings();
+        self.take_seen_stamps();
+        let used = self.used_paths(&walked);
+        let (number, paths) = self.renumbered(&used);
+        let stored = self.stored(&number, paths, &walked);
+        self.cache.write_large(&self.relative, &self.about, &stored);
+    }
+
+    /// Drops each fact carried over from the last run whose inputs this run saw changed.
+    fn drop_stale_facts(&mut self) {
         let changed = |index: &Index, inputs: &[u32]| !index.none_changed(inputs);
         let stale_modules: Vec<u32> = self
             .modules
             .iter()
-            .filter(|(id, m)| !self.fresh_modules.contains(id) && changed(&self, &m.inputs))
+            .filter(|(id, m)| !self.fresh_modules.contains(id) && changed(self, &m.inputs))
             .map(|(id, _)| *id)
             .collect();
         for id in stale_modules {
@@ -965,13 +977,18 @@ impl Index {
         let stale_roots: Vec<u32> = self
             .roots
             .iter()
-            .filter(|(id, r)| !self.fresh_roots.contains(id) && changed(&self, &r.inputs))
+            .filter(|(id, r)| !self.fresh_roots.contains(id) && changed(self, &r.inputs))
             .map(|(id, _)| *id)
             .collect();
         for id in stale_roots {
             self.roots.remove(&id);
         }
-        let walked = match self.new_walked.take() {
+    }
+
+    /// The listings to store: this run's walk's, else the last run's of the directories
+    /// not seen to change.
+    fn kept_listings(&mut self) -> HashMap<u32, Arc<Listing>> {
+        match self.new_walked.take() {
             Some(walked) => walked,
             None => {
                 let kept: Vec<u32> = self
@@ -984,13 +1001,20 @@ impl Index {
                     .filter_map(|id| Some((id, self.walked.get(&id)?.clone())))
                     .collect()
             }
-        };
+        }
+    }
+
+    /// Every path takes the stamp this run saw, where it looked.
+    fn take_seen_stamps(&mut self) {
         for (id, seen) in self.seen.iter().enumerate() {
             if let Some(seen) = seen {
                 self.paths.stamps[id] = *seen;
             }
         }
-        // Only the paths the kept facts name (and their ancestors), renumbered.
+    }
+
+    /// By number, whether a kept fact or listing names the path (or one below it).
+    fn used_paths(&self, walked: &HashMap<u32, Arc<Listing>>) -> Vec<bool> {
         let mut used = vec![false; self.paths.len()];
         let mark = |id: u32, used: &mut Vec<bool>| {
             let mut id = id;
@@ -1021,6 +1045,12 @@ impl Index {
                 mark(*id, &mut used);
             }
         }
+        used
+    }
+
+    /// The `used` paths numbered anew in order (a parent before its children): each old
+    /// number's new one, and the paths as stored (parent, name, stamp).
+    fn renumbered(&self, used: &[bool]) -> (Vec<u32>, Vec<(u32, &str, Stamp)>) {
         let mut number = vec![TOP; self.paths.len()];
         let mut paths = Vec::new();
         for id in 0..self.paths.len() {
@@ -1041,6 +1071,16 @@ impl Index {
             };
             paths.push((parent, name, self.paths.stamps[id]));
         }
+        (number, paths)
+    }
+
+    /// The entry to store: the kept listings and facts, in the new numbers.
+    fn stored<'a>(
+        &'a self,
+        number: &[u32],
+        paths: Vec<(u32, &'a str, Stamp)>,
+        walked: &HashMap<u32, Arc<Listing>>,
+    ) -> Stored<'a> {
         let renumber =
             |ids: &[u32]| -> Vec<u32> { ids.iter().map(|id| number[*id as usize]).collect() };
         let mut walked: Vec<(u32, Listing)> = walked
@@ -1074,7 +1114,7 @@ impl Index {
             })
             .collect();
         roots.sort_by_key(|r| r.dir);
-        let stored = Stored {
+        Stored {
             format: FORMAT,
             tfsum: TFSUM,
             load: &self.load,
@@ -1086,8 +1126,7 @@ impl Index {
                 .found
                 .as_ref()
                 .map(|found| found.iter().map(|id| number[*id as usize]).collect()),
-        };
-        self.cache.write_large(&self.relative, &self.about, &stored);
+        }
     }
 
     /// Every recorded root's modules and value files (the reverse graph's edges).

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::mirror::{counts, word, Counts, MirrorReport};
+use super::mirror::{counts, word, Counts, MirrorReport, MirrorRun};
 use super::publish::{self, PublishCounts, PublishReport};
 use super::{detail, RunReport, JSON_SCHEMA_VERSION};
 use tfsum_config::ConfigError;
@@ -396,7 +396,7 @@ struct JsonMirror {
     cli_config: Option<JsonMirrorCliConfig>,
     warnings: Vec<String>,
     warning_details: Vec<JsonWarning>,
-    summary: JsonMirrorSummary,
+    summary: JsonMirrorSummary<Counts>,
 }
 
 #[derive(Serialize)]
@@ -424,14 +424,64 @@ struct JsonMirrorCliConfig {
     error: Option<String>,
 }
 
+/// A mirror report's summary: its own counts, then what every mirror run counts.
 #[derive(Serialize)]
-struct JsonMirrorSummary {
+struct JsonMirrorSummary<C> {
     #[serde(flatten)]
-    counts: Counts,
+    counts: C,
     root_failures: usize,
     packages_downloaded: u64,
     bytes_downloaded: u64,
     elapsed_seconds: f64,
+}
+
+/// What both mirror reports' JSON takes from their [`MirrorRun`], each part in its
+/// place of the document.
+struct JsonMirrorRun {
+    platforms: Vec<String>,
+    roots: Vec<JsonMirrorRoot>,
+    cli_config: Option<JsonMirrorCliConfig>,
+    warnings: Vec<String>,
+    warning_details: Vec<JsonWarning>,
+}
+
+impl JsonMirrorRun {
+    fn of(run: &MirrorRun) -> JsonMirrorRun {
+        let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
+        let (warnings, warning_details) = self::warnings(&run.warnings);
+        JsonMirrorRun {
+            platforms: run.platforms.iter().map(ToString::to_string).collect(),
+            roots: run
+                .roots
+                .iter()
+                .map(|(dir, e)| JsonMirrorRoot {
+                    dir: lossy(dir),
+                    error: e.to_string(),
+                })
+                .collect(),
+            cli_config: run
+                .cli_config
+                .as_ref()
+                .map(|(path, r)| JsonMirrorCliConfig {
+                    path: lossy(path),
+                    error: r.as_ref().err().cloned(),
+                }),
+            warnings,
+            warning_details,
+        }
+    }
+}
+
+impl<C> JsonMirrorSummary<C> {
+    fn of(counts: C, run: &MirrorRun) -> JsonMirrorSummary<C> {
+        JsonMirrorSummary {
+            counts,
+            root_failures: run.roots.len(),
+            packages_downloaded: run.stats.packages_downloaded,
+            bytes_downloaded: run.stats.zip_bytes_downloaded,
+            elapsed_seconds: run.elapsed.as_secs_f64(),
+        }
+    }
 }
 
 /// `tfsum mirror`'s JSON report: one document (docs/mirror.md).
@@ -443,7 +493,7 @@ pub fn print_mirror_json(report: &MirrorReport, out: &mut impl Write) -> std::io
 /// The JSON report as a value (also the `mirror` member of `lock --mirror`'s report).
 pub(crate) fn mirror_json(report: &MirrorReport) -> serde_json::Value {
     let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
-    let (texts, details) = self::warnings(&report.warnings);
+    let run = JsonMirrorRun::of(&report.run);
     let doc = JsonMirror {
         schema_version: JSON_SCHEMA_VERSION,
         dir: lossy(&report.dir),
@@ -451,7 +501,7 @@ pub(crate) fn mirror_json(report: &MirrorReport) -> serde_json::Value {
             Layout::Unpacked => "unpacked",
             Layout::Packed => "packed",
         },
-        platforms: report.platforms.iter().map(ToString::to_string).collect(),
+        platforms: run.platforms,
         packages: report
             .packages
             .iter()
@@ -464,30 +514,11 @@ pub(crate) fn mirror_json(report: &MirrorReport) -> serde_json::Value {
                 unmatched_lock_files: i.unmatched.iter().map(|p| lossy(p)).collect(),
             })
             .collect(),
-        roots: report
-            .roots
-            .iter()
-            .map(|(dir, e)| JsonMirrorRoot {
-                dir: lossy(dir),
-                error: e.to_string(),
-            })
-            .collect(),
-        cli_config: report
-            .cli_config
-            .as_ref()
-            .map(|(path, r)| JsonMirrorCliConfig {
-                path: lossy(path),
-                error: r.as_ref().err().cloned(),
-            }),
-        warnings: texts,
-        warning_details: details,
-        summary: JsonMirrorSummary {
-            counts: counts(report),
-            root_failures: report.roots.len(),
-            packages_downloaded: report.stats.packages_downloaded,
-            bytes_downloaded: report.stats.zip_bytes_downloaded,
-            elapsed_seconds: report.elapsed.as_secs_f64(),
-        },
+        roots: run.roots,
+        cli_config: run.cli_config,
+        warnings: run.warnings,
+        warning_details: run.warning_details,
+        summary: JsonMirrorSummary::of(counts(report), &report.run),
     };
     serde_json::to_value(doc).unwrap_or_default()
 }
@@ -507,7 +538,7 @@ struct JsonPublish {
     cli_config: Option<JsonMirrorCliConfig>,
     warnings: Vec<String>,
     warning_details: Vec<JsonWarning>,
-    summary: JsonPublishSummary,
+    summary: JsonMirrorSummary<PublishCounts>,
 }
 
 #[derive(Serialize)]
@@ -529,25 +560,14 @@ struct JsonPublishPlatform {
     error: Option<String>,
 }
 
-#[derive(Serialize)]
-struct JsonPublishSummary {
-    #[serde(flatten)]
-    counts: PublishCounts,
-    root_failures: usize,
-    packages_downloaded: u64,
-    bytes_downloaded: u64,
-    elapsed_seconds: f64,
-}
-
 /// `tfsum mirror --layout oci`'s JSON report: one document (docs/mirror.md).
 pub fn print_publish_json(report: &PublishReport, out: &mut impl Write) -> std::io::Result<()> {
-    let lossy = |p: &std::path::Path| p.to_string_lossy().into_owned();
-    let (texts, details) = self::warnings(&report.warnings);
+    let run = JsonMirrorRun::of(&report.run);
     let doc = JsonPublish {
         schema_version: JSON_SCHEMA_VERSION,
         layout: "oci",
         repository_template: report.template.clone(),
-        platforms: report.platforms.iter().map(ToString::to_string).collect(),
+        platforms: run.platforms,
         versions: report
             .versions
             .iter()
@@ -568,31 +588,12 @@ pub fn print_publish_json(report: &PublishReport, out: &mut impl Write) -> std::
                     .collect(),
             })
             .collect(),
-        roots: report
-            .roots
-            .iter()
-            .map(|(dir, e)| JsonMirrorRoot {
-                dir: lossy(dir),
-                error: e.to_string(),
-            })
-            .collect(),
+        roots: run.roots,
         installation_block: report.installation_block.clone(),
-        cli_config: report
-            .cli_config
-            .as_ref()
-            .map(|(path, r)| JsonMirrorCliConfig {
-                path: lossy(path),
-                error: r.as_ref().err().cloned(),
-            }),
-        warnings: texts,
-        warning_details: details,
-        summary: JsonPublishSummary {
-            counts: report.counts(),
-            root_failures: report.roots.len(),
-            packages_downloaded: report.stats.packages_downloaded,
-            bytes_downloaded: report.stats.zip_bytes_downloaded,
-            elapsed_seconds: report.elapsed.as_secs_f64(),
-        },
+        cli_config: run.cli_config,
+        warnings: run.warnings,
+        warning_details: run.warning_details,
+        summary: JsonMirrorSummary::of(report.counts(), &report.run),
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)

@@ -1,5 +1,7 @@
 //! What `tfsum mirror` did, and its text report (its JSON is printed by
-//! [`crate::json`]).
+//! [`crate::json`]). [`MirrorRun`] is what every mirror run reports, whether it fills a
+//! directory or pushes to a registry ([`crate::publish`]): both reports hold one, and
+//! print it alike.
 //!
 //! Text: one line per package installed, replaced or failing (those already present
 //! are only counted, so a warm run prints its summary alone), the reason indented below
@@ -27,18 +29,57 @@ use tfsum_vocab::addr::Platform;
 pub struct MirrorReport {
     pub dir: PathBuf,
     pub layout: Layout,
-    pub platforms: Vec<Platform>,
     pub packages: Vec<Install>,
-    /// Roots whose lock files could not be read (or that have providers and none).
-    pub roots: Vec<(PathBuf, RootProblem)>,
     /// Whether a lock file read was OpenTofu's (the CLI configuration to write is then
     /// OpenTofu's).
     pub opentofu: bool,
+    pub run: MirrorRun,
+}
+
+/// What every mirror run reports besides where its packages went: into a directory
+/// ([`MirrorReport`]) or an OCI registry ([`crate::publish::PublishReport`]).
+#[derive(Debug, Default)]
+pub struct MirrorRun {
+    pub platforms: Vec<Platform>,
+    /// Roots whose lock files could not be read (or that have providers and none).
+    pub roots: Vec<(PathBuf, RootProblem)>,
     /// The CLI configuration written (`--cli-config`), or why it could not be.
     pub cli_config: Option<(PathBuf, Result<(), String>)>,
     pub warnings: Vec<Warning>,
     pub stats: SourceStats,
     pub elapsed: Duration,
+}
+
+impl MirrorRun {
+    /// A root without a usable lock file, or a CLI configuration not written.
+    pub(crate) fn is_failure(&self) -> bool {
+        !self.roots.is_empty() || self.cli_config.as_ref().is_some_and(|(_, r)| r.is_err())
+    }
+
+    /// The platforms, as the summary line names them.
+    pub(crate) fn platform_list(&self) -> String {
+        let platforms: Vec<String> = self.platforms.iter().map(ToString::to_string).collect();
+        platforms.join(", ")
+    }
+
+    /// The lines of a text report between its packages and its summary: the roots
+    /// without a usable lock file, the warnings, the CLI configuration written.
+    pub(crate) fn print_text(&self, out: &mut impl Write) -> std::io::Result<()> {
+        for (dir, problem) in &self.roots {
+            writeln!(out, "{:<10} {}", "failed", dir.display())?;
+            writeln!(out, "           {problem}")?;
+        }
+        for warning in &self.warnings {
+            writeln!(out, "warning: {warning}")?;
+        }
+        if let Some((file, written)) = &self.cli_config {
+            match written {
+                Ok(()) => writeln!(out, "wrote CLI configuration {}", file.display())?,
+                Err(e) => writeln!(out, "failed     cannot write the CLI configuration: {e}")?,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why a root contributes no packages.
@@ -57,21 +98,18 @@ impl MirrorReport {
         MirrorReport {
             dir: filled.dir,
             layout: filled.layout,
-            platforms: platforms.to_vec(),
             packages: filled.packages,
-            roots: Vec::new(),
             opentofu: false,
-            cli_config: None,
-            warnings: filled.warnings,
-            stats: SourceStats::default(),
-            elapsed: Duration::ZERO,
+            run: MirrorRun {
+                platforms: platforms.to_vec(),
+                warnings: filled.warnings,
+                ..MirrorRun::default()
+            },
         }
     }
 
     pub fn is_failure(&self) -> bool {
-        !self.roots.is_empty()
-            || self.packages.iter().any(Install::is_failure)
-            || self.cli_config.as_ref().is_some_and(|(_, r)| r.is_err())
+        self.run.is_failure() || self.packages.iter().any(Install::is_failure)
     }
 }
 
@@ -141,26 +179,14 @@ pub fn print_text(
             )?;
         }
     }
-    for (dir, problem) in &report.roots {
-        writeln!(out, "{:<10} {}", "failed", dir.display())?;
-        writeln!(out, "           {problem}")?;
-    }
-    for warning in &report.warnings {
-        writeln!(out, "warning: {warning}")?;
-    }
-    if let Some((file, written)) = &report.cli_config {
-        match written {
-            Ok(()) => writeln!(out, "wrote CLI configuration {}", file.display())?,
-            Err(e) => writeln!(out, "failed     cannot write the CLI configuration: {e}")?,
-        }
-    }
+    report.run.print_text(out)?;
     let c = counts(report);
-    let platforms: Vec<String> = report.platforms.iter().map(ToString::to_string).collect();
-    let fetched = if report.stats.packages_downloaded > 0 {
+    let stats = &report.run.stats;
+    let fetched = if stats.packages_downloaded > 0 {
         format!(
             " ({} downloaded, {})",
-            report.stats.packages_downloaded,
-            HumanBytes(report.stats.zip_bytes_downloaded)
+            stats.packages_downloaded,
+            HumanBytes(stats.zip_bytes_downloaded)
         )
     } else {
         String::new()
@@ -169,20 +195,20 @@ pub fn print_text(
         out,
         "{} packages for {} in {}: {} installed, {} present, {} replaced, {} failed{fetched} in {}",
         report.packages.len(),
-        platforms.join(", "),
+        report.run.platform_list(),
         report.dir.display(),
         c.installed,
         c.present,
         c.replaced,
         c.failed,
-        HumanDuration(report.elapsed)
+        HumanDuration(report.run.elapsed)
     )
 }
 
 /// How to point Terraform at the directory, for the end of a text report (stderr).
 pub fn usage_hint(report: &MirrorReport) -> String {
     let dir = report.dir.display();
-    match (&report.cli_config, report.layout) {
+    match (&report.run.cli_config, report.layout) {
         (Some((file, Ok(()))), _) => format!(
             "use it: TF_CLI_CONFIG_FILE={} terraform init (or tofu, terragrunt run --all init)",
             file.display()

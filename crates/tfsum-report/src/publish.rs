@@ -7,37 +7,26 @@
 //! `provider_installation` block (its `oci_mirror`) that installs the pushed providers.
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::time::Duration;
 
 use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
-use crate::mirror::RootProblem;
+use crate::mirror::MirrorRun;
 use crate::Verbosity;
 use tfsum_sources::oci::publish::TagChange;
-use tfsum_sources::SourceStats;
 use tfsum_stages::publish::{PlatformOutcome, VersionPush};
-use tfsum_stages::warning::Warning;
-use tfsum_vocab::addr::{Platform, ProviderAddr};
+use tfsum_vocab::addr::ProviderAddr;
 
 /// The outcome of a `tfsum mirror --layout oci` run.
 #[derive(Debug)]
 pub struct PublishReport {
     /// The repository template pushed to (RFC 6570 level 1).
     pub template: String,
-    pub platforms: Vec<Platform>,
     pub versions: Vec<VersionPush>,
-    /// Roots whose lock files could not be read (or that have providers and none).
-    pub roots: Vec<(PathBuf, RootProblem)>,
     /// The `provider_installation` block (an `oci_mirror` for the pushed providers,
     /// `direct` for the rest) that installs them from the registry.
     pub installation_block: String,
-    /// The CLI configuration written (`--cli-config`), or why it could not be.
-    pub cli_config: Option<(PathBuf, Result<(), String>)>,
-    pub warnings: Vec<Warning>,
-    pub stats: SourceStats,
-    pub elapsed: Duration,
+    pub run: MirrorRun,
 }
 
 /// Counts of the summary line.
@@ -59,9 +48,7 @@ pub(crate) struct PublishCounts {
 
 impl PublishReport {
     pub fn is_failure(&self) -> bool {
-        !self.roots.is_empty()
-            || self.versions.iter().any(VersionPush::is_failure)
-            || self.cli_config.as_ref().is_some_and(|(_, r)| r.is_err())
+        self.run.is_failure() || self.versions.iter().any(VersionPush::is_failure)
     }
 
     pub(crate) fn counts(&self) -> PublishCounts {
@@ -161,26 +148,13 @@ pub fn print_text(
             writeln!(out, "           {e}")?;
         }
     }
-    for (dir, problem) in &report.roots {
-        writeln!(out, "{:<10} {}", "failed", dir.display())?;
-        writeln!(out, "           {problem}")?;
-    }
-    for warning in &report.warnings {
-        writeln!(out, "warning: {warning}")?;
-    }
-    if let Some((file, written)) = &report.cli_config {
-        match written {
-            Ok(()) => writeln!(out, "wrote CLI configuration {}", file.display())?,
-            Err(e) => writeln!(out, "failed     cannot write the CLI configuration: {e}")?,
-        }
-    }
+    report.run.print_text(out)?;
     let c = report.counts();
-    let platforms: Vec<String> = report.platforms.iter().map(ToString::to_string).collect();
     let packages: usize = report.versions.iter().map(|v| v.platforms.len()).sum();
     writeln!(
         out,
         "{packages} packages for {} to {}: {} pushed, {} present, {} failed; {} tags created, {} extended; {} blobs uploaded ({}) in {}",
-        platforms.join(", "),
+        report.run.platform_list(),
         report.template,
         c.pushed,
         c.present,
@@ -189,7 +163,7 @@ pub fn print_text(
         c.tags_extended,
         c.blobs_uploaded,
         HumanBytes(c.bytes_uploaded),
-        HumanDuration(report.elapsed)
+        HumanDuration(report.run.elapsed)
     )?;
     if verbosity != Verbosity::Quiet && !report.mirrored().is_empty() {
         writeln!(

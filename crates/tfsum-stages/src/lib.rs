@@ -2,7 +2,8 @@
 //!
 //! `tfsum-stages` owns the pipeline of docs/design.md: discover, load, resolve, hash,
 //! write, and the install and publish stages of `mirror`, each handing the next a typed
-//! value, and what a root carries from stage to stage. It uses every crate below it
+//! value, what a root carries from stage to stage, and the configuration index's policy
+//! of what a `lock` run may skip (`index`). It uses every crate below it
 //! (configuration, package sources, network, disk, vocabulary) and never knows flags,
 //! settings or how a report is printed.
 
@@ -10,6 +11,7 @@
 
 pub mod discover;
 pub mod hash;
+pub mod index;
 pub mod install;
 pub mod load;
 pub mod parallel;

@@ -188,6 +188,8 @@ enum Need {
 }
 
 impl Job<'_> {
+    /// Pushes one version: what became of each platform and of the tag. When the tag is
+    /// not written, the platforms pushed are withheld: they are not in it.
     async fn version(
         &self,
         provider: ProviderAddr,
@@ -202,21 +204,34 @@ impl Job<'_> {
             provider,
             version,
         };
-        let (repository, tag) = match self.target.reference(&push.provider, &push.version) {
-            Ok(found) => found,
+        push.tag = match self.push_version(&mut push, platforms).await {
+            Ok(change) => Ok(change),
             Err(e) => {
-                push.tag = Err(PushFailure::Push(e));
-                return push;
+                push.withhold_pushed();
+                Err(e)
             }
         };
+        push
+    }
+
+    /// [`Job::version`]'s work, recording in `push` where the version goes, what was
+    /// pushed and each platform's outcome: what the tag became, or why it was not
+    /// written (a conflict, a failed request).
+    async fn push_version(
+        &self,
+        push: &mut VersionPush,
+        platforms: &[Platform],
+    ) -> Result<TagChange, PushFailure> {
+        let (repository, tag) = self
+            .target
+            .reference(&push.provider, &push.version)
+            .map_err(PushFailure::Push)?;
         push.reference = Some(format!("{repository}:{tag}"));
-        let held = match self.target.held(&repository, &tag, platforms).await {
-            Ok(held) => held,
-            Err(e) => {
-                push.tag = Err(PushFailure::Push(e));
-                return push;
-            }
-        };
+        let held = self
+            .target
+            .held(&repository, &tag, platforms)
+            .await
+            .map_err(PushFailure::Push)?;
         let needs = self
             .needs(&push.provider, &push.version, platforms, &held)
             .await;
@@ -235,7 +250,6 @@ impl Job<'_> {
             .zip(&needs)
             .find(|(_, need)| matches!(need, Need::Conflict { .. }))
         {
-            push.tag = Err(PushFailure::Push(conflict(platform, *held, *ours)));
             push.platforms = platforms
                 .iter()
                 .zip(&needs)
@@ -247,19 +261,17 @@ impl Job<'_> {
                     },
                 })
                 .collect();
-            return push;
+            return Err(PushFailure::Push(conflict(platform, *held, *ours)));
         }
         if needs
             .iter()
             .any(|n| matches!(n, Need::Fetch { held: None }))
         {
-            match self.target.push_config(&repository).await {
-                Ok(pushed) => push.pushed += pushed,
-                Err(e) => {
-                    push.tag = Err(PushFailure::Push(e));
-                    return push;
-                }
-            }
+            push.pushed += self
+                .target
+                .push_config(&repository)
+                .await
+                .map_err(PushFailure::Push)?;
         }
         let (repository_ref, provider, version) = (&repository, &push.provider, &push.version);
         let conflict = &conflict;
@@ -279,6 +291,9 @@ impl Job<'_> {
         ))
         .await;
         let mut ours = Vec::new();
+        // A platform whose tag holds another zip refuses the whole version (the last
+        // such conflict is the one named).
+        let mut refused = None;
         for (platform, result) in platforms.iter().zip(done) {
             let outcome = match result {
                 Ok((outcome, our, pushed)) => {
@@ -287,7 +302,7 @@ impl Job<'_> {
                     Ok(outcome)
                 }
                 Err(PushFailure::Push(e)) if matches!(e.fault(), PushFault::Conflict { .. }) => {
-                    push.tag = Err(PushFailure::Push(e));
+                    refused = Some(PushFailure::Push(e));
                     Err(PushFailure::Withheld)
                 }
                 Err(e) => Err(e),
@@ -297,24 +312,19 @@ impl Job<'_> {
                 outcome,
             });
         }
-        if push.tag.is_err() {
-            push.withhold_pushed();
-            return push;
+        if let Some(refused) = refused {
+            return Err(refused);
         }
         if ours.is_empty() {
-            return push;
+            return Ok(TagChange::Unchanged);
         }
-        match self.target.update_tag(&repository, &tag, &ours).await {
-            Ok((change, written)) => {
-                push.pushed.manifests_written += written;
-                push.tag = Ok(change);
-            }
-            Err(e) => {
-                push.withhold_pushed();
-                push.tag = Err(PushFailure::Push(e));
-            }
-        }
-        push
+        let (change, written) = self
+            .target
+            .update_tag(&repository, &tag, &ours)
+            .await
+            .map_err(PushFailure::Push)?;
+        push.pushed.manifests_written += written;
+        Ok(change)
     }
 
     /// What each platform needs, given what the tag holds: a zip there is the origin's

@@ -12,6 +12,7 @@
 pub mod addr;
 pub mod goversion;
 pub mod hash;
+pub mod hcl_string;
 pub mod json;
 pub mod lockfile;
 pub mod module_source;

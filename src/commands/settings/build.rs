@@ -52,7 +52,7 @@ pub(crate) struct Services {
     pub warnings: Vec<Warning>,
     /// The parts of the CLI configuration that choose where packages come from (its
     /// `host` and `provider_installation` blocks), rendered, or why none was read: what
-    /// the configuration index keeps of it (`crate::commands::index`).
+    /// the configuration index keeps of it (`tfsum_stages::index::IndexSettings`).
     pub installation: String,
     /// The run's OCI client, made on first use; `None` offline.
     pub oci: Option<OciAccess>,

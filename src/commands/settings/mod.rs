@@ -255,7 +255,7 @@ pub(crate) fn lock(
 ) -> Result<LockSettings, SettingsError> {
     let (file, files) = read_files(&args.sources, environment, cwd)?;
     let env = environment;
-    let (platforms, platforms_defaulted) = platforms(&args.platforms, env, &file)?;
+    let (platforms, platforms_defaulted) = platforms(&args.platforms.platforms, env, &file)?;
     Ok(LockSettings {
         paths: paths_or_here(&args.paths),
         recursive: args.recursive,
@@ -263,12 +263,12 @@ pub(crate) fn lock(
         cwd: cwd.to_path_buf(),
         platforms,
         platforms_defaulted,
-        ignore: ignore(&args.ignore_paths, &file)?,
+        ignore: ignore(&args.roots.ignore_paths, &file)?,
         upgrade: args.upgrade,
         check: args.check,
         fail_on_write: args.fail_on_write,
         format: args.format,
-        sources: sources(&args.sources, args.flavor, &file, files, env, cwd)?,
+        sources: sources(&args.sources, args.roots.flavor, &file, files, env, cwd)?,
         values: values(&args.values, &file, env, cwd),
         mirror: args.mirror.as_ref().map(|dir| cwd.join(dir)),
         index: !args.no_index
@@ -304,7 +304,8 @@ pub(crate) fn mirror(
     cwd: &Path,
 ) -> Result<MirrorSettings, SettingsError> {
     let (file, files) = read_files(&args.sources, environment, cwd)?;
-    let mut platforms = args.platforms.clone();
+    let env = environment;
+    let mut platforms = args.platforms.platforms.clone();
     if platforms.is_empty() {
         platforms.push(Platform::current());
     }
@@ -316,9 +317,9 @@ pub(crate) fn mirror(
         paths: paths_or_here(&args.paths),
         recursive: args.recursive,
         platforms,
-        ignore: ignore(&args.ignore_paths, &file)?,
+        ignore: ignore(&args.roots.ignore_paths, &file)?,
         format: args.format,
-        sources: sources(&args.sources, args.flavor, &file, files, environment, cwd)?,
+        sources: sources(&args.sources, args.roots.flavor, &file, files, env, cwd)?,
         values: values(&args.values, &file, environment, cwd),
     })
 }
@@ -333,17 +334,17 @@ pub(crate) fn upgrade(
     cwd: &Path,
 ) -> Result<UpgradeSettings, SettingsError> {
     let (file, files) = read_files(&options.sources, environment, cwd)?;
-    let env = environment;
-    let (platforms, platforms_defaulted) = platforms(&options.platforms, env, &file)?;
+    let (env, roots) = (environment, &options.roots);
+    let (platforms, platforms_defaulted) = platforms(&options.platforms.platforms, env, &file)?;
     Ok(UpgradeSettings {
         paths: paths_or_here(paths),
         recursive: options.recursive,
-        ignore: ignore(&options.ignore_paths, &file)?,
+        ignore: ignore(&roots.ignore_paths, &file)?,
         check: options.check,
         format: options.format,
         platforms,
         platforms_defaulted,
-        sources: sources(&options.sources, options.flavor, &file, files, env, cwd)?,
+        sources: sources(&options.sources, roots.flavor, &file, files, env, cwd)?,
         values: values(&options.values, &file, env, cwd),
         write_delay: env.write_delay()?,
     })
@@ -357,13 +358,14 @@ pub(crate) fn outdated(
     cwd: &Path,
 ) -> Result<OutdatedSettings, SettingsError> {
     let (file, files) = read_files(&args.sources, environment, cwd)?;
+    let env = environment;
     Ok(OutdatedSettings {
         paths: paths_or_here(&args.paths),
         recursive: args.recursive,
-        ignore: ignore(&args.ignore_paths, &file)?,
+        ignore: ignore(&args.roots.ignore_paths, &file)?,
         format: args.format,
         exit_code: args.exit_code,
-        sources: sources(&args.sources, args.flavor, &file, files, environment, cwd)?,
+        sources: sources(&args.sources, args.roots.flavor, &file, files, env, cwd)?,
         values: values(&args.values, &file, environment, cwd),
     })
 }

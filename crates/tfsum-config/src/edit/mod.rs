@@ -34,6 +34,7 @@ use regex::Regex;
 use super::files::{self, Dialect, FileSet};
 use super::{ConfigError, Location};
 use tfsum_vocab::addr::{ProviderAddr, TERRAFORM_REGISTRY};
+use tfsum_vocab::hcl_string::{self, Templates};
 use tfsum_vocab::module_source::{parse_source_for, ModuleSource};
 use tfsum_vocab::paths::{is_config_file_name, normalize_path, stack_file_name};
 
@@ -767,7 +768,7 @@ impl Scope {
             let literal = if files::is_json(file) {
                 serde_json::to_string(&text).unwrap_or_default()
             } else {
-                hcl_string(&text)
+                hcl_string::quote(&text, Templates::Literal)
             };
             per_file
                 .entry(file)
@@ -952,31 +953,6 @@ pub fn is_version_tag(text: &str) -> bool {
         && core
             .split('.')
             .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// `text` as an HCL quoted string: backslash, quote and line ends escaped, and `${`/`%{`
-/// doubled so that they stay literal.
-fn hcl_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '$' | '%' if chars.peek() == Some(&'{') => {
-                out.push(c);
-                out.push(c);
-            }
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The files directly in `dir` an upgrade reads, in one listing: its configuration

@@ -304,32 +304,23 @@ impl OciClient {
     ) -> Result<Option<Descriptor>, OciError> {
         let method = Method::HEAD;
         within(target, &method, url, self.request_timeout(), async {
-            let mut request = Request::new(method.clone(), url.clone());
-            request
-                .headers_mut()
-                .insert(ACCEPT, HeaderValue::from_static(MANIFEST_ACCEPT));
-            let (exchange, _permit) = self.exchange(target, scopes, request).await?;
-            let response = answered(target, &method, exchange, &[200]).await?;
-            let at = response.url().clone();
-            let media_type = media_type(response.headers())
-                .ok_or_else(|| invalid(target, &method, &at, "no Content-Type".into()))?;
-            let size = announced_length(&response)
-                .ok_or_else(|| invalid(target, &method, &at, "no Content-Length".into()))?;
-            let said = header_digest(response.headers())
-                .map_err(|rule| invalid(target, &method, &at, rule))?;
-            let digest = match (said, reference.digest()) {
+            let (answer, _permit) = self.ask_manifest(target, scopes, url, &method).await?;
+            let at = &answer.at;
+            let size = announced_length(&answer.response)
+                .ok_or_else(|| invalid(target, &method, at, "no Content-Length".into()))?;
+            let digest = match (answer.said, reference.digest()) {
                 (Some(said), Some(asked)) if said != asked => {
                     return Err(invalid(
                         target,
                         &method,
-                        &at,
+                        at,
                         format!("Docker-Content-Digest is {said}, not the {asked} asked for"),
                     ))
                 }
                 (Some(digest), _) | (None, Some(digest)) => digest,
                 (None, None) => return Ok(None),
             };
-            Ok(Some(Descriptor::new(&media_type, digest, size)))
+            Ok(Some(Descriptor::new(&answer.media_type, digest, size)))
         })
         .await
     }
@@ -343,17 +334,13 @@ impl OciClient {
     ) -> Result<Descriptor, OciError> {
         let method = Method::GET;
         within(target, &method, url, self.request_timeout(), async {
-            let mut request = Request::new(method.clone(), url.clone());
-            request
-                .headers_mut()
-                .insert(ACCEPT, HeaderValue::from_static(MANIFEST_ACCEPT));
-            let (exchange, _permit) = self.exchange(target, scopes, request).await?;
-            let response = answered(target, &method, exchange, &[200]).await?;
-            let at = response.url().clone();
-            let media_type = media_type(response.headers())
-                .ok_or_else(|| invalid(target, &method, &at, "no Content-Type".into()))?;
-            let said = header_digest(response.headers())
-                .map_err(|rule| invalid(target, &method, &at, rule))?;
+            let (answer, _permit) = self.ask_manifest(target, scopes, url, &method).await?;
+            let ManifestAnswer {
+                response,
+                at,
+                media_type,
+                said,
+            } = answer;
             let body = read(target, &method, response, MAX_MANIFEST).await?;
             let digest = Digest::of(&body);
             if let Some(said) = said.filter(|said| *said != digest) {
@@ -369,6 +356,36 @@ impl OciClient {
             Ok(Descriptor::new(&media_type, digest, body.len() as u64))
         })
         .await
+    }
+
+    /// The request both ways of resolving make: the manifest at `url` by `method`, any
+    /// manifest type accepted, answered 200 with a media type and, if the registry says
+    /// one, a well-formed digest; with the connection slot, held until the body is read.
+    async fn ask_manifest(
+        &self,
+        target: &Target,
+        scopes: &Scopes,
+        url: &Url,
+        method: &Method,
+    ) -> Result<(ManifestAnswer, Option<tokio::sync::OwnedSemaphorePermit>), OciError> {
+        let mut request = Request::new(method.clone(), url.clone());
+        request
+            .headers_mut()
+            .insert(ACCEPT, HeaderValue::from_static(MANIFEST_ACCEPT));
+        let (exchange, permit) = self.exchange(target, scopes, request).await?;
+        let response = answered(target, method, exchange, &[200]).await?;
+        let at = response.url().clone();
+        let media_type = media_type(response.headers())
+            .ok_or_else(|| invalid(target, method, &at, "no Content-Type".into()))?;
+        let said =
+            header_digest(response.headers()).map_err(|rule| invalid(target, method, &at, rule))?;
+        let answer = ManifestAnswer {
+            response,
+            at,
+            media_type,
+            said,
+        };
+        Ok((answer, permit))
     }
 
     /// A manifest by its descriptor, verified: its media type, size and digest.
@@ -748,6 +765,16 @@ fn pull(repository: &RepositoryAddr) -> Scopes {
 /// Writing needs both actions (distribution's `app.go:921-930`, as ORAS notes).
 fn push(repository: &RepositoryAddr) -> Scopes {
     Scopes::repository(repository.repository(), &["pull", "push"])
+}
+
+/// A registry's 200 answer to a manifest request ([`OciClient::ask_manifest`]).
+struct ManifestAnswer {
+    response: Response,
+    /// Where the answer came from (after redirects), for errors.
+    at: Url,
+    media_type: String,
+    /// The `Docker-Content-Digest` it says, if any.
+    said: Option<Digest>,
 }
 
 /// `work`, or a timeout error naming the request after `after`.

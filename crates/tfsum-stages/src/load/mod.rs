@@ -5,7 +5,9 @@
 //! A directory is a root when it has a lock file, a backend or cloud block, or when no
 //! other discovered module calls it as a local module (`config::tree::find_roots`); a
 //! Terragrunt unit is a root of its own, and the modules units use as sources are not,
-//! unless they say so. Every module directory is parsed once per default registry host
+//! unless they say so. Terragrunt stacks are first expanded into the units they generate
+//! ([`tg_stacks`]); a Terraform Stack is one root ([`tf_stacks`]). Every module directory
+//! is parsed once per default registry host
 //! ([`Loader`]); a module shared by a Terraform and an OpenTofu root reads differently for
 //! each.
 
@@ -22,7 +24,6 @@ use crate::warning::Warning;
 use tfsum_config::early::{RootInputs, Rules, ValueInputs};
 use tfsum_config::edit::Edited;
 use tfsum_config::parsed::ParsedFiles;
-use tfsum_config::terragrunt::stack::{self, Mapping};
 use tfsum_config::terragrunt::{self, UnitConfig, UnitSource};
 use tfsum_config::tree::{self, ModuleReader, Remote};
 use tfsum_config::{self as config, test_files, ConfigError, Module, ProviderReqs};
@@ -35,8 +36,10 @@ use tfsum_vocab::module_source::ModuleSource as RemoteSource;
 use tfsum_vocab::paths::{is_tofu_file_name, normalize_path};
 
 mod tf_stacks;
+mod tg_stacks;
 
 use tf_stacks::{ModuleConstraint, TfStacks};
+use tg_stacks::expand_stacks;
 
 /// A root whose configuration and lock file were read.
 #[derive(Debug)]
@@ -63,7 +66,7 @@ pub struct Loaded {
     /// Its result depends on its files alone: a root module whose tree calls no remote
     /// module, writes no source or version as an expression, reads no var file and
     /// warned of nothing. Only such a root may be answered from the index
-    /// (`crate::commands::index`) when none of its files changed.
+    /// ([`crate::index`]) when none of its files changed.
     pub self_contained: bool,
     /// A Terraform Stack's: its lock file takes the stacks plugin's form.
     pub stack: Option<Box<StackLoaded>>,
@@ -134,7 +137,7 @@ pub(crate) async fn roots_edited(
     (loading.roots, loading.warnings)
 }
 
-/// What a run knew before loading (the configuration index, `crate::commands::index`):
+/// What a run knew before loading (the configuration index, [`crate::index`]):
 /// what root detection reads of module directories unchanged since, and which module
 /// roots need opening at all.
 pub trait Prior: Sync {
@@ -306,272 +309,6 @@ fn load_units(
 /// The edited texts for Terragrunt's reads, when there are any.
 fn edited_texts(edited: &Arc<Edited>) -> Option<terragrunt::EditedTexts> {
     (!edited.is_empty()).then(|| edited.clone() as terragrunt::EditedTexts)
-}
-
-/// What the Terragrunt stacks of a discovery generate ([`expand_stacks`]).
-#[derive(Default)]
-struct StackUnits {
-    /// Each generated unit's directory, and the unit read there.
-    units: Vec<(PathBuf, Result<UnitConfig, terragrunt::TerragruntError>)>,
-    /// A stack that could not be evaluated, at its directory.
-    failed: Vec<Root<Loaded>>,
-    warnings: Vec<Warning>,
-    /// Local directories that components come from (absolute): templates, not units or
-    /// stacks of their own.
-    sources: BTreeSet<PathBuf>,
-}
-
-/// A unit a stack generates, to be read once every stack was evaluated.
-struct ToRead {
-    /// The discovered stack it belongs to.
-    root: usize,
-    component: stack::Component,
-    mappings: Vec<Mapping>,
-    defined_by: Vec<PathBuf>,
-    generated_by: Vec<terragrunt::WrittenSource>,
-    repo_root: PathBuf,
-}
-
-/// A stack waiting to be evaluated: the discovered stack it belongs to, and where.
-struct PendingStack {
-    root: usize,
-    site: stack::StackSite,
-}
-
-/// Evaluates every stack of `discovery`, and every stack they generate, in rounds: the
-/// remote sources of a round are fetched together (each once), and the stacks that
-/// waited on them are evaluated again, until none waits. Each generated unit is read at
-/// its generated directory; a stack whose tree evaluated whole also names the lock files
-/// under its `.terragrunt-stack/` that no unit of it generates any more.
-async fn expand_stacks(
-    discovery: &Discovery,
-    fetcher: &ModuleFetcher,
-    edited: &Arc<Edited>,
-) -> StackUnits {
-    let mut out = StackUnits::default();
-    if discovery.stack_dirs.is_empty() {
-        return out;
-    }
-    let roots: Vec<PathBuf> = discovery.stack_dirs.clone();
-    let mut pending: Vec<PendingStack> = Vec::new();
-    for (root, dir) in roots.iter().enumerate() {
-        // "A component must be either a unit or a stack, not both" (Terragrunt's
-        // discovery, `CoexistenceError`): the directory stands for neither.
-        if dir.join(terragrunt::UNIT_FILE_NAME).is_file() {
-            out.sources.insert(tfsum_config::paths::absolute(dir));
-            let error = terragrunt::TerragruntError::Invalid {
-                file: dir.join(tfsum_vocab::paths::STACK_FILE_NAME),
-                line: 1,
-                message: format!(
-                    "{} holds both {} and {}: a directory is either a unit or a stack, not both",
-                    dir.display(),
-                    terragrunt::UNIT_FILE_NAME,
-                    tfsum_vocab::paths::STACK_FILE_NAME
-                ),
-            };
-            out.failed
-                .push(Root::failed(dir.clone(), RootKind::Stack, error.into()));
-            continue;
-        }
-        pending.push(PendingStack {
-            root,
-            site: stack::StackSite {
-                dir: dir.clone(),
-                values: None,
-                mappings: Vec::new(),
-                chain: Vec::new(),
-                values_written: BTreeMap::new(),
-                generated_by: Vec::new(),
-            },
-        });
-    }
-    // Per discovered stack: whether its tree failed somewhere, the units it generates,
-    // and its failures (kept until we know it is not some other stack's template).
-    let mut broken = vec![false; roots.len()];
-    let mut generated: Vec<Vec<PathBuf>> = vec![Vec::new(); roots.len()];
-    let mut failures: Vec<Vec<Root<Loaded>>> = (0..roots.len()).map(|_| Vec::new()).collect();
-    let mut fetches = Fetches::default();
-    let mut to_read = Vec::new();
-    while !pending.is_empty() {
-        let mut next = Vec::new();
-        for PendingStack { root, site } in pending {
-            let repo_root = terragrunt::find_repo_root(&roots[root]);
-            let evaluate = || stack::evaluate_stack(&site, &repo_root);
-            let components = match terragrunt::with_edited(edited_texts(edited), evaluate) {
-                Ok(components) => components,
-                Err(e) => {
-                    broken[root] = true;
-                    failures[root].push(Root::failed(site.dir.clone(), RootKind::Stack, e.into()));
-                    continue;
-                }
-            };
-            // A stack waiting for a remote source is evaluated whole again next round.
-            let mut sources = Vec::new();
-            let mut waiting = false;
-            for component in &components {
-                match &component.source {
-                    stack::Source::Local(dir) => sources.push(Ok(dir.clone())),
-                    stack::Source::Remote(remote) => {
-                        match fetches.get(&remote.source, remote.version.as_deref()) {
-                            Remote::Fetched(fetched) => sources.push(Ok(fetched.dir)),
-                            Remote::Pending => waiting = true,
-                            Remote::Failed(error) => sources.push(Err(RootError::UnitSource {
-                                unit: component.file.clone(),
-                                module_source: component.source_text.clone(),
-                                error: Box::new(error),
-                            })),
-                        }
-                    }
-                }
-            }
-            if waiting {
-                next.push(PendingStack { root, site });
-                continue;
-            }
-            for (component, source) in components.into_iter().zip(sources) {
-                let source = match source {
-                    Ok(dir) => dir,
-                    Err(e) => {
-                        broken[root] = true;
-                        failures[root].push(Root::failed(component.dir.clone(), RootKind::Unit, e));
-                        continue;
-                    }
-                };
-                match component.validate(&source) {
-                    Ok(true) => {}
-                    // An unchecked copy of a directory that is no unit: nothing to lock.
-                    Ok(false) => continue,
-                    Err(e) => {
-                        broken[root] = true;
-                        failures[root].push(Root::failed(
-                            component.dir.clone(),
-                            RootKind::Stack,
-                            e.into(),
-                        ));
-                        continue;
-                    }
-                }
-                if matches!(component.source, stack::Source::Local(_)) {
-                    out.sources.insert(source.clone());
-                }
-                let mut mappings = site.mappings.clone();
-                mappings.push(Mapping {
-                    generated: tfsum_config::paths::absolute(&component.dir),
-                    source: source.clone(),
-                });
-                let mut chain = site.chain.clone();
-                chain.push(component.file.clone());
-                // In the style the stack was found (relative stays relative), as the
-                // other module directories of a root are kept.
-                let style = |abs: &Path| tfsum_config::paths::in_style_of(abs, &roots[root]);
-                let mut generated_by = site.generated_by.clone();
-                generated_by.extend(component.written_source().map(|s| s.styled(style)));
-                match component.kind {
-                    stack::Kind::Stack if chain.len() >= stack::MAX_STACK_DEPTH => {
-                        broken[root] = true;
-                        let error = terragrunt::TerragruntError::Invalid {
-                            file: component.file.clone(),
-                            line: component.line,
-                            message: format!(
-                                "stacks nest more than {} deep",
-                                stack::MAX_STACK_DEPTH
-                            ),
-                        };
-                        failures[root].push(Root::failed(
-                            component.dir,
-                            RootKind::Stack,
-                            error.into(),
-                        ));
-                    }
-                    stack::Kind::Stack => next.push(PendingStack {
-                        root,
-                        site: stack::StackSite {
-                            dir: component.dir,
-                            values: component.values,
-                            mappings,
-                            chain,
-                            values_written: component.values_written,
-                            generated_by,
-                        },
-                    }),
-                    stack::Kind::Unit => {
-                        let source_lock = source.join(LOCK_FILE_NAME);
-                        if source_lock.is_file() {
-                            out.warnings.push(Warning::SourceLockFile {
-                                stack_file: component.file.clone(),
-                                source_lock,
-                                unit_dir: component.dir.clone(),
-                            });
-                        }
-                        generated[root].push(tfsum_config::paths::absolute(&component.dir));
-                        let mut defined_by: Vec<PathBuf> = chain
-                            .iter()
-                            .filter_map(|file| file.parent().map(style))
-                            .collect();
-                        defined_by.push(style(&source));
-                        to_read.push(ToRead {
-                            root,
-                            component,
-                            mappings,
-                            defined_by,
-                            generated_by,
-                            repo_root: repo_root.clone(),
-                        });
-                    }
-                }
-            }
-        }
-        fetches.fetch_wanted(fetcher).await;
-        pending = next;
-    }
-    for read in to_read {
-        let ToRead {
-            root, component, ..
-        } = &read;
-        let load = || {
-            terragrunt::load_generated_unit(
-                &component.dir,
-                &read.repo_root,
-                component,
-                &read.mappings,
-            )
-        };
-        let unit = terragrunt::with_edited(edited_texts(edited), load).map(|mut unit| {
-            unit.defined_by = read.defined_by.clone();
-            let own = std::mem::take(&mut unit.sources);
-            unit.sources = read.generated_by.iter().cloned().chain(own).collect();
-            unit.create_below = Some(tfsum_config::paths::absolute(&roots[*root]));
-            edited.apply_to_unit(&mut unit);
-            unit
-        });
-        out.units.push((component.dir.clone(), unit));
-    }
-    for (root, dir) in roots.iter().enumerate() {
-        // A stack another stack copies is a template (a catalog's stack): nothing of its
-        // own is generated from where it is.
-        if out.sources.contains(&tfsum_config::paths::absolute(dir)) {
-            out.units.retain(|(unit, _)| {
-                !unit.starts_with(dir.join(tfsum_vocab::paths::STACK_DIR_NAME))
-            });
-            continue;
-        }
-        out.failed.append(&mut failures[root]);
-        if broken[root] {
-            continue;
-        }
-        let stack_file = dir.join(tfsum_vocab::paths::STACK_FILE_NAME);
-        for lock in tfsum_disk::walk::stack_lock_files(dir) {
-            let unit = lock.parent().map(tfsum_config::paths::absolute);
-            if unit.is_some_and(|unit| !generated[root].contains(&unit)) {
-                out.warnings.push(Warning::StaleStackLock {
-                    lock,
-                    stack_file: stack_file.clone(),
-                    removed: false,
-                });
-            }
-        }
-    }
-    out
 }
 
 /// Every root, module roots first and then units, opened (its lock file read and parsed)
@@ -806,10 +543,14 @@ fn read_module_facts(
     (lock, facts)
 }
 
-/// What root detection reads of the module directory `dir` now, read on its own (the
-/// configuration index checks that a changed file leaves the roots as they were,
-/// `crate::commands::index`).
-pub fn module_facts(dir: &Path, options: &LoadOptions, listings: &Listings) -> ModuleFacts {
+/// What root detection reads of the module directory `dir` now, read on its own, and the
+/// files and directories it read it from ([`module_inputs`]): the configuration index
+/// checks that a changed file leaves the roots as they were ([`crate::index`]).
+pub(crate) fn module_facts(
+    dir: &Path,
+    options: &LoadOptions,
+    listings: &Listings,
+) -> (ModuleFacts, Vec<PathBuf>) {
     let tofu = listings.listing(dir).is_ok_and(|listing| {
         listing.entries().any(|(name, kind)| {
             is_tofu_file_name(name)
@@ -827,7 +568,48 @@ pub fn module_facts(dir: &Path, options: &LoadOptions, listings: &Listings) -> M
         listings,
         parsed: ParsedFiles::default(),
     };
-    read_module_facts(dir, tofu, options, listings, &loader).1
+    let facts = read_module_facts(dir, tofu, options, listings, &loader).1;
+    let mut inputs = Vec::new();
+    module_inputs(dir, listings, true, &mut inputs);
+    (facts, inputs)
+}
+
+/// What root detection ([`read_module_facts`]) reads of the module directory `dir`, and
+/// (`tests`) of its test directory, appended to `out`: the directory itself, its
+/// configuration files of either dialect (the flavor decides which count, and a `.tofu`
+/// file decides the flavor; a failed parse scans them too, [`tree::scanned_calls`]), its
+/// lock file (whose header decides the flavor) and its test files (a module only a
+/// test's `run` block calls is no root). The configuration index stamps exactly these to
+/// know the facts still stand ([`crate::index`]), so a file root detection starts to read
+/// belongs here.
+pub(crate) fn module_inputs(dir: &Path, listings: &Listings, tests: bool, out: &mut Vec<PathBuf>) {
+    let read = |name: &str| {
+        tfsum_vocab::paths::is_config_file_name(name)
+            || test_files::is_test_file_name(name)
+            || name == LOCK_FILE_NAME
+    };
+    out.push(dir.to_path_buf());
+    let Ok(listing) = listings.listing(dir) else {
+        return;
+    };
+    out.extend(
+        listing
+            .entries()
+            .filter(|(name, _)| read(name))
+            .map(|(name, _)| dir.join(name)),
+    );
+    if tests && listing.get(test_files::DEFAULT_TEST_DIRECTORY) == Some(EntryType::Dir) {
+        let tests_dir = dir.join(test_files::DEFAULT_TEST_DIRECTORY);
+        out.push(tests_dir.clone());
+        if let Ok(listing) = listings.listing(&tests_dir) {
+            out.extend(
+                listing
+                    .entries()
+                    .filter(|(name, _)| test_files::is_test_file_name(name))
+                    .map(|(name, _)| tests_dir.join(name)),
+            );
+        }
+    }
 }
 
 /// A root whose lock file was read, waiting for its module tree.
@@ -1273,15 +1055,19 @@ mod tests {
         )
     }
 
-    /// The roots of `discovery`, found below `base`, recursively, with no remote module
-    /// fetched.
-    async fn load_tree(base: &Path, discovery: &Discovery) -> (Vec<Root<Loaded>>, Vec<Warning>) {
-        let options = LoadOptions {
+    fn load_options(base: &Path) -> LoadOptions {
+        LoadOptions {
             flavor: None,
             recursive: true,
             within: vec![std::fs::canonicalize(base).unwrap()],
             values: Arc::default(),
-        };
+        }
+    }
+
+    /// The roots of `discovery`, found below `base`, recursively, with no remote module
+    /// fetched.
+    async fn load_tree(base: &Path, discovery: &Discovery) -> (Vec<Root<Loaded>>, Vec<Warning>) {
+        let options = load_options(base);
         let fetcher = ModuleFetcher::new(None, FetcherOptions::default());
         roots(discovery, &options, &fetcher).await
     }
@@ -1468,6 +1254,64 @@ mod tests {
         let tree = tree::module_tree_requirements(&fresh, TERRAFORM_REGISTRY, &inputs, &mut reader)
             .unwrap();
         assert_eq!(tree.pending, 1);
+    }
+
+    /// What root detection reads of a module directory, which the configuration index
+    /// stamps: the directory, its configuration files of both dialects, its test files
+    /// and its lock file, and with `tests` its test directory and the test files there;
+    /// no var file, hidden or backup file, other file or subdirectory.
+    #[test]
+    fn module_inputs_are_what_root_detection_reads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path();
+        for name in [
+            "main.tf",
+            "b.tofu",
+            "c.tf.json",
+            "d.tofu.json",
+            "e.tftest.hcl",
+            "f.tofutest.json",
+            ".terraform.lock.hcl",
+            ".hidden.tf",
+            "main.tf~",
+            "terraform.tfvars",
+            "README.md",
+            "tests/g.tftest.hcl",
+            "tests/notes.md",
+            "sub/main.tf",
+        ] {
+            let text = if name.ends_with(".json") { "{}" } else { "" };
+            write(base, &format!("m/{name}"), text);
+        }
+        let discovery = crate::discover::discover(&[base.to_path_buf()], true, &[]).unwrap();
+        let dir = base.join("m");
+        let own = [
+            "",
+            ".terraform.lock.hcl",
+            "b.tofu",
+            "c.tf.json",
+            "d.tofu.json",
+            "e.tftest.hcl",
+            "f.tofutest.json",
+            "main.tf",
+        ];
+        for (tests, extra) in [
+            (false, &[][..]),
+            (true, &["tests", "tests/g.tftest.hcl"][..]),
+        ] {
+            let mut got = Vec::new();
+            module_inputs(&dir, &discovery.listings, tests, &mut got);
+            got.sort();
+            let mut want: Vec<PathBuf> = own.iter().chain(extra).map(|n| dir.join(n)).collect();
+            want.sort();
+            assert_eq!(got, want, "tests: {tests}");
+        }
+        let (facts, inputs) = module_facts(&dir, &load_options(base), &discovery.listings);
+        assert!(facts.loaded);
+        assert!(
+            inputs.contains(&dir.join("tests/g.tftest.hcl")),
+            "{inputs:?}"
+        );
     }
 
     /// A lock file equal to one parsed before is that file's result, under the same

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeSet;
 
-use super::render::quote;
 use super::*;
 use crate::addr::{OPENTOFU_REGISTRY, TERRAFORM_REGISTRY};
 
@@ -447,24 +446,6 @@ fn provider_order_and_label_escaping() {
     );
     let reparsed = parse(&file.render(), TERRAFORM_REGISTRY).unwrap();
     assert_eq!(reparsed, file);
-}
-
-/// hclwrite's quoting (spec §1.4).
-#[test]
-fn quoting() {
-    let cases = [
-        ("", r#""""#),
-        ("plain", r#""plain""#),
-        ("a\"b\\c", r#""a\"b\\c""#),
-        ("l1\nl2\r\t", r#""l1\nl2\r\t""#),
-        ("${x} %{y} $ % $$", r#""$${x} %%{y} $ % $$""#),
-        ("café.fr", "\"café.fr\""),
-        ("\u{1}\u{7f}\u{a0}\u{200b}", r#""\u0001\u007f\u00a0\u200b""#),
-        ("\u{f0000}", r#""\U000f0000""#),
-    ];
-    for (input, want) in cases {
-        assert_eq!(quote(input), want, "{input:?}");
-    }
 }
 
 /// `providers lock` merge (spec §9) reproduces `TestProvidersLock/append`.

@@ -47,7 +47,8 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-fn days_in_month(year: i64, month: u32) -> u32 {
+/// The days of `month` (1–12) of `year`, in the proleptic Gregorian calendar.
+pub(super) fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
         2 => 28,

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
+use super::datetime::days_in_month;
 use super::encoding::decode_base64;
 use super::{check_bytes, check_items, string_arg, Ctx, MAX_ITEMS};
 use crate::eval::value::{number_text, Value};
@@ -450,15 +451,6 @@ fn timestamp(text: &str) -> Option<String> {
         }
     };
     Some(format!("{date}T{hour:02}:{minute:02}:{second:02}{zone}"))
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
 }
 
 /// `yamlencode(value)`: `value` as a YAML document (module docs).

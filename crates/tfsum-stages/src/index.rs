@@ -1,6 +1,7 @@
 //! The configuration index in a `tfsum lock` run: what it lets the run skip, and what the
 //! run teaches it (docs/design.md, "Performance model"; the index itself, its stamps and
-//! its storage are [`tfsum_disk::index`]).
+//! its storage are [`tfsum_disk::index`]). Like cargo's fingerprints, the policy sits with
+//! the stages it lets skip work; the commands only build its [`IndexSettings`].
 //!
 //! ```text
 //! look ──▶ discover ──▶ decide ──▶ load (the roots to open) ──▶ … ──▶ write ──▶ save
@@ -18,11 +19,13 @@
 //! 2. **Discover.** The walk takes the listing of each unchanged directory from the
 //!    index and lists the others ([`tfsum_disk::walk::walk_knowing`]).
 //! 3. **Decide.** Root detection takes the facts of each module directory whose inputs
-//!    stand ([`Prior::module`]). Each root the last run recorded is then *opened* (loaded,
-//!    resolved, hashed, written as without an index), *up to date* (reported unchanged
-//!    without being read: its lock file was found up to date by a run with the same
-//!    settings, every input of it is unchanged, and its result depends on those inputs
-//!    alone, see [`Loaded::self_contained`]), or, in changed-files mode, *unconcerned*:
+//!    stand ([`Prior::module`]; what it reads of a directory is
+//!    [`load::module_inputs`], which the index stamps). Each root the last run recorded
+//!    is then *opened* (loaded, resolved, hashed, written as without an index), *up to
+//!    date* (reported unchanged without being read: its lock file was found up to date
+//!    by a run with the same settings, every input of it is unchanged, and its result
+//!    depends on those inputs alone, see [`Loaded::self_contained`]), or, in
+//!    changed-files mode, *unconcerned*:
 //!    the index's reverse graph says its tree reaches none of the files given, and none
 //!    of its inputs was seen to change. A root the index does not know, one whose facts
 //!    are stale, a root that failed, one whose tree calls local modules through
@@ -40,18 +43,42 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use regex::Regex;
 
-use crate::commands::settings::{LockSettings, Services};
+use crate::discover::{self, DiscoverError, Discovery};
+use crate::load::{self, module_inputs, LoadOptions, Loaded, Loading, ModuleFacts, Prior};
+use crate::parallel;
+use crate::root::RootKind;
+use crate::warning::Warning;
+use crate::write::{Change, RootOutcome, RootReport};
 use tfsum_config::test_files::{is_test_file_name, DEFAULT_TEST_DIRECTORY};
+use tfsum_disk::cache::Cache;
 use tfsum_disk::index::{self, Index, LearntRoot, RootRecord, Unusable};
-use tfsum_disk::walk::{EntryType, Listing, Listings};
-use tfsum_stages::discover::{self, DiscoverError, Discovery};
-use tfsum_stages::load::{LoadOptions, Loaded, Loading, ModuleFacts, Prior};
-use tfsum_stages::parallel;
-use tfsum_stages::root::RootKind;
-use tfsum_stages::warning::Warning;
-use tfsum_stages::write::{Change, RootOutcome, RootReport};
-use tfsum_vocab::lockfile::LOCK_FILE_NAME;
+use tfsum_disk::walk::{Listing, Listings};
+use tfsum_vocab::addr::Platform;
+use tfsum_vocab::lockfile::{Flavor, LOCK_FILE_NAME};
 use tfsum_vocab::paths::normalize_path;
+
+/// What the index of a `tfsum lock` run is kept under: plain values the commands take
+/// from their settings. Each part that decides what a run may skip is fingerprinted
+/// (an index taken under other settings is not read; a lock file found up to date under
+/// others is opened again).
+#[derive(Debug, Clone)]
+pub struct IndexSettings {
+    /// The directory tfsum runs in: relative paths of the run are relative to it.
+    pub cwd: PathBuf,
+    /// The paths the walk skips (`--ignore-path`).
+    pub ignore: Vec<Regex>,
+    /// `--upgrade`: every root is opened, and none is marked up to date.
+    pub upgrade: bool,
+    /// The platforms locked.
+    pub platforms: Vec<Platform>,
+    /// The flavor forced on every root (`--flavor`), if any.
+    pub flavor: Option<Flavor>,
+    /// Where provider packages come from (the registry, a mirror, …), rendered.
+    pub packages: String,
+    /// The CLI configuration's `host` and `provider_installation` blocks, rendered, or
+    /// why none was read.
+    pub installation: String,
+}
 
 /// What a run does with a root the index knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,8 +96,8 @@ enum Mode {
     Changed(Vec<PathBuf>),
 }
 
-/// What a `lock` run searches (`commands::lock::Targets`, seen from here).
-pub(crate) struct Searched<'a> {
+/// What a `lock` run searches.
+pub struct Searched<'a> {
     pub search: &'a [PathBuf],
     pub recursive: bool,
     /// Changed-files mode: the files given.
@@ -78,9 +105,11 @@ pub(crate) struct Searched<'a> {
 }
 
 /// The index during one `tfsum lock` run.
-pub(crate) struct IndexedRun {
+pub struct IndexedRun {
     /// The working directory, absolute: relative paths of the run are relative to it.
     cwd: PathBuf,
+    /// The paths the walk skips.
+    ignore: Vec<Regex>,
     index: Index,
     mode: Mode,
     /// The settings a lock file found up to date was up to date under.
@@ -95,23 +124,24 @@ pub(crate) struct IndexedRun {
 }
 
 impl IndexedRun {
-    /// The index of the trees `searched`, when the settings keep one (`lock -r`
-    /// or changed-files mode, a cache directory, no `--no-index`); and the warning when
-    /// the stored one was refused.
-    pub(crate) fn open(
-        settings: &LockSettings,
+    /// The index of the trees `searched`, when the run can keep one (`lock -r` or
+    /// changed-files mode, a cache directory that keeps entries); and the warning when
+    /// the stored one was refused. `started`: before anything of the tree was read (a
+    /// file whose times are not older cannot be vouched for by its stamp).
+    pub fn open(
+        settings: IndexSettings,
         searched: &Searched<'_>,
         options: &LoadOptions,
-        services: &Services,
+        cache: &Cache,
         started: SystemTime,
     ) -> (Option<IndexedRun>, Option<Warning>) {
-        if !settings.index || !searched.recursive || !services.cache.keeps_entries() {
+        if !searched.recursive || !cache.keeps_entries() {
             return (None, None);
         }
         let scope = index::scope(searched.search, searched.recursive, &settings.cwd);
-        let load = load_fingerprint(&scope, settings, options);
+        let load = load_fingerprint(&scope, &settings, options);
         let t = std::time::Instant::now();
-        let (index, unusable) = Index::open(&services.cache, &scope, load, &settings.cwd, started);
+        let (index, unusable) = Index::open(cache, &scope, load, &settings.cwd, started);
         tracing::debug!("configuration index read in {:?}", t.elapsed());
         let warning = match unusable {
             Unusable::Missing => None,
@@ -125,8 +155,9 @@ impl IndexedRun {
             cwd: normalize_path(&settings.cwd),
             index,
             mode,
-            fingerprint: run_fingerprint(settings, services),
+            fingerprint: run_fingerprint(&settings),
             upgrade: settings.upgrade,
+            ignore: settings.ignore,
             decisions: HashMap::new(),
             self_contained: HashSet::new(),
             from_index: false,
@@ -142,10 +173,9 @@ impl IndexedRun {
     /// changes what root detection reads, has the roots the last run found: it takes
     /// them from the index with no walk and no root detection, and the load stage is to
     /// open them as given roots ([`IndexedRun::roots_given`]).
-    pub(crate) fn discover(
+    pub fn discover(
         &mut self,
         searched: &Searched<'_>,
-        ignore: &[Regex],
         options: &LoadOptions,
     ) -> Result<Discovery, DiscoverError> {
         let index = &mut self.index;
@@ -164,7 +194,7 @@ impl IndexedRun {
         }
         let known = self.index.known_listings();
         let discovery =
-            discover::discover_knowing(searched.search, searched.recursive, ignore, &known)?;
+            discover::discover_knowing(searched.search, searched.recursive, &self.ignore, &known)?;
         let index = &mut self.index;
         parallel::run(|| index.learn_walk(discovery.listings.iter()));
         self.decide();
@@ -173,7 +203,7 @@ impl IndexedRun {
 
     /// Whether the load stage is to open the roots of the discovery as given (no root
     /// detection): they came from the index.
-    pub(crate) fn roots_given(&self) -> bool {
+    pub fn roots_given(&self) -> bool {
         self.from_index
     }
 
@@ -212,7 +242,7 @@ impl IndexedRun {
             if let Some(listing) = self.index.listing(&dir.join(DEFAULT_TEST_DIRECTORY)) {
                 listings.insert(&run_dir.join(DEFAULT_TEST_DIRECTORY), listing);
             }
-            let now = tfsum_stages::load::module_facts(&run_dir, options, &listings);
+            let (now, inputs) = load::module_facts(&run_dir, options, &listings);
             let mut is: Vec<PathBuf> = now.calls.iter().map(|c| self.index.absolute(c)).collect();
             is.sort();
             is.dedup();
@@ -223,8 +253,6 @@ impl IndexedRun {
             if (record.backend, record.loaded) != (now.has_backend, now.loaded) || was != is {
                 return None;
             }
-            let mut inputs = Vec::new();
-            inputs_of_dir(&run_dir, &listings, true, &mut inputs);
             self.index
                 .learn_module(&dir, &is, now.has_backend, now.loaded, &inputs);
         }
@@ -354,7 +382,7 @@ impl IndexedRun {
 
     /// The reports of the roots answered from the index (`skipped` by the load stage):
     /// each unchanged, as the pipeline would have found it.
-    pub(crate) fn up_to_date_reports(&self, skipped: &[PathBuf]) -> Vec<RootReport> {
+    pub fn up_to_date_reports(&self, skipped: &[PathBuf]) -> Vec<RootReport> {
         skipped
             .iter()
             .filter(|dir| self.decision(dir) == Decision::UpToDate)
@@ -373,7 +401,7 @@ impl IndexedRun {
 
     /// Learns what the load stage read: the facts of the module directories it read,
     /// and of every module root it opened.
-    pub(crate) fn learn(&mut self, loading: &Loading, discovery: &Discovery) {
+    pub fn learn(&mut self, loading: &Loading, discovery: &Discovery) {
         let listings = &discovery.listings;
         // Every input of what was read, gathered and then stamped on every core at
         // once (thousands of roots, a handful of files each).
@@ -383,7 +411,7 @@ impl IndexedRun {
                 .par_iter()
                 .map(|(dir, _)| {
                     let mut inputs = Vec::new();
-                    inputs_of_dir(dir, listings, true, &mut inputs);
+                    module_inputs(dir, listings, true, &mut inputs);
                     inputs
                 })
                 .collect()
@@ -454,7 +482,7 @@ impl IndexedRun {
     }
 
     /// Learns which opened roots' lock files the write stage left unchanged.
-    pub(crate) fn learn_written(&mut self, reports: &[RootReport]) {
+    pub fn learn_written(&mut self, reports: &[RootReport]) {
         if self.upgrade {
             return;
         }
@@ -468,7 +496,7 @@ impl IndexedRun {
     }
 
     /// Stores what the run learnt, if anything.
-    pub(crate) fn save(self) {
+    pub fn save(self) {
         self.index.save();
     }
 }
@@ -492,8 +520,8 @@ impl Prior for IndexedRun {
     }
 }
 
-/// Whether the files given concern the root `record` stands for, by the rule of
-/// `commands::lock::Targets::affects`: a file in one of its module directories (its own among them),
+/// Whether the files given concern the root `record` stands for, by the rule the
+/// `lock` command keeps roots by in changed-files mode: a file in one of its module directories (its own among them),
 /// one of its var files, or a test file in its test directory.
 fn reaches(index: &Index, record: &RootRecord, files: &[PathBuf]) -> bool {
     let root = index.path(record.dir);
@@ -539,7 +567,7 @@ impl IndexedRun {
             let tests = id == root;
             let inputs = of_dir.entry((id, tests)).or_insert_with(|| {
                 let mut paths = Vec::new();
-                inputs_of_dir(module, listings, tests, &mut paths);
+                module_inputs(module, listings, tests, &mut paths);
                 index.numbers(&paths)
             });
             ids.extend(inputs.as_ref()?);
@@ -560,45 +588,10 @@ impl IndexedRun {
     }
 }
 
-/// What root detection reads of a module directory, and (`tests`) its test directory:
-/// the directory, its configuration, test and lock files.
-fn inputs_of_dir(dir: &Path, listings: &Listings, tests: bool, out: &mut Vec<PathBuf>) {
-    let listing = listing_of(dir, listings);
-    out.push(dir.to_path_buf());
-    let wanted = |name: &str| is_read(name) || is_test_file_name(name) || name == LOCK_FILE_NAME;
-    let Some(listing) = listing else {
-        return;
-    };
-    out.extend(
-        listing
-            .entries()
-            .filter(|(name, _)| wanted(name))
-            .map(|(name, _)| dir.join(name)),
-    );
-    if tests && listing.get(DEFAULT_TEST_DIRECTORY) == Some(EntryType::Dir) {
-        let tests_dir = dir.join(DEFAULT_TEST_DIRECTORY);
-        out.push(tests_dir.clone());
-        if let Some(listing) = listing_of(&tests_dir, listings) {
-            out.extend(
-                listing
-                    .entries()
-                    .filter(|(name, _)| is_test_file_name(name))
-                    .map(|(name, _)| tests_dir.join(name)),
-            );
-        }
-    }
-}
-
-/// A configuration file name (any dialect: which are read depends on the flavor, and
-/// both are inputs of it).
-fn is_read(name: &str) -> bool {
-    tfsum_vocab::paths::is_config_file_name(name)
-}
-
 /// What shapes loading, besides the files: the trees searched, the forced flavor, the
 /// ignored paths and where variables take their values. An index taken under other
 /// settings is not read.
-fn load_fingerprint(scope: &str, settings: &LockSettings, options: &LoadOptions) -> String {
+fn load_fingerprint(scope: &str, settings: &IndexSettings, options: &LoadOptions) -> String {
     let ignore: Vec<&str> = settings.ignore.iter().map(Regex::as_str).collect();
     index::fingerprint(&[
         scope,
@@ -612,13 +605,13 @@ fn load_fingerprint(scope: &str, settings: &LockSettings, options: &LoadOptions)
 /// What else decides whether a lock file is up to date: the platforms, the forced
 /// flavor, where packages come from, and the CLI configuration's `host` and
 /// `provider_installation` blocks.
-fn run_fingerprint(settings: &LockSettings, services: &Services) -> String {
+fn run_fingerprint(settings: &IndexSettings) -> String {
     let platforms: Vec<String> = settings.platforms.iter().map(ToString::to_string).collect();
     let parts = BTreeMap::from([
         ("platforms", platforms.join(",")),
-        ("flavor", format!("{:?}", settings.sources.flavor)),
-        ("packages", format!("{:?}", settings.sources.packages)),
-        ("installation", services.installation.clone()),
+        ("flavor", format!("{:?}", settings.flavor)),
+        ("packages", settings.packages.clone()),
+        ("installation", settings.installation.clone()),
     ]);
     index::run_fingerprint(&parts)
 }
