@@ -99,6 +99,26 @@ pub struct OldLock {
     pub rendered: bool,
 }
 
+impl OldLock {
+    /// The lock file of the root `dir`, its `bytes` parsed by `parse` (which notes
+    /// whether they are its own rendering); one that does not parse stops the root.
+    fn read(
+        dir: &Path,
+        bytes: Vec<u8>,
+        parse: impl FnOnce(&[u8]) -> Result<(LockFile, bool), lockfile::ReadError>,
+    ) -> Result<OldLock, RootError> {
+        let (lock, rendered) = parse(&bytes).map_err(|e| RootError::LockFile {
+            path: dir.join(LOCK_FILE_NAME),
+            problem: LockProblem::Unreadable(e),
+        })?;
+        Ok(OldLock {
+            bytes,
+            lock,
+            rendered,
+        })
+    }
+}
+
 /// How roots are loaded: plain values from the settings.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -651,23 +671,9 @@ fn open_root(
         .flavor
         .or(detected)
         .unwrap_or_else(|| detect_flavor(dir, old_bytes.as_deref()));
-    let old = match old_bytes {
-        Some(bytes) => {
-            let (lock, rendered) =
-                parsed
-                    .read(&bytes, flavor)
-                    .map_err(|e| RootError::LockFile {
-                        path: dir.join(LOCK_FILE_NAME),
-                        problem: LockProblem::Unreadable(e),
-                    })?;
-            Some(OldLock {
-                bytes,
-                lock,
-                rendered,
-            })
-        }
-        None => None,
-    };
+    let old = old_bytes
+        .map(|bytes| OldLock::read(dir, bytes, |b| parsed.read(b, flavor)))
+        .transpose()?;
     Ok(OpenRoot {
         dir: dir.to_path_buf(),
         kind: if unit.is_some() {

@@ -22,7 +22,7 @@ mod calls;
 use super::{read_listed_lock, Fetches, Loaded, Loader, OldLock, Reader, StackLoaded};
 use crate::discover::Discovery;
 use crate::parallel;
-use crate::root::{LockProblem, Root, RootError, RootKind};
+use crate::root::{Root, RootError, RootKind};
 use crate::warning::Warning;
 use tfsum_config::early::{RootInputs, Rules, ValueInputs};
 use tfsum_config::edit::Edited;
@@ -252,21 +252,10 @@ impl Context<'_> {
     /// The stack root `dir`, or `None` while something it needs is not fetched.
     fn evaluate(&self, dir: &Path) -> Result<Option<(Loaded, Vec<Warning>)>, RootError> {
         let (lock_path, bytes) = read_listed_lock(dir, self.within, self.loader.listings)?;
-        let old = match bytes {
-            Some(bytes) => {
-                let (lock, rendered) = lockfile::read_noting_form(&bytes, Some(Flavor::Terraform))
-                    .map_err(|e| RootError::LockFile {
-                        path: dir.join(LOCK_FILE_NAME),
-                        problem: LockProblem::Unreadable(e),
-                    })?;
-                Some(OldLock {
-                    bytes,
-                    lock,
-                    rendered,
-                })
-            }
-            None => None,
-        };
+        let read = |b: &[u8]| lockfile::read_noting_form(b, Some(Flavor::Terraform));
+        let old = bytes
+            .map(|bytes| OldLock::read(dir, bytes, read))
+            .transpose()?;
         let mut warnings = Vec::new();
         let Some(stacks) = self.stack_tree(dir, &mut warnings)? else {
             return Ok(None);
