@@ -13,6 +13,14 @@ set -uo pipefail
 
 now() { date +%s.%N; }
 
+# Sets CPU to the user + system seconds of this shell's waited-for children. `times`
+# prints them as "1m2.345s 0m0.678s" on its second line; it must run in this shell, not
+# in a $(…) subshell, whose children they would be.
+children_cpu() {
+    times >"$times_file"
+    CPU=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } print s }' "$times_file")
+}
+
 # m:ss from seconds.
 mmss() { awk -v s="$1" 'BEGIN { s = int(s + 0.5); printf "%d:%02d", s / 60, s % 60 }'; }
 
@@ -50,12 +58,17 @@ step)
     if [ -z "${TFSUM_STEPS_LOG:-}" ]; then
         exec "$@"
     fi
+    # CPU time is the difference of this process's children's before and after: a
+    # process may have waited for children before it became this script (exec).
+    times_file=$(mktemp "${TMPDIR:-/tmp}/tfsum-times.XXXXXX")
+    children_cpu
+    cpu_before=$CPU
     started=$(now)
     "$@"
     status=$?
-    # The CPU time of this shell's children: the command and everything it started.
-    # `times` prints it as "1m2.345s 0m0.678s" on its second line.
-    cpu=$(times | awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } print s }')
+    children_cpu
+    rm -f "$times_file"
+    cpu=$(awk -v a="$cpu_before" -v b="$CPU" 'BEGIN { print b - a }')
     printf '%s\t%s\t%s\t%s\t%s\n' "$name" \
         "$(awk -v a="$TFSUM_STEPS_START" -v b="$started" 'BEGIN { print b - a }')" \
         "$(awk -v a="$started" -v b="$(now)" 'BEGIN { print b - a }')" \
