@@ -121,9 +121,11 @@ $(TOOLS)/.done: tests/packaging/requirements.txt tests/packaging/wheelhouse.txt
 	touch $@
 
 # The wheel that carries the tfsum binary (pip install / pipx run / uvx tfsum), built
-# with maturin from python/pyproject.toml; it reuses `cargo build --release`'s output.
+# with maturin from python/pyproject.toml; it reuses `cargo build --release`'s output
+# (PROFILE=dev: the binary the test build made).
+PROFILE ?= release
 wheel: $(TOOLS)/.done
-	cd python && ../$(TOOLS)/bin/maturin build --release --out ../target/wheels
+	cd python && ../$(TOOLS)/bin/maturin build --profile $(PROFILE) --out ../target/wheels
 
 # The source distribution pip builds from where no wheel fits (target/wheels); the
 # packaging tests build a wheel from it offline.
@@ -137,14 +139,22 @@ dist:
 	scripts/release-archive.sh sums target/archives
 
 # The wheel in fresh virtualenvs (pip, pipx, uvx), a wheel built from the sdist with no
-# network (recompiles tfsum in release: minutes), the *-pypi pre-commit hooks under the
-# real pre-commit, archives + install.sh + binstall metadata, the action's steps,
-# `make demo`, the minimum Rust version, and actionlint/shellcheck. Offline but for the
-# tools' first install from PyPI.
+# network (recompiles tfsum's crates and the vendored hcl-edit), the *-pypi pre-commit
+# hooks under the real pre-commit, archives + install.sh + binstall metadata, the
+# action's steps, `make demo`, the minimum Rust version, and actionlint/shellcheck.
+# Offline but for the tools' first install from PyPI.
+#
+# They package the binary of PACKAGING_PROFILE: `dev` by default, the one `cargo test`
+# built already, since what they check (file names, layout, scripts, metadata, that the
+# installed command runs and locks as Terraform does) does not depend on optimization,
+# and a release build would compile everything once more (8 minutes here, twice with the
+# sdist's). The release workflow builds and ships release; `make test-packaging
+# PACKAGING_PROFILE=release` tests exactly that.
+PACKAGING_PROFILE ?= dev
 test-packaging: oracle $(TOOLS)/.done
-	$(STEP) 'cargo build --release' $(CARGO) build --locked --release
-	$(STEP) 'maturin build (wheel)' $(MAKE) wheel
-	$(STEP) 'packaging tests' env PYTHONDONTWRITEBYTECODE=1 \
+	$(STEP) 'cargo build --profile $(PACKAGING_PROFILE)' $(CARGO) build --locked --profile $(PACKAGING_PROFILE) --bin tfsum
+	$(STEP) 'maturin build (wheel)' $(MAKE) --no-print-directory wheel PROFILE=$(PACKAGING_PROFILE)
+	$(STEP) 'packaging tests' env PYTHONDONTWRITEBYTECODE=1 TFSUM_PACKAGING_PROFILE=$(PACKAGING_PROFILE) \
 	  $(TOOLS)/bin/python -m pytest -p no:cacheprovider --durations=15 tests/packaging
 
 # The language: rust pre-commit hooks too (pre-commit builds tfsum with cargo: minutes).

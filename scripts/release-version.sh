@@ -13,8 +13,9 @@ die() {
     exit 1
 }
 
-# The first line-leading `version = "…"` is the [package] (or [project]) one: every
-# dependency's version sits inside an inline table.
+# The first line-leading `version = "…"` is the [workspace.package] (or [project]) one:
+# the [package] says `version.workspace = true`, and every dependency's version sits
+# inside an inline table.
 first_version() {
     sed -n 's/^version = "\(.*\)"$/\1/p' "$1" | head -n 1
 }

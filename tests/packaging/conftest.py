@@ -2,10 +2,10 @@
 
 These tests check what a user installs: the wheel, the pre-commit hooks as pre-commit
 runs them, the release archives with scripts/install.sh, and the GitHub Action's check
-step. `make test-packaging` builds what they need first (one `cargo build --release`,
-the wheel from it, the Python tools in target/packaging/venv) and runs them with that
-virtualenv's Python, so `maturin`, `pre-commit` and `actionlint` sit next to
-`sys.executable`. Nothing here reaches the network: packages come from the files built
+step. `make test-packaging` builds what they need first (the binary, in the profile
+PACKAGING_PROFILE names; the wheel from it; the Python tools in target/packaging/venv)
+and runs them with that virtualenv's Python, so `maturin`, `pre-commit` and
+`actionlint` sit next to `sys.executable`. Nothing here reaches the network: packages come from the files built
 in target/ and from testdata/demo's filesystem mirror.
 """
 
@@ -67,10 +67,20 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def package_field(key: str):
+    """A field of Cargo.toml's [package], through `key.workspace = true` to
+    [workspace.package] where the workspace's crates share it."""
+    with open(ROOT / "Cargo.toml", "rb") as f:
+        manifest = tomllib.load(f)
+    value = manifest["package"][key]
+    if isinstance(value, dict) and value.get("workspace"):
+        return manifest["workspace"]["package"][key]
+    return value
+
+
 @pytest.fixture(scope="session")
 def version() -> str:
-    with open(ROOT / "Cargo.toml", "rb") as f:
-        return tomllib.load(f)["package"]["version"]
+    return package_field("version")
 
 
 @pytest.fixture(scope="session")
@@ -82,12 +92,19 @@ def wheel(version) -> Path:
     return found[0]
 
 
+def packaging_profile() -> str:
+    """The cargo profile whose binary these tests package (`make test-packaging` passes
+    its PACKAGING_PROFILE; dev there, since the test build made that binary already)."""
+    return os.environ.get("TFSUM_PACKAGING_PROFILE", "release")
+
+
 @pytest.fixture(scope="session")
-def release_binary() -> Path:
-    """The binary `cargo build --release` made (the one the wheel carries)."""
-    path = ROOT / "target" / "release" / "tfsum"
+def built_binary() -> Path:
+    """The binary `cargo build --profile PACKAGING_PROFILE` made (the one the wheel carries)."""
+    profile = packaging_profile()
+    path = ROOT / "target" / ("debug" if profile == "dev" else profile) / "tfsum"
     if not path.exists():
-        pytest.fail(f"{path} is missing: run `cargo build --release` (make test-packaging does)")
+        pytest.fail(f"{path} is missing: run `cargo build --profile {profile}` (make test-packaging does)")
     return path
 
 

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 
-from conftest import ROOT, run
+from conftest import ROOT, package_field, run
 
 
 def version_key(text: str) -> tuple[int, ...]:
@@ -55,15 +54,14 @@ def declared_rust_versions() -> dict[tuple[str, str], str | None]:
 
 
 def declared_msrv() -> str:
-    with open(ROOT / "Cargo.toml", "rb") as f:
-        return tomllib.load(f)["package"]["rust-version"]
+    return package_field("rust-version")
 
 
 def test_no_compiled_crate_needs_a_newer_rust_than_rust_version():
     msrv = declared_msrv()
     declared = declared_rust_versions()
     crates = compiled_crates()
-    assert ("tfsum", tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]) in crates
+    assert ("tfsum", package_field("version")) in crates
     missing = crates - declared.keys()
     assert not missing, f"cargo tree lists crates cargo metadata does not: {sorted(missing)}"
     newer = sorted(

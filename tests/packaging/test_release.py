@@ -35,13 +35,13 @@ def release_targets() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def release_page(tmp_path_factory, release_binary, version) -> Path:
+def release_page(tmp_path_factory, built_binary, version) -> Path:
     """A copy of a GitHub release page: BASE/download/vVERSION/{archives,SHA256SUMS}."""
     base = tmp_path_factory.mktemp("releases")
     assets = base / "download" / f"v{version}"
     script = ROOT / "scripts" / "release-archive.sh"
     for target in release_targets():
-        run([script, "pack", target, release_binary, assets])
+        run([script, "pack", target, built_binary, assets])
     run([script, "sums", assets])
     return base
 
@@ -163,12 +163,12 @@ def test_action_passes_every_input_to_a_step():
     assert used == set(action["inputs"])
 
 
-def test_action_check_step_reports_drift_then_success(tmp_path, release_binary):
+def test_action_check_step_reports_drift_then_success(tmp_path, built_binary):
     roots = demo_copy(tmp_path)
     summary = tmp_path / "summary.md"
     env = clean_env(
         tmp_path / "home",
-        PATH=f"{release_binary.parent}:{SYSTEM_PATH}",
+        PATH=f"{built_binary.parent}:{SYSTEM_PATH}",
         GITHUB_STEP_SUMMARY=str(summary),
         INPUT_PATHS=f"{roots}\n",
         INPUT_PLATFORMS=",".join(["linux_amd64", "darwin_arm64"]),
@@ -183,20 +183,20 @@ def test_action_check_step_reports_drift_then_success(tmp_path, release_binary):
     for line in missing.stdout.splitlines():
         assert line in text  # the whole report, as in the job log
 
-    run([release_binary, "lock", "-r", *demo_lock_args(), roots], env=env)
+    run([built_binary, "lock", "-r", *demo_lock_args(), roots], env=env)
     summary.unlink()
     clean = run(["bash", check], env=env)
     assert summary.read_text().startswith("### tfsum lock --check\n\n:white_check_mark: ")
     assert "0 missing, 0 out of date, 2 up to date" in clean.stdout, clean.stdout
 
 
-def test_action_verify_step_passes_genuine_hashes_and_names_a_planted_one(tmp_path, release_binary):
+def test_action_verify_step_passes_genuine_hashes_and_names_a_planted_one(tmp_path, built_binary):
     roots = demo_copy(tmp_path)
-    run([release_binary, "lock", "-r", *demo_lock_args(), roots], env=clean_env(tmp_path / "home"))
+    run([built_binary, "lock", "-r", *demo_lock_args(), roots], env=clean_env(tmp_path / "home"))
     summary = tmp_path / "summary.md"
     env = clean_env(
         tmp_path / "home",
-        PATH=f"{release_binary.parent}:{SYSTEM_PATH}",
+        PATH=f"{built_binary.parent}:{SYSTEM_PATH}",
         GITHUB_STEP_SUMMARY=str(summary),
         INPUT_COMMAND="verify",
         INPUT_PATHS=str(roots),
