@@ -4,7 +4,7 @@ CARGO ?= cargo
 STEP := scripts/steps.sh step
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test test-steps lint oracle s3-server azurite gcs-server renovate docker-registry bench demo completions man clean fuzz
+.PHONY: build install test test-steps check lint oracle s3-server azurite gcs-server renovate docker-registry bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -69,6 +69,12 @@ test-steps: oracle s3-server azurite gcs-server renovate docker-registry
 	$(STEP) 'cargo fmt --check' $(FMT) -- --check
 	$(STEP) 'cargo clippy' $(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 	$(MAKE) test-packaging
+
+# The contributor's loop: formats what changed since BASE (default: not yet committed),
+# clippy over the workspace, the tests of the packages that changed (scripts/check.sh).
+BASE ?= HEAD
+check:
+	scripts/check.sh $(BASE)
 
 lint:
 	$(FMT) -- --check
