@@ -4,7 +4,7 @@ CARGO ?= cargo
 STEP := scripts/steps.sh step
 TERRAFORM := target/oracle/terraform-1.0.3
 
-.PHONY: build install test test-steps check lint oracle s3-server azurite gcs-server renovate docker-registry bench demo completions man clean fuzz
+.PHONY: build install test test-steps test-build check lint oracle s3-server azurite gcs-server renovate docker-registry bench demo completions man clean fuzz
 .PHONY: wheel sdist dist test-packaging test-pre-commit-rust
 
 build:
@@ -59,8 +59,12 @@ FMT := $(CARGO) fmt $(addprefix -p ,$(PACKAGES))
 test:
 	@scripts/steps.sh run $(MAKE) --no-print-directory test-steps
 
-test-steps: oracle s3-server azurite gcs-server renovate docker-registry
-	$(STEP) 'cargo test (build)' $(CARGO) test --locked --workspace --all-targets --no-run
+# The test tools download while the tests compile: fetching mostly waits on the network,
+# compiling is all CPU. Cargo is kept out of make's jobserver (MAKEFLAGS unset), or it
+# would take the one job slot make lends it instead of both cores.
+TEST_TOOLS := oracle s3-server azurite gcs-server renovate docker-registry
+test-steps:
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-build $(TEST_TOOLS)
 	$(STEP) 'cargo test (run)' env TFSUM_TEST_DOCKER_REGISTRY=$(CURDIR)/$(DOCKER_REGISTRY) \
 	  $(CARGO) test --locked --workspace --all-targets
 	$(STEP) 'vendored hcl-edit tests' scripts/test-vendored-hcl-edit.sh
@@ -75,6 +79,10 @@ test-steps: oracle s3-server azurite gcs-server renovate docker-registry
 BASE ?= HEAD
 check:
 	scripts/check.sh $(BASE)
+
+test-build:
+	$(STEP) 'cargo test (build)' env -u MAKEFLAGS -u MFLAGS \
+	  $(CARGO) test --locked --workspace --all-targets --no-run
 
 lint:
 	$(FMT) -- --check
