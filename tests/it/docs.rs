@@ -11,11 +11,14 @@
 //! - [`snippets`]: every settings file the manual shows is accepted by tfsum, every
 //!   Renovate configuration by Renovate's validator, and no kind of block goes unchecked
 //!   (the pre-commit and workflow blocks are `tests/packaging/test_docs.py`'s);
-//! - [`links`]: every relative link and `#anchor` resolves.
+//! - [`links`]: every relative link and `#anchor` resolves;
+//! - [`design`]: the house docs/design.md draws is the code's, and every "spec §"
+//!   citation names a section that exists.
 //!
 //! [`markdown`] reads the pages: blocks, headings and their anchors, links.
 
 mod complete;
+mod design;
 mod examples;
 mod keys;
 mod links;
